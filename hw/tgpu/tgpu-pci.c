@@ -1,0 +1,293 @@
+/*
+ * tgpu: emulated Tesla-class compute GPU, PCI Express glue
+ *
+ * BAR0 holds the registers (one block per hardware unit) and the MSI-X
+ * table; BAR1 is the VRAM aperture.  docs/hw/registers.md is the manual.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pcie_aer.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "tgpu.h"
+#include "trace.h"
+
+#define TGPU_VRAM_MIN       (64 * MiB)
+#define TGPU_VRAM_MAX       (64 * GiB)
+#define TGPU_SM_MAX         256
+
+#define TGPU_PM_CAP_OFFSET      0x60
+#define TGPU_PCIE_CAP_OFFSET    0x80
+#define TGPU_AER_CAP_OFFSET     0x100
+
+static const TGPUModel tgpu_models[] = {
+    {
+        .name = "p100", .device_id = TGPU_PCI_DEVICE_ID_P100,
+        .arch = TGPU_ARCH_PASCAL, .impl = TGPU_IMPL_GP100,
+        .vram_size = 16 * GiB, .sm_count = 56,
+        .clk_sm_base_mhz = 1189, .clk_sm_boost_mhz = 1328,
+        .clk_mem_mhz = 715, .power_limit_mw = 250000,
+    }, {
+        .name = "p40", .device_id = TGPU_PCI_DEVICE_ID_P40,
+        .arch = TGPU_ARCH_PASCAL, .impl = TGPU_IMPL_GP102,
+        .vram_size = 24 * GiB, .sm_count = 30,
+        .clk_sm_base_mhz = 1303, .clk_sm_boost_mhz = 1531,
+        .clk_mem_mhz = 3615, .power_limit_mw = 250000,
+    }, {
+        .name = "m40", .device_id = TGPU_PCI_DEVICE_ID_M40,
+        .arch = TGPU_ARCH_MAXWELL, .impl = TGPU_IMPL_GM200,
+        .vram_size = 12 * GiB, .sm_count = 24,
+        .clk_sm_base_mhz = 948, .clk_sm_boost_mhz = 1112,
+        .clk_mem_mhz = 3004, .power_limit_mw = 250000,
+    },
+};
+
+static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TGPUState *s = opaque;
+    uint32_t val = TGPU_REG_BADF;
+    bool ok = false;
+
+    if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
+        val = tgpu_pmc_read(s, addr - TGPU_PMC_BASE, &ok);
+    }
+    if (!ok) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: read of unimplemented register 0x%06"
+                      HWADDR_PRIx "\n", addr);
+        trace_tgpu_mmio_bad_access(addr, size, 0);
+        return TGPU_REG_BADF;
+    }
+    trace_tgpu_mmio_read(addr, size, val);
+    return val;
+}
+
+static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    TGPUState *s = opaque;
+    bool ok = false;
+
+    trace_tgpu_mmio_write(addr, size, val);
+    if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
+        ok = tgpu_pmc_write(s, addr - TGPU_PMC_BASE, val);
+    }
+    if (!ok) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: write 0x%08" PRIx64 " to read-only or "
+                      "unimplemented register 0x%06" HWADDR_PRIx
+                      ", ignored\n", val, addr);
+        trace_tgpu_mmio_bad_access(addr, size, 1);
+    }
+}
+
+static const MemoryRegionOps tgpu_mmio_ops = {
+    .read = tgpu_mmio_read,
+    .write = tgpu_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* 64-bit accesses are split into two 32-bit register accesses. */
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static const TGPUModel *tgpu_find_model(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(tgpu_models); i++) {
+        if (!strcmp(tgpu_models[i].name, name)) {
+            return &tgpu_models[i];
+        }
+    }
+    return NULL;
+}
+
+static bool tgpu_apply_model(TGPUState *s, Error **errp)
+{
+    s->model = tgpu_find_model(s->model_name ? s->model_name : "p100");
+    if (!s->model) {
+        error_setg(errp, "tgpu: unknown model '%s'", s->model_name);
+        error_append_hint(errp, "Valid models are p100, p40 and m40.\n");
+        return false;
+    }
+
+    if (!s->vram_size) {
+        s->vram_size = s->model->vram_size;
+    }
+    if (s->vram_size < TGPU_VRAM_MIN || s->vram_size > TGPU_VRAM_MAX ||
+        !QEMU_IS_ALIGNED(s->vram_size, MiB)) {
+        error_setg(errp, "tgpu: vram-size %" PRIu64 " is invalid",
+                   s->vram_size);
+        error_append_hint(errp, "It must be a multiple of 1 MiB between "
+                          "64 MiB and 64 GiB.\n");
+        return false;
+    }
+
+    if (!s->sm_count) {
+        s->sm_count = s->model->sm_count;
+    }
+    if (s->sm_count > TGPU_SM_MAX) {
+        error_setg(errp, "tgpu: sm-count %u is invalid (1 to %u)",
+                   s->sm_count, TGPU_SM_MAX);
+        return false;
+    }
+    return true;
+}
+
+static void tgpu_realize(PCIDevice *pdev, Error **errp)
+{
+    TGPUState *s = TGPU(pdev);
+    uint8_t *conf = pdev->config;
+    int ret;
+
+    if (!tgpu_apply_model(s, errp)) {
+        return;
+    }
+
+    pci_config_set_device_id(conf, s->model->device_id);
+    pci_config_set_interrupt_pin(conf, 1);
+
+    memory_region_init(&s->bar0, OBJECT(s), "tgpu-bar0", TGPU_BAR0_SIZE);
+    memory_region_init_io(&s->mmio, OBJECT(s), &tgpu_mmio_ops, s,
+                          "tgpu-regs", TGPU_MSIX_TABLE_OFFSET);
+    memory_region_add_subregion(&s->bar0, 0, &s->mmio);
+    pci_register_bar(pdev, TGPU_BAR0, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->bar0);
+
+    /* VRAM is sparse until touched: a 16 GiB board must not cost 16 GiB. */
+    if (!memory_region_init_ram_flags_nomigrate(&s->vram, OBJECT(s),
+                                                "tgpu-vram", s->vram_size,
+                                                RAM_NORESERVE, errp)) {
+        return;
+    }
+    /* A BAR is a power of two; past the end of VRAM it decodes nothing. */
+    memory_region_init(&s->bar1, OBJECT(s), "tgpu-bar1",
+                       pow2ceil(s->vram_size));
+    memory_region_add_subregion(&s->bar1, 0, &s->vram);
+    pci_register_bar(pdev, TGPU_BAR1,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar1);
+
+    ret = pci_pm_init(pdev, TGPU_PM_CAP_OFFSET, errp);
+    if (ret < 0) {
+        return;
+    }
+    pci_set_word(conf + TGPU_PM_CAP_OFFSET + PCI_PM_PMC, PCI_PM_CAP_VER_1_2);
+    pci_set_word(conf + TGPU_PM_CAP_OFFSET + PCI_PM_CTRL,
+                 PCI_PM_CTRL_NO_SOFT_RESET);
+    pci_set_word(pdev->wmask + TGPU_PM_CAP_OFFSET + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK);
+
+    ret = pcie_endpoint_cap_init(pdev, TGPU_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg(errp, "tgpu: cannot add the PCIe capability");
+        return;
+    }
+    pcie_cap_flr_init(pdev);
+    pcie_cap_deverr_init(pdev);
+
+    ret = msix_init(pdev, TGPU_MSIX_NR_VECTORS,
+                    &s->bar0, TGPU_BAR0, TGPU_MSIX_TABLE_OFFSET,
+                    &s->bar0, TGPU_BAR0, TGPU_MSIX_PBA_OFFSET, 0, errp);
+    if (ret < 0) {
+        return;
+    }
+    for (int v = 0; v < TGPU_MSIX_NR_VECTORS; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    if (pci_is_express(pdev) && pcie_aer_init(pdev, PCI_ERR_VER,
+                                              TGPU_AER_CAP_OFFSET,
+                                              PCI_ERR_SIZEOF, errp) < 0) {
+        return;
+    }
+}
+
+static void tgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static void tgpu_exit(PCIDevice *pdev)
+{
+    TGPUState *s = TGPU(pdev);
+
+    pcie_aer_exit(pdev);
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+    pcie_cap_exit(pdev);
+}
+
+static void tgpu_reset_hold(Object *obj, ResetType type)
+{
+    TGPUState *s = TGPU(obj);
+
+    trace_tgpu_reset(s->model->name);
+    tgpu_pmc_reset(s);
+}
+
+static const Property tgpu_properties[] = {
+    DEFINE_PROP_STRING("model", TGPUState, model_name),
+    DEFINE_PROP_SIZE("vram-size", TGPUState, vram_size, 0),
+    DEFINE_PROP_UINT32("sm-count", TGPUState, sm_count, 0),
+};
+
+static const VMStateDescription tgpu_vmstate = {
+    .name = "tgpu",
+    .unmigratable = 1,
+};
+
+static void tgpu_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    pc->realize = tgpu_realize;
+    pc->exit = tgpu_exit;
+    pc->config_write = tgpu_config_write;
+    pc->vendor_id = TGPU_PCI_VENDOR_ID;
+    pc->device_id = TGPU_PCI_DEVICE_ID_P100;
+    pc->revision = TGPU_PCI_REVISION;
+    pc->class_id = TGPU_PCI_CLASS;
+    rc->phases.hold = tgpu_reset_hold;
+
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+    dc->desc = "tgpu emulated Tesla-class compute GPU";
+    dc->vmsd = &tgpu_vmstate;
+    device_class_set_props(dc, tgpu_properties);
+}
+
+static const TypeInfo tgpu_info = {
+    .name = TYPE_TGPU,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(TGPUState),
+    .class_init = tgpu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void tgpu_register_types(void)
+{
+    type_register_static(&tgpu_info);
+}
+
+type_init(tgpu_register_types)

@@ -57,7 +57,9 @@
 #define   TGPU_BOOT_0_REV(v)        ((v) & 0xffu)
 #define TGPU_PMC_MAGIC              0x000004u   /* reads TGPU_MAGIC */
 #define   TGPU_MAGIC                0x54475055u /* "TGPU" */
-#define TGPU_PMC_IFACE_VERSION      0x000008u   /* [31:16] major, [15:0] minor */
+#define TGPU_PMC_IFACE_VERSION      0x000008u   /* major << 16 | minor */
+#define   TGPU_IFACE_MAJOR(v)       (((v) >> 16) & 0xffffu)
+#define   TGPU_IFACE_MINOR(v)       ((v) & 0xffffu)
 #define   TGPU_IFACE_VERSION_MAJOR  1
 #define   TGPU_IFACE_VERSION_MINOR  0
 #define TGPU_PMC_SCRATCH            0x00000cu   /* read/write, reset 0 */
@@ -89,7 +91,7 @@ static inline const char *tgpu_chip_name(unsigned int arch, unsigned int impl)
     if (arch == TGPU_ARCH_MAXWELL && impl == TGPU_IMPL_GM200) {
         return "GM200";
     }
-    return 0;
+    return (const char *)0;
 }
 
 static inline const char *tgpu_product_name(unsigned int arch,
@@ -104,7 +106,7 @@ static inline const char *tgpu_product_name(unsigned int arch,
     if (arch == TGPU_ARCH_MAXWELL && impl == TGPU_IMPL_GM200) {
         return "TGPU Tesla M40";
     }
-    return 0;
+    return (const char *)0;
 }
 
 /* Engines (PMC_ENGINES bits). */

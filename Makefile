@@ -1,0 +1,56 @@
+# tgpu: the two commands are `make run` and `make check`.  Everything is
+# built under build/; scripts/setup installs what is missing (as root).
+
+BUILD   := $(CURDIR)/build
+UMD     := $(BUILD)/umd
+VM      := scripts/tgpu-vm
+
+.PHONY: all setup qemu kernel kmd umd image run check shell clean distclean help
+
+all: qemu kmd umd image
+
+help:
+	@echo "make run     build everything, boot the guest, run the demo"
+	@echo "make check   build everything, run every test suite"
+	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
+	@echo "make qemu | kernel | kmd | umd | image   build one piece"
+	@echo "make clean   remove build products (keeps downloads and ccache)"
+
+setup:
+	@scripts/setup
+
+qemu: setup
+	@scripts/build-qemu
+
+kernel: setup
+	@scripts/kernel-fetch
+
+kmd: kernel
+	@scripts/build-kmd
+
+umd: setup
+	@[ -f $(UMD)/build.ninja ] || meson setup $(UMD) --prefix=/usr \
+		--libdir=lib/x86_64-linux-gnu --buildtype=debugoptimized >/dev/null
+	@meson compile -C $(UMD) >$(UMD)/compile.log 2>&1 || \
+		{ cat $(UMD)/compile.log; exit 1; }
+	@DESTDIR=$(BUILD)/umd-install meson install -C $(UMD) --quiet \
+		--only-changed >/dev/null
+
+image: kmd umd
+	@images/build-image
+
+run: all
+	@$(VM) run -- tgpu-demo
+
+shell: all
+	@$(VM) shell
+
+check: all
+	@scripts/check
+
+clean:
+	rm -rf $(BUILD)/qemu $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
+		$(BUILD)/images
+
+distclean:
+	rm -rf $(BUILD)

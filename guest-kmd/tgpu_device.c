@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/ioport.h>
+#include <linux/pci.h>
+
+#include <drm/drm_drv.h>
+
+#include "tgpu_device.h"
+#include "tgpu_irq.h"
+
+/*
+ * BAR0 holds the registers and the MSI-X table; map all of it uncached.
+ * BAR1 is the VRAM aperture, which can be tens of GiB: claim it so no one
+ * else maps it, but leave mapping pieces of it (write-combined) to the
+ * code that needs them.
+ */
+static int tgpu_device_map_bars(struct tgpu_device *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	struct device *dev = &pdev->dev;
+	int ret;
+
+	if (!(pci_resource_flags(pdev, TGPU_BAR0) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, TGPU_BAR0) < TGPU_BAR0_SIZE) {
+		dev_err(dev, "BAR0 is %pR, expected %u MiB of memory space\n",
+			pci_resource_n(pdev, TGPU_BAR0), TGPU_BAR0_SIZE / SZ_1M);
+		return -ENODEV;
+	}
+
+	tdev->regs = pcim_iomap_region(pdev, TGPU_BAR0, TGPU_DRIVER_NAME);
+	if (IS_ERR(tdev->regs))
+		return dev_err_probe(dev, PTR_ERR(tdev->regs),
+				     "cannot map BAR0 (registers)\n");
+
+	if (!(pci_resource_flags(pdev, TGPU_BAR1) & IORESOURCE_MEM) ||
+	    (pci_resource_flags(pdev, TGPU_BAR1) & IORESOURCE_UNSET) ||
+	    !pci_resource_len(pdev, TGPU_BAR1)) {
+		dev_warn(dev, "BAR1 (VRAM aperture) is not assigned, the CPU cannot reach VRAM\n");
+		return 0;
+	}
+
+	ret = pcim_request_region(pdev, TGPU_BAR1, TGPU_DRIVER_NAME);
+	if (ret)
+		return dev_err_probe(dev, ret,
+				     "cannot reserve BAR1 (VRAM aperture)\n");
+
+	tdev->vram_bar.start = pci_resource_start(pdev, TGPU_BAR1);
+	tdev->vram_bar.size = pci_resource_len(pdev, TGPU_BAR1);
+	return 0;
+}
+
+/* Read and check the PMC identity registers. */
+static int tgpu_device_identify(struct tgpu_device *tdev)
+{
+	struct tgpu_identity *id = &tdev->id;
+	struct device *dev = tdev->base.dev;
+	unsigned int arch, impl;
+	u32 magic;
+
+	magic = tgpu_rd32(tdev, TGPU_PMC_MAGIC);
+	if (magic != TGPU_MAGIC) {
+		dev_err(dev, "PMC_MAGIC reads 0x%08x, expected 0x%08x: not a tgpu, or the bus is dead\n",
+			magic, TGPU_MAGIC);
+		return -ENODEV;
+	}
+
+	id->iface_version = tgpu_rd32(tdev, TGPU_PMC_IFACE_VERSION);
+	if (TGPU_IFACE_MAJOR(id->iface_version) != TGPU_IFACE_VERSION_MAJOR) {
+		dev_err(dev, "hardware interface version %u.%u is not supported, this driver speaks %u.x\n",
+			TGPU_IFACE_MAJOR(id->iface_version),
+			TGPU_IFACE_MINOR(id->iface_version),
+			TGPU_IFACE_VERSION_MAJOR);
+		return -ENODEV;
+	}
+
+	id->boot0 = tgpu_rd32(tdev, TGPU_PMC_BOOT_0);
+	id->vram_size = (u64)tgpu_rd32(tdev, TGPU_PMC_VRAM_SIZE_HI) << 32 |
+			tgpu_rd32(tdev, TGPU_PMC_VRAM_SIZE_LO);
+	id->sm_count = tgpu_rd32(tdev, TGPU_PMC_SM_COUNT);
+	id->engines = tgpu_rd32(tdev, TGPU_PMC_ENGINES);
+	id->clk_sm_base_mhz = tgpu_rd32(tdev, TGPU_PMC_CLK_SM_BASE_MHZ);
+	id->clk_sm_boost_mhz = tgpu_rd32(tdev, TGPU_PMC_CLK_SM_BOOST_MHZ);
+	id->clk_mem_mhz = tgpu_rd32(tdev, TGPU_PMC_CLK_MEM_MHZ);
+	id->power_limit_mw = tgpu_rd32(tdev, TGPU_PMC_POWER_LIMIT_MW);
+
+	arch = TGPU_BOOT_0_ARCH(id->boot0);
+	impl = TGPU_BOOT_0_IMPL(id->boot0);
+	id->chip_name = tgpu_chip_name(arch, impl);
+	id->product_name = tgpu_product_name(arch, impl);
+	if (!id->chip_name || !id->product_name) {
+		dev_warn(dev, "unknown chip: BOOT_0 0x%08x (arch 0x%02x, impl 0x%02x)\n",
+			 id->boot0, arch, impl);
+		id->chip_name = "unknown chip";
+		id->product_name = "TGPU";
+	}
+
+	if (tdev->vram_bar.size && tdev->vram_bar.size < id->vram_size)
+		dev_warn(dev, "BAR1 (%llu MiB) is smaller than VRAM (%llu MiB), the CPU reaches only part of it\n",
+			 (u64)tdev->vram_bar.size / SZ_1M, id->vram_size / SZ_1M);
+
+	return 0;
+}
+
+/**
+ * tgpu_device_init() - bring up a tgpu board
+ * @tdev: the device, freshly allocated, with @tdev->pdev set
+ *
+ * Enables the PCI function, maps its BARs, checks the identity registers
+ * and sets up interrupts.  Every resource is device-managed and released
+ * when the PCI driver unbinds, so there is no matching fini.
+ *
+ * Return: 0 on success, a negative errno otherwise.
+ */
+int tgpu_device_init(struct tgpu_device *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	struct device *dev = &pdev->dev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot enable the PCI device\n");
+
+	ret = tgpu_device_map_bars(tdev);
+	if (ret)
+		return ret;
+
+	ret = tgpu_device_identify(tdev);
+	if (ret)
+		return ret;
+
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set a 64-bit DMA mask\n");
+
+	pci_set_master(pdev);
+
+	return tgpu_irq_init(tdev);
+}
+
+/**
+ * tgpu_device_unplug() - disconnect a tgpu board from userspace
+ * @tdev: the device
+ *
+ * Called when the PCI driver unbinds.  Userspace may still hold the render
+ * node open; from here on every ioctl fails with -ENODEV and the structure
+ * is freed when the last file is closed.  The hardware resources are
+ * released by devres after this returns.
+ */
+void tgpu_device_unplug(struct tgpu_device *tdev)
+{
+	drm_dev_unplug(&tdev->base);
+}

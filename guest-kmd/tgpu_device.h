@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_DEVICE_H__
+#define __TGPU_DEVICE_H__
+
+#include <linux/io.h>
+#include <linux/types.h>
+
+#include <drm/drm_device.h>
+
+#include <tgpu/regs.h>
+
+#include "tgpu_irq.h"
+
+struct pci_dev;
+
+#define TGPU_DRIVER_NAME	"tgpu"
+
+/**
+ * struct tgpu_identity - what the PMC registers say the board is
+ * @boot0: PMC_BOOT_0, raw (architecture, implementation, revision)
+ * @iface_version: PMC_IFACE_VERSION, raw (major << 16 | minor)
+ * @vram_size: VRAM size in bytes
+ * @sm_count: number of streaming multiprocessors
+ * @engines: TGPU_ENGINE_* bitmask
+ * @clk_sm_base_mhz: SM base clock
+ * @clk_sm_boost_mhz: SM boost clock
+ * @clk_mem_mhz: memory clock
+ * @power_limit_mw: board power limit (TDP)
+ * @chip_name: chip name, e.g. "GP100"
+ * @product_name: product name, e.g. "TGPU Tesla P100"
+ */
+struct tgpu_identity {
+	u32 boot0;
+	u32 iface_version;
+	u64 vram_size;
+	u32 sm_count;
+	u32 engines;
+	u32 clk_sm_base_mhz;
+	u32 clk_sm_boost_mhz;
+	u32 clk_mem_mhz;
+	u32 power_limit_mw;
+	const char *chip_name;
+	const char *product_name;
+};
+
+/**
+ * struct tgpu_device - a tgpu board
+ * @base: the DRM device; its lifetime is this structure's lifetime
+ * @pdev: the PCI function
+ * @regs: BAR0, the register space, mapped uncached
+ * @vram_bar: BAR1, the VRAM aperture; reserved but not mapped
+ * @vram_bar.start: bus address of the aperture, 0 when not assigned
+ * @vram_bar.size: size of the aperture in bytes, 0 when not assigned
+ * @id: identity read from the PMC at probe
+ * @irq: interrupt state
+ *
+ * Everything but @base is valid only while the PCI driver is bound: after
+ * unplug the structure lives on until the last DRM file is closed, and
+ * hardware access must be guarded with drm_dev_enter()/drm_dev_exit().
+ */
+struct tgpu_device {
+	struct drm_device base;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	struct {
+		resource_size_t start;
+		resource_size_t size;
+	} vram_bar;
+	struct tgpu_identity id;
+	struct tgpu_irq irq;
+};
+
+static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)
+{
+	return container_of(ddev, struct tgpu_device, base);
+}
+
+static inline u32 tgpu_rd32(const struct tgpu_device *tdev, u32 reg)
+{
+	return readl(tdev->regs + reg);
+}
+
+static inline void tgpu_wr32(const struct tgpu_device *tdev, u32 reg, u32 val)
+{
+	writel(val, tdev->regs + reg);
+}
+
+int tgpu_device_init(struct tgpu_device *tdev);
+void tgpu_device_unplug(struct tgpu_device *tdev);
+
+#endif /* __TGPU_DEVICE_H__ */

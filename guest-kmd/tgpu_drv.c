@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+
+#include <drm/drm.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/tgpu_drm.h>
+
+#include "tgpu_device.h"
+#include "tgpu_irq.h"
+
+static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
+				struct drm_file *file)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+	const struct tgpu_identity *id = &tdev->id;
+	struct pci_dev *pdev = tdev->pdev;
+	struct drm_tgpu_get_param *args = data;
+
+	if (args->pad || args->param >= DRM_TGPU_PARAM_COUNT)
+		return -EINVAL;
+
+	/*
+	 * No default: the compiler warns (-Wswitch) when the uAPI grows a
+	 * parameter this switch does not answer.
+	 */
+	switch ((enum drm_tgpu_param)args->param) {
+	case DRM_TGPU_PARAM_CHIP_ID:
+		args->value = id->boot0;
+		break;
+	case DRM_TGPU_PARAM_IFACE_VERSION:
+		args->value = id->iface_version;
+		break;
+	case DRM_TGPU_PARAM_PCI_ID:
+		args->value = (u32)pdev->vendor << 16 | pdev->device;
+		break;
+	case DRM_TGPU_PARAM_VRAM_SIZE:
+		args->value = id->vram_size;
+		break;
+	case DRM_TGPU_PARAM_BAR0_SIZE:
+		args->value = pci_resource_len(pdev, TGPU_BAR0);
+		break;
+	case DRM_TGPU_PARAM_BAR1_SIZE:
+		args->value = tdev->vram_bar.size;
+		break;
+	case DRM_TGPU_PARAM_SM_COUNT:
+		args->value = id->sm_count;
+		break;
+	case DRM_TGPU_PARAM_ENGINES:
+		args->value = id->engines;
+		break;
+	case DRM_TGPU_PARAM_CLK_SM_BASE_MHZ:
+		args->value = id->clk_sm_base_mhz;
+		break;
+	case DRM_TGPU_PARAM_CLK_SM_BOOST_MHZ:
+		args->value = id->clk_sm_boost_mhz;
+		break;
+	case DRM_TGPU_PARAM_CLK_MEM_MHZ:
+		args->value = id->clk_mem_mhz;
+		break;
+	case DRM_TGPU_PARAM_POWER_LIMIT_MW:
+		args->value = id->power_limit_mw;
+		break;
+	case DRM_TGPU_PARAM_MSIX_VECTORS:
+		args->value = tgpu_irq_msix_vectors(tdev);
+		break;
+	case DRM_TGPU_PARAM_COUNT:
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(TGPU_GET_PARAM, tgpu_ioctl_get_param,
+			  DRM_RENDER_ALLOW),
+};
+
+static const struct file_operations tgpu_drm_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+
+/*
+ * tgpu DRM driver version:
+ * - 1.0.0 - initial interface: DRM_IOCTL_TGPU_GET_PARAM
+ */
+static const struct drm_driver tgpu_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.ioctls = tgpu_drm_ioctls,
+	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
+	.fops = &tgpu_drm_fops,
+	.name = TGPU_DRIVER_NAME,
+	.desc = "tgpu emulated Tesla-class compute GPU",
+	.major = 1,
+	.minor = 0,
+	.patchlevel = 0,
+};
+
+static int tgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct tgpu_device *tdev;
+	struct tgpu_identity *id;
+	int ret;
+
+	tdev = devm_drm_dev_alloc(&pdev->dev, &tgpu_drm_driver,
+				  struct tgpu_device, base);
+	if (IS_ERR(tdev))
+		return PTR_ERR(tdev);
+
+	tdev->pdev = pdev;
+	pci_set_drvdata(pdev, tdev);
+
+	ret = tgpu_device_init(tdev);
+	if (ret)
+		return ret;
+
+	ret = drm_dev_register(&tdev->base, 0);
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret,
+				     "cannot register the DRM device\n");
+
+	id = &tdev->id;
+	dev_info(&pdev->dev, "%s (%s rev %02x), %llu MiB VRAM, %u SMs, iface %u.%u\n",
+		 id->product_name, id->chip_name, TGPU_BOOT_0_REV(id->boot0),
+		 id->vram_size / SZ_1M, id->sm_count,
+		 TGPU_IFACE_MAJOR(id->iface_version),
+		 TGPU_IFACE_MINOR(id->iface_version));
+	return 0;
+}
+
+static void tgpu_remove(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	tgpu_device_unplug(tdev);
+}
+
+static const struct pci_device_id tgpu_pci_ids[] = {
+	{ PCI_DEVICE(TGPU_PCI_VENDOR_ID, TGPU_PCI_DEVICE_ID_P100) },
+	{ PCI_DEVICE(TGPU_PCI_VENDOR_ID, TGPU_PCI_DEVICE_ID_P40) },
+	{ PCI_DEVICE(TGPU_PCI_VENDOR_ID, TGPU_PCI_DEVICE_ID_M40) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, tgpu_pci_ids);
+
+static struct pci_driver tgpu_pci_driver = {
+	.name = TGPU_DRIVER_NAME,
+	.id_table = tgpu_pci_ids,
+	.probe = tgpu_probe,
+	.remove = tgpu_remove,
+};
+module_pci_driver(tgpu_pci_driver);
+
+MODULE_AUTHOR("The tgpu authors");
+MODULE_DESCRIPTION("DRM driver for the tgpu emulated Tesla-class compute GPU");
+MODULE_LICENSE("Dual MIT/GPL");

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the tgpu-smi core (guest-umd/tools/smi.c): argument
+ * parsing, the --query-gpu field table, CSV, -L, the summary table and
+ * the -q report, rendered from made-up device info.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include <tgpu/regs.h>
+
+#include "smi.h"
+#include "tap.h"
+
+#define GiB (1024ull * 1024 * 1024)
+
+static struct tgpu_device_info devs[2];
+
+static void make_devices(void)
+{
+	struct tgpu_device_info *p = &devs[0], *m = &devs[1];
+
+	memset(devs, 0, sizeof(devs));
+	p->ordinal = 0;
+	strcpy(p->name, "TGPU Tesla P100");
+	strcpy(p->chip, "GP100");
+	strcpy(p->arch_name, "Pascal");
+	p->chip_id = 0x130000a1;
+	p->arch = 0x13;
+	p->rev = 0xa1;
+	p->iface_version = 1u << 16;
+	strcpy(p->pci_bus_id, "0000:01:00.0");
+	p->pci_bus = 1;
+	p->pci_vendor_id = 0x1234;
+	p->pci_device_id = 0x15f8;
+	p->vram_size = 16 * GiB;
+	p->bar0_size = 16 << 20;
+	p->bar1_size = 16 * GiB;
+	p->sm_count = 56;
+	p->engines = 7;
+	p->clk_sm_base_mhz = 1189;
+	p->clk_sm_boost_mhz = 1328;
+	p->clk_mem_mhz = 715;
+	p->power_limit_mw = 250000;
+	p->msix_vectors = 5;
+	strcpy(p->render_node, "/dev/dri/renderD128");
+	strcpy(p->driver_name, "tgpu");
+	strcpy(p->driver_version, "1.0.0");
+
+	*m = *p;
+	m->ordinal = 1;
+	strcpy(m->name, "TGPU Tesla M40");
+	strcpy(m->chip, "GM200");
+	strcpy(m->arch_name, "Maxwell");
+	m->chip_id = 0x12000000;
+	m->arch = 0x12;
+	strcpy(m->pci_bus_id, "0000:02:00.0");
+	m->pci_bus = 2;
+	m->pci_device_id = 0x17fd;
+	m->vram_size = 12 * GiB;
+	m->sm_count = 24;
+	m->clk_sm_base_mhz = 948;
+	m->clk_sm_boost_mhz = 1112;
+	m->clk_mem_mhz = 3004;
+	strcpy(m->render_node, "/dev/dri/renderD129");
+}
+
+static struct smi_snapshot snapshot(int count)
+{
+	struct smi_snapshot s = {
+		.devs = devs,
+		.count = count,
+		.attached = count,
+		.driver_version = "1.0.0",
+		.lib_version = "9.8.7",
+		/* Sun Nov 29 16:36:20.123 2026 UTC */
+		.now = { .tv_sec = 1795970180, .tv_nsec = 123456789 },
+	};
+	return s;
+}
+
+/* Render with fn into a malloc'ed string. */
+#define RENDER(out, call)                                               \
+	do {                                                            \
+		size_t len_;                                            \
+		FILE *f = open_memstream(&(out), &len_);                \
+		call;                                                   \
+		fclose(f);                                              \
+	} while (0)
+
+static int parse(struct smi_args *a, char *err, const char *const *argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return smi_parse_args(argc, (char *const *)argv, a, err, 256);
+}
+
+#define ARGV(...) ((const char *const[]){ "tgpu-smi", __VA_ARGS__, NULL })
+
+/* ---- fields -------------------------------------------------------------- */
+
+static void test_fields(void)
+{
+	static const char *const required[] = {
+		"name", "pci.bus_id", "memory.total", "clocks.max.sm",
+		"clocks.max.memory", "power.limit", "temperature.gpu", "clocks.sm",
+		"clocks_throttle_reasons.active", "ecc.mode.current",
+		"ecc.errors.corrected.volatile.total",
+		"ecc.errors.uncorrected.volatile.total", "retired_pages.pending",
+		"power.draw", "utilization.gpu", "memory.used",
+	};
+	const struct smi_field *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		ok(smi_field_lookup(required[i]) != NULL, "field %s exists", required[i]);
+
+	f = smi_field_lookup("clocks_throttle_reasons.active");
+	is_str(f ? smi_field_name(f) : NULL, "clocks_event_reasons.active",
+	       "throttle reasons alias maps to the clocks event reasons name");
+	f = smi_field_lookup("clocks.sm");
+	is_str(f ? smi_field_name(f) : NULL, "clocks.current.sm", "clocks.sm alias");
+	f = smi_field_lookup("gpu_name");
+	is_str(f ? smi_field_name(f) : NULL, "name", "gpu_name alias");
+	f = smi_field_lookup("clocks.max.mem");
+	is_str(f ? smi_field_name(f) : NULL, "clocks.max.memory", "clocks.max.mem alias");
+	f = smi_field_lookup("memory.total");
+	is_str(f ? smi_field_unit(f) : NULL, "MiB", "memory.total is in MiB");
+	f = smi_field_lookup("power.limit");
+	is_str(f ? smi_field_unit(f) : NULL, "W", "power.limit is in W");
+	f = smi_field_lookup("temperature.gpu");
+	ok(f && smi_field_unit(f) == NULL, "temperature.gpu has no unit, as in nvidia-smi");
+	ok(smi_field_lookup("memory.totally") == NULL, "memory.totally is unknown");
+	ok(smi_field_lookup("") == NULL, "the empty field is unknown");
+	ok(smi_field_lookup("NAME") == NULL, "field names are case-sensitive");
+}
+
+/* ---- arguments ----------------------------------------------------------- */
+
+static void test_args(void)
+{
+	struct smi_args a;
+	char err[256];
+
+	is_int(parse(&a, err, ARGV(NULL)), 0, "no arguments parse");
+	is_int(a.mode, SMI_MODE_SUMMARY, "no arguments: summary");
+	parse(&a, err, ARGV("-q"));
+	is_int(a.mode, SMI_MODE_QUERY, "-q: query");
+	parse(&a, err, ARGV("--list-gpus"));
+	is_int(a.mode, SMI_MODE_LIST, "--list-gpus: list");
+	is_int(parse(&a, err, ARGV("-q", "-h")), 0, "-h wins over the rest");
+	is_int(a.mode, SMI_MODE_HELP, "-h: help");
+	is_int(parse(&a, err, ARGV("--help-query-gpu")), 0, "--help-query-gpu parses");
+	is_int(a.mode, SMI_MODE_HELP_QUERY_GPU, "--help-query-gpu mode");
+
+	is_int(parse(&a, err, ARGV("--query-gpu=name,memory.total", "--format=csv")), 0,
+	       "--query-gpu=... --format=csv parses");
+	is_int(a.mode, SMI_MODE_QUERY_GPU, "query-gpu mode");
+	is_int(a.nfields, 2, "two fields");
+	ok(!a.noheader && !a.nounits, "plain csv: header and units");
+	is_int(parse(&a, err, ARGV("--query-gpu", "name, pci.bus_id ,power.limit",
+				   "--format", "nounits,csv,noheader")), 0,
+	       "space-separated values, blanks around fields, options in any order");
+	is_int(a.nfields, 3, "three fields");
+	ok(a.noheader && a.nounits, "noheader and nounits set");
+	is_str(smi_field_name(a.fields[1]), "pci.bus_id", "blanks trimmed");
+	is_int(parse(&a, err, ARGV("--query-gpu=name,name", "--format=csv")), 0,
+	       "a field may repeat");
+
+	is_int(parse(&a, err, ARGV("--query-gpu=name,bogus.field", "--format=csv")),
+	       SMI_EXIT_INVALID_ARG, "unknown field is exit status 2");
+	is_str(err, "Field \"bogus.field\" is not a valid field to query.",
+	       "... with nvidia-smi's message naming the field");
+	is_int(parse(&a, err, ARGV("--query-gpu=", "--format=csv")), 2, "empty field list");
+	is_str(err, "Field \"\" is not a valid field to query.", "... names the empty field");
+	is_int(parse(&a, err, ARGV("--query-gpu=name,", "--format=csv")), 2,
+	       "trailing comma is an empty field");
+	is_int(parse(&a, err, ARGV("--query-gpu=name")), 2, "--query-gpu without --format");
+	has_str(err, "--format", "... says --format is needed");
+	is_int(parse(&a, err, ARGV("--query-gpu=name", "--format=json")), 2, "--format=json");
+	has_str(err, "\"json\"", "... names the bad format");
+	is_int(parse(&a, err, ARGV("--query-gpu=name", "--format=noheader")), 2,
+	       "--format without csv");
+	is_int(parse(&a, err, ARGV("--format=csv")), 2, "--format without --query-gpu");
+	is_int(parse(&a, err, ARGV("--query-gpu")), 2, "--query-gpu without a value");
+	is_int(parse(&a, err, ARGV("--query-gpu=name", "--format")), 2,
+	       "--format without a value");
+	is_int(parse(&a, err, ARGV("-q", "-L")), 2, "-q with -L");
+	has_str(err, "Invalid combination of input arguments", "... nvidia-smi's wording");
+	is_int(parse(&a, err, ARGV("-q", "--query-gpu=name", "--format=csv")), 2,
+	       "-q with --query-gpu");
+	is_int(parse(&a, err, ARGV("--bogus")), 2, "unknown option");
+	has_str(err, "\"--bogus\"", "... names the option");
+	is_int(parse(&a, err, ARGV("-q", "extra")), 2, "stray argument");
+
+	is_int(parse(&a, err, ARGV("-i", "0", "-q")), 0, "-i 0");
+	is_str(a.id, "0", "-i value kept");
+	is_int(parse(&a, err, ARGV("--id=0000:02:00.0", "-L")), 0, "--id=bus id");
+	is_str(a.id, "0000:02:00.0", "--id value kept");
+	is_int(parse(&a, err, ARGV("-i1")), 0, "-i1 (attached value)");
+	is_str(a.id, "1", "-i1 value");
+	is_int(parse(&a, err, ARGV("-i", "gpu0")), 2, "-i with a bad id");
+	has_str(err, "\"gpu0\"", "... names the id");
+	is_int(parse(&a, err, ARGV("-i")), 2, "-i without a value");
+}
+
+static void test_exit_codes(void)
+{
+	is_int(smi_exit_code(TGPU_SUCCESS), 0, "success exits 0");
+	is_int(smi_exit_code(TGPU_ERROR_NO_DRIVER), 9, "driver not loaded exits 9");
+	is_int(smi_exit_code(TGPU_ERROR_NO_DEVICE), 6, "no device exits 6");
+	is_int(smi_exit_code(TGPU_ERROR_PERMISSION_DENIED), 4, "permission exits 4");
+	is_int(smi_exit_code(TGPU_ERROR_DEVICE_UNAVAILABLE), 15, "GPU lost exits 15");
+	is_int(smi_exit_code(TGPU_ERROR_OS), 255, "other errors exit 255");
+}
+
+static void test_select(void)
+{
+	is_int(smi_select("0", devs, 2), 0, "-i 0");
+	is_int(smi_select("1", devs, 2), 1, "-i 1");
+	is_int(smi_select("2", devs, 2), -1, "-i 2 matches nothing");
+	is_int(smi_select("0000:02:00.0", devs, 2), 1, "-i by bus id");
+	is_int(smi_select("02:00.0", devs, 2), 1, "-i by short bus id");
+	is_int(smi_select("00000000:01:00.0", devs, 2), 0, "-i by nvidia-smi bus id");
+	is_int(smi_select("0000:03:00.0", devs, 2), -1, "-i by absent bus id");
+}
+
+/* ---- CSV and list -------------------------------------------------------- */
+
+static char *csv(const char *query, const char *format, int ndev)
+{
+	struct smi_snapshot s = snapshot(ndev);
+	struct smi_args a;
+	char err[256], *out = NULL;
+
+	if (parse(&a, err, ARGV(query, format))) {
+		diag("parse failed: %s", err);
+		return strdup("");
+	}
+	RENDER(out, smi_print_csv(f, &a, &s));
+	return out;
+}
+
+static void test_csv(void)
+{
+	char *out;
+
+	out = csv("--query-gpu=name,pci.bus_id,memory.total,clocks.max.sm,clocks.max.memory,power.limit",
+		  "--format=csv", 2);
+	is_str(out,
+	       "name, pci.bus_id, memory.total [MiB], clocks.max.sm [MHz], clocks.max.memory [MHz], power.limit [W]\n"
+	       "TGPU Tesla P100, 0000:01:00.0, 16384 MiB, 1328 MHz, 715 MHz, 250.00 W\n"
+	       "TGPU Tesla M40, 0000:02:00.0, 12288 MiB, 1112 MHz, 3004 MHz, 250.00 W\n",
+	       "csv: header with units, one row per GPU in order");
+	free(out);
+
+	out = csv("--query-gpu=name,memory.total,power.limit", "--format=csv,nounits", 1);
+	is_str(out,
+	       "name, memory.total [MiB], power.limit [W]\n"
+	       "TGPU Tesla P100, 16384, 250.00\n",
+	       "csv,nounits: bare values, header keeps the units");
+	free(out);
+
+	out = csv("--query-gpu=memory.total", "--format=csv,noheader", 2);
+	is_str(out, "16384 MiB\n12288 MiB\n", "csv,noheader");
+	free(out);
+
+	out = csv("--query-gpu=temperature.gpu,clocks.sm,clocks_throttle_reasons.active,"
+		  "ecc.mode.current,ecc.errors.corrected.volatile.total,"
+		  "ecc.errors.uncorrected.volatile.total,retired_pages.pending,power.draw,"
+		  "utilization.gpu,memory.used", "--format=csv", 1);
+	is_str(out,
+	       "temperature.gpu, clocks.current.sm [MHz], clocks_event_reasons.active, "
+	       "ecc.mode.current, ecc.errors.corrected.volatile.total, "
+	       "ecc.errors.uncorrected.volatile.total, retired_pages.pending, power.draw [W], "
+	       "utilization.gpu [%], memory.used [MiB]\n"
+	       "[N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n",
+	       "unknowable fields print [N/A] and the header uses canonical names");
+	free(out);
+
+	out = csv("--query-gpu=power.draw,memory.used", "--format=csv,nounits,noheader", 1);
+	is_str(out, "[N/A], [N/A]\n", "[N/A] carries no unit");
+	free(out);
+
+	out = csv("--query-gpu=index,count,pci.domain,pci.bus,pci.device,pci.device_id",
+		  "--format=csv,noheader", 2);
+	is_str(out, "0, 2, 0x0000, 0x01, 0x00, 0x15F81234\n1, 2, 0x0000, 0x02, 0x00, 0x17FD1234\n",
+	       "index, count and PCI fields in nvidia-smi's hex style");
+	free(out);
+
+	out = csv("--query-gpu=timestamp,driver_version,tgpu.chip,tgpu.sm_count",
+		  "--format=csv,noheader", 1);
+	is_str(out, "2026/11/29 16:36:20.123, 1.0.0, GP100, 56\n",
+	       "timestamp (local time), driver version and tgpu fields");
+	free(out);
+
+	out = csv("--query-gpu=clocks.default_applications.graphics,clocks.max.graphics",
+		  "--format=csv,noheader", 1);
+	is_str(out, "1189 MHz, 1328 MHz\n", "base clock is the default application clock");
+	free(out);
+}
+
+static void test_list(void)
+{
+	struct smi_snapshot s = snapshot(2);
+	char *out = NULL;
+
+	RENDER(out, smi_print_list(f, &s));
+	is_str(out, "GPU 0: TGPU Tesla P100\nGPU 1: TGPU Tesla M40\n", "-L lists GPUs");
+	free(out);
+}
+
+/* ---- summary and -q -------------------------------------------------------- */
+
+static void test_summary(void)
+{
+	struct smi_snapshot s = snapshot(2);
+	char *out = NULL, *line, *save = NULL, *copy;
+	bool widths = true;
+	int boxlines = 0, n;
+
+	RENDER(out, smi_print_summary(f, &s));
+	diag("summary:\n%s", out);
+
+	copy = strdup(out);
+	line = strtok_r(copy, "\n", &save);
+	is_str(line, "Sun Nov 29 16:36:20 2026", "first line is the time");
+	for (; line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '+' && line[0] != '|')
+			continue;
+		boxlines++;
+		n = (int)strlen(line);
+		if (n != 91 || line[n - 1] != line[0]) {
+			widths = false;
+			diag("bad box line (%d columns): \"%s\"", n, line);
+		}
+	}
+	free(copy);
+	ok(widths, "all %d box lines are 91 columns and closed", boxlines);
+	has_str(out, "| TGPU-SMI " TGPU_VERSION " ", "TGPU-SMI version in the header");
+	has_str(out, "Driver Version: 1.0.0", "driver version in the header");
+	has_str(out, "libtgpu Version: 9.8.7", "library version in the header");
+	has_str(out, "|   0  TGPU Tesla P100 ", "GPU 0 row");
+	has_str(out, "|   1  TGPU Tesla M40 ", "GPU 1 row");
+	has_str(out, "0000:01:00.0 ", "bus id of GPU 0");
+	has_str(out, "N/A / 16384MiB |", "memory usage: used unknown, total known");
+	has_str(out, "N/A / 12288MiB |", "memory usage of GPU 1");
+	has_str(out, "N/A /  250W |", "power usage/cap");
+	ok(!strstr(out, " 0MiB /"), "used memory is not invented as 0MiB");
+	ok(!strstr(out, "No running processes found"), "processes are not claimed to be none");
+	has_str(out, "Volatile Uncorr. ECC |", "ECC column header");
+	free(out);
+}
+
+static void test_query(void)
+{
+	struct smi_snapshot s = snapshot(1);
+	char *out = NULL, *line, *save = NULL, *copy;
+	bool aligned = true;
+	int kvlines = 0;
+
+	s.attached = 2;     /* -i picked one of two */
+	RENDER(out, smi_print_query(f, &s));
+	diag("query:\n%s", out);
+
+	copy = strdup(out);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strstr(line, ": ");
+
+		if (!colon)
+			continue;
+		kvlines++;
+		if (colon - line != 55) {
+			aligned = false;
+			diag("misaligned: \"%s\"", line);
+		}
+	}
+	free(copy);
+	ok(aligned && kvlines > 40, "all %d key/value lines have the colon at column 55", kvlines);
+	has_str(out, "==============TGPU-SMI LOG==============", "log banner");
+	has_str(out, "Timestamp                                              : Sun Nov 29 16:36:20 2026\n",
+		"timestamp");
+	has_str(out, "Driver Version                                         : 1.0.0\n",
+		"driver version");
+	has_str(out, "Attached GPUs                                          : 2\n",
+		"attached GPUs counts all GPUs, not just the selected");
+	has_str(out, "\nGPU 0000:01:00.0\n", "GPU section header");
+	has_str(out, "    Product Name                                       : TGPU Tesla P100\n",
+		"product name");
+	has_str(out, "    Product Architecture                               : Pascal\n",
+		"architecture");
+	has_str(out, "    Multiprocessor Count                               : 56\n", "SM count");
+	has_str(out, "        Device Id                                      : 0x15F81234\n",
+		"PCI device id");
+	has_str(out, "        Bus Id                                         : 0000:01:00.0\n",
+		"PCI bus id");
+	has_str(out, "        Bus Type                                       : PCIe\n", "bus type");
+	has_str(out, "    FB Memory Usage\n        Total                                          : 16384 MiB\n"
+		"        Reserved                                       : N/A\n",
+		"FB memory total, reserved N/A");
+	has_str(out, "    BAR1 Memory Usage\n        Total                                          : 16384 MiB\n",
+		"BAR1 total");
+	has_str(out, "    ECC Mode\n        Current                                        : N/A\n",
+		"ECC mode N/A");
+	has_str(out, "    Temperature\n        GPU Current Temp                               : N/A\n",
+		"temperature N/A");
+	has_str(out, "    Retired Pages\n        Single Bit ECC                                 : N/A\n",
+		"retired pages N/A");
+	has_str(out, "    Clocks Event Reasons\n        Idle                                           : N/A\n",
+		"clocks event reasons N/A");
+	has_str(out, "        Current Power Limit                            : 250.00 W\n",
+		"power limit");
+	has_str(out, "    Max Clocks\n        Graphics                                       : 1328 MHz\n"
+		"        SM                                             : 1328 MHz\n"
+		"        Memory                                         : 715 MHz\n",
+		"max clocks");
+	ok(!strstr(out, "0000:02:00.0"), "the unselected GPU is not printed");
+	free(out);
+}
+
+static void test_help(void)
+{
+	char *out = NULL;
+
+	RENDER(out, smi_print_help_query_gpu(f));
+	has_str(out, "\"clocks_event_reasons.active\" or \"clocks_throttle_reasons.active\"",
+		"--help-query-gpu lists aliases");
+	has_str(out, "\"memory.total\"\nTotal VRAM. Unit: MiB.", "--help-query-gpu shows units");
+	free(out);
+	RENDER(out, smi_print_help(f));
+	has_str(out, "--query-gpu=FIELDS", "-h documents --query-gpu");
+	free(out);
+}
+
+int main(void)
+{
+	/* Renderers print local time: pin it. */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	make_devices();
+
+	test_fields();
+	test_args();
+	test_exit_codes();
+	test_select();
+	test_csv();
+	test_list();
+	test_summary();
+	test_query();
+	test_help();
+	return tap_done();
+}

@@ -5,13 +5,14 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check bench shell clean distclean help
 
 all: qemu kmd umd image
 
 help:
 	@echo "make run     build everything, boot the guest, run the demo"
 	@echo "make check   build everything, run every test suite"
+	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
 	@echo "make qemu | kernel | kmd | umd | image   build one piece"
 	@echo "make clean   remove build products (keeps downloads and ccache)"
@@ -47,6 +48,9 @@ shell: all
 
 check: all
 	@scripts/check
+
+bench: all
+	@scripts/bench
 
 clean:
 	rm -rf $(BUILD)/qemu $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \

@@ -60,6 +60,14 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 
     if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
         val = tgpu_pmc_read(s, addr - TGPU_PMC_BASE, &ok);
+    } else if (addr >= TGPU_PTIMER_BASE &&
+               addr < TGPU_PTIMER_BASE + TGPU_PTIMER_SIZE) {
+        val = tgpu_ptimer_read(s, addr, &ok);
+    } else if (addr >= TGPU_USERMODE_BASE &&
+               addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
+        val = tgpu_ptimer_read(s, addr, &ok);
+    } else {
+        val = tgpu_host_read(s, addr, &ok);
     }
     if (!ok) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -81,6 +89,8 @@ static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     trace_tgpu_mmio_write(addr, size, val);
     if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
         ok = tgpu_pmc_write(s, addr - TGPU_PMC_BASE, val);
+    } else {
+        ok = tgpu_host_write(s, addr, val);
     }
     if (!ok) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -139,6 +149,11 @@ static bool tgpu_apply_model(TGPUState *s, Error **errp)
 
     if (!s->sm_count) {
         s->sm_count = s->model->sm_count;
+    }
+    if (s->num_channels < 1 || s->num_channels > TGPU_CHANNELS_MAX) {
+        error_setg(errp, "tgpu: channels %u is invalid (1 to %u)",
+                   s->num_channels, TGPU_CHANNELS_MAX);
+        return false;
     }
     if (s->sm_count > TGPU_SM_MAX) {
         error_setg(errp, "tgpu: sm-count %u is invalid (1 to %u)",
@@ -216,6 +231,8 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
                                               PCI_ERR_SIZEOF, errp) < 0) {
         return;
     }
+
+    tgpu_host_init(s);
 }
 
 static void tgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
@@ -229,6 +246,7 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
+    tgpu_host_exit(s);
     pcie_aer_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
     pcie_cap_exit(pdev);
@@ -240,12 +258,16 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
 
     trace_tgpu_reset(s->model->name);
     tgpu_pmc_reset(s);
+    tgpu_host_reset(s);
+    tgpu_irq_update(s);
 }
 
 static const Property tgpu_properties[] = {
     DEFINE_PROP_STRING("model", TGPUState, model_name),
     DEFINE_PROP_SIZE("vram-size", TGPUState, vram_size, 0),
     DEFINE_PROP_UINT32("sm-count", TGPUState, sm_count, 0),
+    DEFINE_PROP_UINT32("channels", TGPUState, num_channels,
+                       TGPU_CHANNELS_DEFAULT),
 };
 
 static const VMStateDescription tgpu_vmstate = {

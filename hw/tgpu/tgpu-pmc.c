@@ -41,6 +41,14 @@ uint32_t tgpu_pmc_read(TGPUState *s, hwaddr addr, bool *ok)
         return m->clk_mem_mhz;
     case TGPU_PMC_POWER_LIMIT_MW:
         return m->power_limit_mw;
+    case TGPU_PMC_CHANNELS:
+        return s->num_channels;
+    case TGPU_PMC_INTR:
+        return tgpu_intr_status(s);
+    case TGPU_PMC_INTR_EN:
+        return s->pmc_intr_en;
+    case TGPU_PMC_ENGINE_RESET:
+        return 0;
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -52,6 +60,16 @@ bool tgpu_pmc_write(TGPUState *s, hwaddr addr, uint32_t val)
     case TGPU_PMC_SCRATCH:
         s->pmc_scratch = val;
         return true;
+    case TGPU_PMC_INTR_EN:
+        s->pmc_intr_en = val & (TGPU_INTR_FIFO | TGPU_INTR_NONSTALL |
+                                TGPU_INTR_MMU | TGPU_INTR_ECC |
+                                TGPU_INTR_THERMAL);
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_PMC_ENGINE_RESET:
+        tgpu_engine_reset(s, val & (TGPU_ENGINE_COMPUTE | TGPU_ENGINE_CE0 |
+                                    TGPU_ENGINE_CE1));
+        return true;
     }
     return false;
 }
@@ -59,4 +77,5 @@ bool tgpu_pmc_write(TGPUState *s, hwaddr addr, uint32_t val)
 void tgpu_pmc_reset(TGPUState *s)
 {
     s->pmc_scratch = 0;
+    s->pmc_intr_en = 0;
 }

@@ -11,7 +11,9 @@
 
 #include "hw/pci/pci_device.h"
 #include "qom/object.h"
+#include "qemu/timer.h"
 #include "tgpu/regs.h"
+#include "tgpu/channel.h"
 
 #define TYPE_TGPU "tgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
@@ -30,6 +32,65 @@ typedef struct TGPUModel {
     uint32_t power_limit_mw;
 } TGPUModel;
 
+/*
+ * One channel: its registers, what enable read from its instance block,
+ * and where it is in its command stream.
+ */
+typedef struct TGPUChannel {
+    uint32_t id;
+    uint32_t inst;              /* CHAN_INST */
+    bool enabled;               /* CHAN_CTRL.ENABLE */
+    uint32_t error;             /* TGPU_ERR_*, 0 when none */
+    uint32_t error_info;
+    uint32_t gp_get;
+    uint32_t gp_put;
+    bool gp_put_dirty;          /* a doorbell came: re-read USERD.GP_PUT */
+
+    /* from the instance block, read at enable */
+    uint32_t flags;
+    uint32_t asid;
+    uint64_t pdb;
+    uint64_t gpfifo_base;
+    uint32_t gpfifo_entries;
+    uint32_t engine;
+    uint64_t userd;
+    uint32_t priority;
+    int64_t timeslice_ns;
+    int64_t acq_timeout_ns;
+
+    /* pushbuffer: current segment and the method header being executed */
+    uint64_t pb_cur;
+    uint64_t pb_end;
+    uint32_t mthd_op;
+    uint32_t mthd_addr;
+    uint32_t mthd_subch;
+    uint32_t mthd_count;
+    uint16_t subch_class[TGPU_PB_NR_SUBCH];
+
+    /* host method registers */
+    uint32_t sem_addr_lo, sem_addr_hi;
+    uint32_t sem_payload_lo, sem_payload_hi;
+    uint32_t mem_op_a, mem_op_b, mem_op_c;
+
+    /* a semaphore acquire the channel waits on */
+    bool blocked;
+    uint32_t acq_exec;          /* its SEM_EXECUTE data */
+    int64_t acq_start_ns;
+    int64_t acq_next_try_ns;
+    bool acq_retry;             /* retry at the next scheduler pass */
+} TGPUChannel;
+
+typedef struct TGPURunlist {
+    uint32_t base_lo, base_hi;
+    uint32_t status;
+    uint32_t count;
+    uint16_t chid[TGPU_CHANNELS_MAX];
+    int resident;               /* channel in its timeslice, or -1 */
+    int last;                   /* channel the engine ran last, or -1 */
+    uint32_t rr_next;           /* round robin: index to look at first */
+    int64_t slice_left_ns;
+} TGPURunlist;
+
 struct TGPUState {
     PCIDevice parent_obj;
 
@@ -37,6 +98,7 @@ struct TGPUState {
     char *model_name;
     uint64_t vram_size;         /* 0: the model's own */
     uint32_t sm_count;          /* 0: the model's own */
+    uint32_t num_channels;
 
     const TGPUModel *model;
 
@@ -47,11 +109,65 @@ struct TGPUState {
 
     /* PMC */
     uint32_t pmc_scratch;
+    uint32_t pmc_intr_en;
+
+    /* PTIMER: the kernel's and user space's copies latch separately */
+    uint32_t ptimer_latch;
+    uint32_t ptimer_user_latch;
+
+    /* PFIFO and channels (tgpu-host.c) */
+    TGPUChannel *chan;
+    TGPURunlist runlist[TGPU_NR_RUNLISTS];
+    uint32_t fifo_intr;         /* RUNLIST bit; CHAN_ERROR is computed */
+    uint32_t fifo_intr_en;
+    uint32_t nonstall_intr;
+    uint32_t nonstall_intr_en;
+    uint32_t doorbells;
+    uint32_t doorbells_bad;
+    uint32_t ctxsw_count;
+    uint32_t err_pending[TGPU_CHANNELS_MAX / 32];
+    QEMUBH *host_bh;
+    QEMUTimer *acquire_timer;
+};
+
+/* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */
+enum {
+    TGPU_UNIT_FIFO = 0,
+    TGPU_UNIT_NONSTALL = 1,
+    TGPU_UNIT_MMU = 2,
+    TGPU_UNIT_ECC = 3,
+    TGPU_UNIT_THERMAL = 4,
 };
 
 /* tgpu-pmc.c: identity and master control */
 uint32_t tgpu_pmc_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_pmc_write(TGPUState *s, hwaddr addr, uint32_t val);
 void tgpu_pmc_reset(TGPUState *s);
+
+/* tgpu-irq.c: top-level interrupt status and delivery */
+uint32_t tgpu_intr_status(TGPUState *s);
+void tgpu_irq_raise(TGPUState *s, unsigned int unit);
+void tgpu_irq_update(TGPUState *s);
+
+/* tgpu-ptimer.c */
+uint64_t tgpu_ptimer_now(TGPUState *s);
+uint32_t tgpu_ptimer_read(TGPUState *s, hwaddr addr, bool *ok);
+
+/* tgpu-mmu.c: the GPU address space of a channel */
+MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, uint64_t va,
+                        void *buf, uint64_t len, bool is_write);
+void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
+                         uint64_t pages);
+bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
+                  bool is_write);
+
+/* tgpu-host.c: channels, PFIFO, runlists, the scheduler */
+void tgpu_host_init(TGPUState *s);
+void tgpu_host_exit(TGPUState *s);
+void tgpu_host_reset(TGPUState *s);
+uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok);
+bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val);
+uint32_t tgpu_fifo_intr_status(TGPUState *s);
+void tgpu_engine_reset(TGPUState *s, uint32_t engines);
 
 #endif /* HW_TGPU_TGPU_H */

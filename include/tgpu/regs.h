@@ -71,6 +71,89 @@
 #define TGPU_PMC_CLK_SM_BOOST_MHZ   0x000024u
 #define TGPU_PMC_CLK_MEM_MHZ        0x000028u
 #define TGPU_PMC_POWER_LIMIT_MW     0x00002cu   /* board power limit (TDP) */
+#define TGPU_PMC_CHANNELS           0x000030u   /* number of channels */
+
+/*
+ * Top-level interrupt status (RO) and enable (RW): one bit per unit, each
+ * the OR of that unit's (status & enable).  With MSI-X each unit has its
+ * own vector (TGPU_MSIX_VEC_*, same numbering); with INTx the line is
+ * the OR of (PMC_INTR & PMC_INTR_EN).
+ */
+#define TGPU_PMC_INTR               0x000100u
+#define TGPU_PMC_INTR_EN            0x000140u
+#define   TGPU_INTR_FIFO            (1u << 0)   /* stall: channel errors */
+#define   TGPU_INTR_NONSTALL        (1u << 1)
+#define   TGPU_INTR_MMU             (1u << 2)
+#define   TGPU_INTR_ECC             (1u << 3)
+#define   TGPU_INTR_THERMAL         (1u << 4)
+/* Write 1 to reset an engine (TGPU_ENGINE_* bits); reads as 0. */
+#define TGPU_PMC_ENGINE_RESET       0x000144u
+
+/* PFIFO: channel errors, fences, runlists, doorbell statistics. */
+#define TGPU_FIFO_BASE              0x002000u
+#define TGPU_FIFO_SIZE              0x1000u
+#define TGPU_FIFO_INTR              0x002100u   /* R/W1C */
+#define   TGPU_FIFO_INTR_CHAN_ERROR (1u << 0)   /* level: ERR_PENDING != 0 */
+#define   TGPU_FIFO_INTR_RUNLIST    (1u << 1)   /* a runlist was rejected */
+#define TGPU_FIFO_ERR_CHID          0x002104u   /* first unacked error */
+#define TGPU_FIFO_ERR_CODE          0x002108u
+#define TGPU_FIFO_ERR_INFO          0x00210cu
+#define TGPU_FIFO_NONSTALL_INTR     0x002110u   /* R/W1C, bit 0 */
+#define TGPU_FIFO_DOORBELLS         0x002120u   /* doorbells accepted */
+#define TGPU_FIFO_DOORBELLS_BAD     0x002124u   /* unknown/disabled channel */
+#define TGPU_FIFO_CTXSW_COUNT       0x002128u   /* context switches */
+#define TGPU_FIFO_INTR_EN           0x002140u
+#define TGPU_FIFO_NONSTALL_INTR_EN  0x002144u
+/* channels with an unacknowledged error, 32 per register, R/W1C */
+#define TGPU_FIFO_ERR_PENDING(i)    (0x002200u + 4u * (i))
+/* runlist r: base (VRAM offset, 4-byte aligned), submit, status */
+#define TGPU_FIFO_RUNLIST_BASE_LO(r)    (0x002800u + 0x20u * (r))
+#define TGPU_FIFO_RUNLIST_BASE_HI(r)    (0x002804u + 0x20u * (r))
+#define TGPU_FIFO_RUNLIST_SUBMIT(r)     (0x002808u + 0x20u * (r)) /* count */
+#define TGPU_FIFO_RUNLIST_STATUS(r)     (0x00280cu + 0x20u * (r))
+#define   TGPU_RUNLIST_STATUS_COUNT_MASK    0xffffu
+#define   TGPU_RUNLIST_STATUS_ERROR         (1u << 31)
+
+/* PTIMER: nanoseconds of the virtual clock. */
+#define TGPU_PTIMER_BASE            0x009000u
+#define TGPU_PTIMER_SIZE            0x1000u
+#define TGPU_PTIMER_TIME_0          0x009400u   /* low; latches TIME_1 */
+#define TGPU_PTIMER_TIME_1          0x009404u   /* high, as latched */
+
+/* Channels: a 64-byte register block each. */
+#define TGPU_CHAN_BASE              0x100000u
+#define TGPU_CHAN_STRIDE            0x40u
+#define TGPU_CHANNELS_MAX           512
+#define TGPU_CHANNELS_DEFAULT       64
+#define TGPU_CHAN_REG(ch, r) \
+    (TGPU_CHAN_BASE + TGPU_CHAN_STRIDE * (ch) + (r))
+#define TGPU_CHAN_INST              0x00    /* RW instance block VRAM >> 12 */
+#define TGPU_CHAN_CTRL              0x04
+#define   TGPU_CHAN_CTRL_ENABLE     (1u << 0)   /* RW */
+#define   TGPU_CHAN_CTRL_KILL       (1u << 1)   /* W: error KILLED */
+#define   TGPU_CHAN_CTRL_RESET      (1u << 2)   /* W: back to reset state */
+#define TGPU_CHAN_STATUS            0x08    /* RO, TGPU_CHAN_STATE_* */
+#define   TGPU_CHAN_STATE_MASK      0xfu
+#define   TGPU_CHAN_STATE_DISABLED  0
+#define   TGPU_CHAN_STATE_IDLE      1   /* enabled, no work */
+#define   TGPU_CHAN_STATE_PENDING   2   /* work, waiting for the engine */
+#define   TGPU_CHAN_STATE_RUNNING   3   /* resident on its engine */
+#define   TGPU_CHAN_STATE_BLOCKED   4   /* waiting on a semaphore acquire */
+#define   TGPU_CHAN_STATE_ERROR     5
+#define   TGPU_CHAN_STATUS_ON_RUNLIST (1u << 8)
+#define TGPU_CHAN_GP_GET            0x0c    /* RO */
+#define TGPU_CHAN_GP_PUT            0x10    /* RO, as last read from USERD */
+#define TGPU_CHAN_PB_LO             0x14    /* RO, next pushbuffer dword */
+#define TGPU_CHAN_PB_HI             0x18
+#define TGPU_CHAN_ERROR             0x1c    /* RO, TGPU_ERR_* */
+#define TGPU_CHAN_ERROR_INFO        0x20    /* RO, detail of the error */
+
+/* USERMODE: the user-mappable doorbell page, as NVIDIA's NV_USERMODE. */
+#define TGPU_USERMODE_BASE          0x810000u
+#define TGPU_USERMODE_SIZE          0x1000u
+#define TGPU_USERMODE_TIME_0        0x810080u   /* PTIMER, read-only */
+#define TGPU_USERMODE_TIME_1        0x810084u
+#define TGPU_USERMODE_DOORBELL      0x810090u   /* write a channel ID */
 
 /* Architectures (BOOT_0 ARCH) and implementations (BOOT_0 IMPL). */
 #define TGPU_ARCH_MAXWELL           0x12

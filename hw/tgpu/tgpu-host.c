@@ -1,0 +1,1070 @@
+/*
+ * tgpu host unit: channels, doorbell, GPFIFO and pushbuffer fetch, host
+ * methods, semaphores, runlists and the scheduler (PFIFO/PBDMA)
+ *
+ * docs/hw/channels.md is the manual.  Everything here is fed by the
+ * guest: every index, length and address is checked before use, and a
+ * scheduler pass does a bounded amount of work (TGPU_HOST_BUDGET) before
+ * it yields to the rest of QEMU.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "tgpu.h"
+#include "trace.h"
+
+static const char *const tgpu_err_names[TGPU_ERR_COUNT] = {
+    [TGPU_ERR_NONE] = "NONE",
+    [TGPU_ERR_INVALID_INSTANCE] = "INVALID_INSTANCE",
+    [TGPU_ERR_USERD_FAULT] = "USERD_FAULT",
+    [TGPU_ERR_GP_PUT_INVALID] = "GP_PUT_INVALID",
+    [TGPU_ERR_GPFIFO_FAULT] = "GPFIFO_FAULT",
+    [TGPU_ERR_GPFIFO_ENTRY] = "GPFIFO_ENTRY",
+    [TGPU_ERR_PB_FAULT] = "PB_FAULT",
+    [TGPU_ERR_PB_HEADER] = "PB_HEADER",
+    [TGPU_ERR_ILLEGAL_METHOD] = "ILLEGAL_METHOD",
+    [TGPU_ERR_ILLEGAL_SUBCH] = "ILLEGAL_SUBCH",
+    [TGPU_ERR_BAD_CLASS] = "BAD_CLASS",
+    [TGPU_ERR_SEM_FAULT] = "SEM_FAULT",
+    [TGPU_ERR_SEM_INVALID_OP] = "SEM_INVALID_OP",
+    [TGPU_ERR_ACQUIRE_TIMEOUT] = "ACQUIRE_TIMEOUT",
+    [TGPU_ERR_MEM_OP] = "MEM_OP",
+    [TGPU_ERR_ENGINE] = "ENGINE",
+    [TGPU_ERR_ENGINE_RESET] = "ENGINE_RESET",
+    [TGPU_ERR_KILLED] = "KILLED",
+};
+
+/* What running a channel for a while ended with. */
+typedef enum {
+    RUN_BUDGET,     /* the pass's budget is spent: continue next pass */
+    RUN_SLICE,      /* timeslice used up or YIELD: let others run */
+    RUN_STOP,       /* idle, blocked, disabled or failed */
+} RunResult;
+
+/* What executing one method ended with. */
+typedef enum {
+    MTHD_OK,
+    MTHD_BLOCK,
+    MTHD_YIELD,
+    MTHD_ERROR,
+} MethodResult;
+
+static bool chan_has_work(TGPUChannel *ch)
+{
+    return ch->gp_put_dirty || ch->gp_get != ch->gp_put ||
+           ch->pb_cur < ch->pb_end;
+}
+
+static bool chan_on_runlist(TGPUState *s, TGPUChannel *ch)
+{
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        for (uint32_t i = 0; i < s->runlist[r].count; i++) {
+            if (s->runlist[r].chid[i] == ch->id) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
+{
+    if (ch->error) {
+        return TGPU_CHAN_STATE_ERROR;
+    }
+    if (!ch->enabled) {
+        return TGPU_CHAN_STATE_DISABLED;
+    }
+    if (ch->blocked) {
+        return TGPU_CHAN_STATE_BLOCKED;
+    }
+    if (!chan_has_work(ch)) {
+        return TGPU_CHAN_STATE_IDLE;
+    }
+    if (ch->engine < TGPU_NR_RUNLISTS &&
+        s->runlist[ch->engine].resident == (int)ch->id) {
+        return TGPU_CHAN_STATE_RUNNING;
+    }
+    return TGPU_CHAN_STATE_PENDING;
+}
+
+static void host_kick(TGPUState *s)
+{
+    qemu_bh_schedule(s->host_bh);
+}
+
+static void runlists_forget(TGPUState *s, TGPUChannel *ch)
+{
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        if (s->runlist[r].resident == (int)ch->id) {
+            s->runlist[r].resident = -1;
+        }
+    }
+}
+
+/* The channel stops with @code; the driver hears of it on vector 0. */
+static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
+                      uint32_t info)
+{
+    ch->error = code;
+    ch->error_info = info;
+    ch->blocked = false;
+    runlists_forget(s, ch);
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "tgpu: channel %u: error %u (%s), info 0x%08x\n",
+                  ch->id, code, tgpu_err_names[code], info);
+    trace_tgpu_chan_error(ch->id, tgpu_err_names[code], info);
+    if (code == TGPU_ERR_KILLED) {
+        return;
+    }
+    s->err_pending[ch->id / 32] |= 1u << (ch->id % 32);
+    tgpu_irq_raise(s, TGPU_UNIT_FIFO);
+}
+
+static void chan_reset(TGPUState *s, TGPUChannel *ch)
+{
+    uint32_t id = ch->id;
+
+    runlists_forget(s, ch);
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        if (s->runlist[r].last == (int)id) {
+            s->runlist[r].last = -1;
+        }
+    }
+    s->err_pending[id / 32] &= ~(1u << (id % 32));
+    memset(ch, 0, sizeof(*ch));
+    ch->id = id;
+}
+
+static uint32_t vram_ldl(TGPUState *s, uint64_t addr)
+{
+    uint32_t v = 0;
+
+    tgpu_vram_rw(s, addr, &v, sizeof(v), false);
+    return le32_to_cpu(v);
+}
+
+static uint64_t vram_ldq(TGPUState *s, uint64_t addr)
+{
+    uint64_t v = 0;
+
+    tgpu_vram_rw(s, addr, &v, sizeof(v), false);
+    return le64_to_cpu(v);
+}
+
+/* Read and check the instance block; on failure, which field is bad. */
+static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad)
+{
+    uint64_t ib = (uint64_t)ch->inst << 12;
+    uint32_t log2, ts_us, acq_us;
+
+    if (ib > s->vram_size || s->vram_size - ib < TGPU_INST_SIZE) {
+        *bad = 0xffffffff;
+        return false;
+    }
+    ch->flags = vram_ldl(s, ib + TGPU_INST_FLAGS);
+    ch->asid = vram_ldl(s, ib + TGPU_INST_ASID);
+    ch->pdb = vram_ldq(s, ib + TGPU_INST_PDB);
+    ch->gpfifo_base = vram_ldq(s, ib + TGPU_INST_GPFIFO_BASE);
+    log2 = vram_ldl(s, ib + TGPU_INST_GPFIFO_LOG2);
+    ch->engine = vram_ldl(s, ib + TGPU_INST_ENGINE);
+    ch->userd = vram_ldq(s, ib + TGPU_INST_USERD);
+    ch->priority = vram_ldl(s, ib + TGPU_INST_PRIORITY);
+    ts_us = vram_ldl(s, ib + TGPU_INST_TIMESLICE_US);
+    acq_us = vram_ldl(s, ib + TGPU_INST_ACQ_TIMEOUT_US);
+
+    /* paged channels wait for the MMU */
+    if (ch->flags & ~TGPU_INST_FLAGS_PRIV) {
+        *bad = TGPU_INST_FLAGS;
+        return false;
+    }
+    if (log2 < TGPU_GPFIFO_LOG2_MIN || log2 > TGPU_GPFIFO_LOG2_MAX) {
+        *bad = TGPU_INST_GPFIFO_LOG2;
+        return false;
+    }
+    ch->gpfifo_entries = 1u << log2;
+    if (ch->gpfifo_base % TGPU_GP_ENTRY_SIZE ||
+        ch->gpfifo_base >= TGPU_VA_LIMIT ||
+        TGPU_VA_LIMIT - ch->gpfifo_base <
+        (uint64_t)ch->gpfifo_entries * TGPU_GP_ENTRY_SIZE) {
+        *bad = TGPU_INST_GPFIFO_BASE;
+        return false;
+    }
+    if (ch->engine >= TGPU_NR_RUNLISTS) {
+        *bad = TGPU_INST_ENGINE;
+        return false;
+    }
+    if (ch->userd % TGPU_USERD_ALIGN ||
+        ch->userd > TGPU_VA_LIMIT - TGPU_USERD_SIZE) {
+        *bad = TGPU_INST_USERD;
+        return false;
+    }
+    if (ch->priority > TGPU_PRIORITY_MAX) {
+        *bad = TGPU_INST_PRIORITY;
+        return false;
+    }
+    if (ts_us > TGPU_TIMESLICE_MAX_US) {
+        *bad = TGPU_INST_TIMESLICE_US;
+        return false;
+    }
+    if (acq_us > TGPU_ACQ_TIMEOUT_MAX_US) {
+        *bad = TGPU_INST_ACQ_TIMEOUT_US;
+        return false;
+    }
+    ch->timeslice_ns = (int64_t)(ts_us ? ts_us : TGPU_TIMESLICE_DEFAULT_US)
+                       * SCALE_US;
+    ch->acq_timeout_ns = (int64_t)acq_us * SCALE_US;
+    ch->gp_get &= ch->gpfifo_entries - 1;
+    return true;
+}
+
+static void chan_enable(TGPUState *s, TGPUChannel *ch)
+{
+    uint32_t bad;
+
+    ch->enabled = true;
+    if (!chan_load_instance(s, ch, &bad)) {
+        chan_fail(s, ch, TGPU_ERR_INVALID_INSTANCE, bad);
+        return;
+    }
+    trace_tgpu_chan_enable(ch->id, ch->engine, ch->priority,
+                           ch->gpfifo_entries);
+}
+
+/* ---- semaphores ---- */
+
+static uint64_t sem_addr(TGPUChannel *ch)
+{
+    return (uint64_t)(ch->sem_addr_hi & 0xff) << 32 | (ch->sem_addr_lo & ~3u);
+}
+
+/* Is the acquire in @exec satisfied?  false with *fault on a bad address. */
+static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
+                             bool *fault)
+{
+    bool is64 = exec & TGPU_SEM_PAYLOAD_64;
+    uint64_t addr = sem_addr(ch);
+    uint64_t want, have = 0;
+
+    want = is64 ? (uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo
+                : ch->sem_payload_lo;
+    *fault = tgpu_gpu_rw(s, ch, addr, &have, is64 ? 8 : 4, false) != MEMTX_OK;
+    if (*fault) {
+        return false;
+    }
+    have = le64_to_cpu(have);
+    if ((exec & TGPU_SEM_OP_MASK) == TGPU_SEM_OP_ACQUIRE ? have == want
+                                                          : have >= want) {
+        return true;
+    }
+    trace_tgpu_sem_acquire_wait(ch->id, addr, want, have);
+    return false;
+}
+
+static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
+{
+    uint32_t op = exec & TGPU_SEM_OP_MASK;
+    bool is64 = exec & TGPU_SEM_PAYLOAD_64;
+    uint64_t addr = sem_addr(ch);
+    uint64_t align = (exec & TGPU_SEM_TIMESTAMP) ? 16 : is64 ? 8 : 4;
+    uint64_t payload, ts;
+    bool fault;
+
+    if (op != TGPU_SEM_OP_ACQUIRE && op != TGPU_SEM_OP_RELEASE &&
+        op != TGPU_SEM_OP_ACQ_GEQ) {
+        chan_fail(s, ch, TGPU_ERR_SEM_INVALID_OP, exec);
+        return MTHD_ERROR;
+    }
+    if (addr % align) {
+        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
+        return MTHD_ERROR;
+    }
+
+    if (op == TGPU_SEM_OP_RELEASE) {
+        payload = cpu_to_le64(is64 ? (uint64_t)ch->sem_payload_hi << 32 |
+                                     ch->sem_payload_lo : ch->sem_payload_lo);
+        if (tgpu_gpu_rw(s, ch, addr, &payload, is64 ? 8 : 4, true)) {
+            chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
+            return MTHD_ERROR;
+        }
+        if (exec & TGPU_SEM_TIMESTAMP) {
+            ts = cpu_to_le64(tgpu_ptimer_now(s));
+            if (tgpu_gpu_rw(s, ch, addr + 8, &ts, 8, true)) {
+                chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
+                return MTHD_ERROR;
+            }
+        }
+        trace_tgpu_sem_release(ch->id, addr, le64_to_cpu(payload));
+        /*
+         * Whoever waits may now go on, on any engine: another pass is
+         * needed for runlists this one has already been through.
+         */
+        for (uint32_t i = 0; i < s->num_channels; i++) {
+            if (s->chan[i].blocked) {
+                s->chan[i].acq_retry = true;
+                host_kick(s);
+            }
+        }
+        return MTHD_OK;
+    }
+
+    if (sem_acquire_done(s, ch, exec, &fault)) {
+        return MTHD_OK;
+    }
+    if (fault) {
+        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
+        return MTHD_ERROR;
+    }
+    ch->blocked = true;
+    ch->acq_exec = exec;
+    ch->acq_start_ns = tgpu_ptimer_now(s);
+    ch->acq_next_try_ns = ch->acq_start_ns + TGPU_ACQUIRE_POLL_NS;
+    ch->acq_retry = false;
+    return MTHD_BLOCK;
+}
+
+/* A blocked channel's turn: true when it may run on. */
+static bool sem_acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
+{
+    bool fault;
+
+    ch->acq_retry = false;
+    if (sem_acquire_done(s, ch, ch->acq_exec, &fault)) {
+        ch->blocked = false;
+        return true;
+    }
+    if (fault) {
+        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr(ch));
+    } else if (ch->acq_timeout_ns &&
+               now - ch->acq_start_ns >= ch->acq_timeout_ns) {
+        chan_fail(s, ch, TGPU_ERR_ACQUIRE_TIMEOUT, (uint32_t)sem_addr(ch));
+    } else {
+        ch->acq_next_try_ns = now + TGPU_ACQUIRE_POLL_NS;
+    }
+    return false;
+}
+
+/* ---- methods ---- */
+
+static bool class_fits_engine(uint32_t cls, uint32_t engine)
+{
+    if (cls == TGPU_CLASS_COMPUTE) {
+        return engine == TGPU_RUNLIST_COMPUTE;
+    }
+    if (cls == TGPU_CLASS_COPY) {
+        return engine == TGPU_RUNLIST_CE0 || engine == TGPU_RUNLIST_CE1;
+    }
+    return false;
+}
+
+static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
+                                uint32_t mthd, uint32_t data)
+{
+    uint32_t op;
+
+    switch (mthd) {
+    case TGPU_M_SET_OBJECT:
+        if (!class_fits_engine(data & 0xffff, ch->engine)) {
+            chan_fail(s, ch, TGPU_ERR_BAD_CLASS, data);
+            return MTHD_ERROR;
+        }
+        ch->subch_class[subch] = data & 0xffff;
+        return MTHD_OK;
+    case TGPU_M_NOP:
+    case TGPU_M_WFI:
+        return MTHD_OK;
+    case TGPU_M_NON_STALL_INTERRUPT:
+        s->nonstall_intr |= 1;
+        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+        return MTHD_OK;
+    case TGPU_M_MEM_OP_A:
+        ch->mem_op_a = data;
+        return MTHD_OK;
+    case TGPU_M_MEM_OP_B:
+        ch->mem_op_b = data;
+        return MTHD_OK;
+    case TGPU_M_MEM_OP_C:
+        ch->mem_op_c = data;
+        return MTHD_OK;
+    case TGPU_M_MEM_OP_D:
+        op = data >> TGPU_MEM_OP_SHIFT;
+        switch (op) {
+        case TGPU_MEM_OP_MEMBAR:
+            return MTHD_OK;
+        case TGPU_MEM_OP_TLB_INVALIDATE:
+            tgpu_mmu_invalidate(s, ch->asid, 0, 0);
+            return MTHD_OK;
+        case TGPU_MEM_OP_TLB_INVALIDATE_RANGE:
+            tgpu_mmu_invalidate(s, ch->asid, (uint64_t)ch->mem_op_a << 12,
+                                ch->mem_op_b);
+            return MTHD_OK;
+        }
+        chan_fail(s, ch, TGPU_ERR_MEM_OP, op);
+        return MTHD_ERROR;
+    case TGPU_M_SEM_ADDR_LO:
+        ch->sem_addr_lo = data;
+        return MTHD_OK;
+    case TGPU_M_SEM_ADDR_HI:
+        ch->sem_addr_hi = data;
+        return MTHD_OK;
+    case TGPU_M_SEM_PAYLOAD_LO:
+        ch->sem_payload_lo = data;
+        return MTHD_OK;
+    case TGPU_M_SEM_PAYLOAD_HI:
+        ch->sem_payload_hi = data;
+        return MTHD_OK;
+    case TGPU_M_SEM_EXECUTE:
+        return sem_execute(s, ch, data);
+    case TGPU_M_YIELD:
+        return MTHD_YIELD;
+    }
+    chan_fail(s, ch, TGPU_ERR_ILLEGAL_METHOD, subch << 16 | mthd);
+    return MTHD_ERROR;
+}
+
+static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
+                           uint32_t mthd, uint32_t data)
+{
+    uint32_t cls = ch->subch_class[subch];
+
+    trace_tgpu_method(ch->id, subch, mthd, data);
+    if (mthd < TGPU_HOST_METHOD_LIMIT) {
+        return host_method(s, ch, subch, mthd, data);
+    }
+    if (!cls) {
+        chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
+        return MTHD_ERROR;
+    }
+    /* no engine implements its class methods yet: never drop them */
+    chan_fail(s, ch, TGPU_ERR_ENGINE, cls << 16 | mthd);
+    return MTHD_ERROR;
+}
+
+/* ---- GPFIFO and pushbuffer ---- */
+
+/* Take the next GPFIFO entry; false when the channel stopped. */
+static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
+{
+    uint32_t entry[2], put, get = ch->gp_get, len;
+    uint64_t va;
+
+    if (ch->gp_put_dirty) {
+        ch->gp_put_dirty = false;
+        if (tgpu_gpu_rw(s, ch, ch->userd + TGPU_USERD_GP_PUT, &put,
+                        sizeof(put), false)) {
+            chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
+            return false;
+        }
+        put = le32_to_cpu(put);
+        if (put >= ch->gpfifo_entries) {
+            chan_fail(s, ch, TGPU_ERR_GP_PUT_INVALID, put);
+            return false;
+        }
+        ch->gp_put = put;
+    }
+    if (get == ch->gp_put) {
+        return false;
+    }
+
+    if (tgpu_gpu_rw(s, ch, ch->gpfifo_base + (uint64_t)get * 8, entry,
+                    sizeof(entry), false)) {
+        chan_fail(s, ch, TGPU_ERR_GPFIFO_FAULT, get);
+        return false;
+    }
+    entry[0] = le32_to_cpu(entry[0]);
+    entry[1] = le32_to_cpu(entry[1]);
+    len = (entry[1] >> TGPU_GP_ENTRY1_LENGTH_SHIFT) &
+          TGPU_GP_ENTRY1_LENGTH_MASK;
+    if ((entry[0] & ~TGPU_GP_ENTRY0_ADDR_MASK) ||
+        (entry[1] & TGPU_GP_ENTRY1_RSVD_MASK) ||
+        (!len && (entry[1] & TGPU_GP_ENTRY1_ADDR_HI_MASK) !=
+                 TGPU_GP_CONTROL_NOP)) {
+        chan_fail(s, ch, TGPU_ERR_GPFIFO_ENTRY, get);
+        return false;
+    }
+    va = (uint64_t)(entry[1] & TGPU_GP_ENTRY1_ADDR_HI_MASK) << 32 | entry[0];
+    trace_tgpu_gpfifo_entry(ch->id, get, va, len);
+    if (len) {
+        ch->pb_cur = va;
+        ch->pb_end = va + (uint64_t)len * 4;
+    }
+
+    ch->gp_get = (get + 1) & (ch->gpfifo_entries - 1);
+    get = cpu_to_le32(ch->gp_get);
+    if (tgpu_gpu_rw(s, ch, ch->userd + TGPU_USERD_GP_GET, &get,
+                    sizeof(get), true)) {
+        chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
+        return false;
+    }
+    return true;
+}
+
+/* Execute the next pushbuffer dword: a method header or method data. */
+static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
+{
+    uint32_t d, op, mthd;
+
+    if (tgpu_gpu_rw(s, ch, ch->pb_cur, &d, sizeof(d), false)) {
+        chan_fail(s, ch, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
+        return MTHD_ERROR;
+    }
+    d = le32_to_cpu(d);
+    ch->pb_cur += 4;
+
+    if (ch->mthd_count) {
+        mthd = ch->mthd_addr;
+        if (ch->mthd_op == TGPU_PB_OP_INC) {
+            ch->mthd_addr = (ch->mthd_addr + 4) & (TGPU_PB_METHOD_MASK << 2);
+        } else if (ch->mthd_op == TGPU_PB_OP_ONE_INC) {
+            ch->mthd_addr = (ch->mthd_addr + 4) & (TGPU_PB_METHOD_MASK << 2);
+            ch->mthd_op = TGPU_PB_OP_NON_INC;
+        }
+        ch->mthd_count--;
+        return method(s, ch, ch->mthd_subch, mthd, d);
+    }
+
+    op = d >> TGPU_PB_OP_SHIFT;
+    mthd = (d & TGPU_PB_METHOD_MASK) << 2;
+    ch->mthd_subch = (d >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK;
+    switch (op) {
+    case TGPU_PB_OP_INC:
+    case TGPU_PB_OP_NON_INC:
+    case TGPU_PB_OP_ONE_INC:
+        ch->mthd_op = op;
+        ch->mthd_addr = mthd;
+        ch->mthd_count = (d >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK;
+        return MTHD_OK;
+    case TGPU_PB_OP_IMMD:
+        return method(s, ch, ch->mthd_subch, mthd,
+                      (d >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK);
+    }
+    chan_fail(s, ch, TGPU_ERR_PB_HEADER, d);
+    return MTHD_ERROR;
+}
+
+/* ---- the scheduler ---- */
+
+static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
+                          int64_t now)
+{
+    if (!ch->enabled || ch->error || ch->engine != r) {
+        return false;
+    }
+    if (ch->blocked) {
+        return ch->acq_retry || now >= ch->acq_next_try_ns;
+    }
+    return chan_has_work(ch);
+}
+
+/* Highest priority first; equal priorities in runlist order from rr_next. */
+static TGPUChannel *runlist_pick(TGPUState *s, unsigned int r, int64_t now)
+{
+    TGPURunlist *rl = &s->runlist[r];
+    TGPUChannel *best = NULL;
+    uint32_t best_pos = 0;
+
+    if (rl->resident >= 0 &&
+        chan_runnable(s, &s->chan[rl->resident], r, now) &&
+        rl->slice_left_ns > 0) {
+        return &s->chan[rl->resident];
+    }
+    for (uint32_t i = 0; i < rl->count; i++) {
+        uint32_t pos = (rl->rr_next + i) % rl->count;
+        TGPUChannel *ch = &s->chan[rl->chid[pos]];
+
+        if (chan_runnable(s, ch, r, now) &&
+            (!best || ch->priority > best->priority)) {
+            best = ch;
+            best_pos = pos;
+        }
+    }
+    if (best) {
+        rl->rr_next = (best_pos + 1) % rl->count;
+    }
+    return best;
+}
+
+/* Run @ch on runlist @r until its slice, its work or the budget ends. */
+static RunResult chan_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
+                          int *budget, int64_t now)
+{
+    MethodResult mr;
+
+    if (ch->blocked) {
+        (*budget)--;
+        rl->slice_left_ns -= TGPU_HOST_DWORD_COST_NS;
+        if (!sem_acquire_retry(s, ch, now)) {
+            return RUN_STOP;
+        }
+    }
+    for (;;) {
+        if (!ch->enabled || ch->error) {
+            return RUN_STOP;
+        }
+        if (rl->slice_left_ns <= 0) {
+            return RUN_SLICE;
+        }
+        if (*budget <= 0) {
+            return RUN_BUDGET;
+        }
+        (*budget)--;
+        rl->slice_left_ns -= TGPU_HOST_DWORD_COST_NS;
+
+        if (ch->pb_cur >= ch->pb_end) {
+            if (!gpfifo_fetch(s, ch)) {
+                return RUN_STOP;
+            }
+            continue;
+        }
+        mr = pb_step(s, ch);
+        if (mr == MTHD_BLOCK || mr == MTHD_ERROR) {
+            return RUN_STOP;
+        }
+        if (mr == MTHD_YIELD) {
+            return RUN_SLICE;
+        }
+    }
+}
+
+/* One runlist's share of a pass; true when it has more to do. */
+static bool runlist_run(TGPUState *s, unsigned int r, int budget,
+                        int64_t now)
+{
+    TGPURunlist *rl = &s->runlist[r];
+
+    while (budget > 0) {
+        TGPUChannel *ch = runlist_pick(s, r, now);
+
+        if (!ch) {
+            rl->resident = -1;
+            return false;
+        }
+        if (rl->resident != (int)ch->id) {
+            if (rl->last != (int)ch->id) {
+                s->ctxsw_count++;
+                trace_tgpu_ctxsw(r, rl->last, ch->id);
+            }
+            rl->resident = ch->id;
+            rl->last = ch->id;
+            rl->slice_left_ns = ch->timeslice_ns;
+        }
+        switch (chan_run(s, ch, rl, &budget, now)) {
+        case RUN_BUDGET:
+            return true;
+        case RUN_SLICE:
+            /* the next channel of its priority gets a turn */
+            rl->resident = -1;
+            rl->slice_left_ns = 0;
+            break;
+        case RUN_STOP:
+            rl->resident = -1;
+            break;
+        }
+    }
+    return true;
+}
+
+static void host_arm_acquire_timer(TGPUState *s)
+{
+    int64_t next = INT64_MAX;
+
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        TGPUChannel *ch = &s->chan[i];
+
+        if (ch->blocked && ch->enabled && !ch->error) {
+            next = MIN(next, ch->acq_next_try_ns);
+        }
+    }
+    if (next != INT64_MAX) {
+        timer_mod_anticipate(s->acquire_timer, next);
+    }
+}
+
+static void tgpu_host_bh(void *opaque)
+{
+    TGPUState *s = opaque;
+    int64_t now = tgpu_ptimer_now(s);
+    bool more = false;
+
+    for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        more |= runlist_run(s, r, TGPU_HOST_BUDGET / TGPU_NR_RUNLISTS, now);
+    }
+    if (more) {
+        host_kick(s);
+    }
+    host_arm_acquire_timer(s);
+}
+
+static void tgpu_acquire_timer_cb(void *opaque)
+{
+    host_kick(opaque);
+}
+
+/* ---- runlists ---- */
+
+static void runlist_submit(TGPUState *s, unsigned int r, uint32_t count)
+{
+    TGPURunlist *rl = &s->runlist[r];
+    uint64_t base = (uint64_t)rl->base_hi << 32 | rl->base_lo;
+    g_autofree uint32_t *ids = NULL;
+    g_autofree unsigned long *seen = bitmap_new(s->num_channels);
+    bool ok = count <= s->num_channels && base % TGPU_RUNLIST_ENTRY_SIZE == 0;
+
+    if (ok && count) {
+        ids = g_new(uint32_t, count);
+        ok = tgpu_vram_rw(s, base, ids, (uint64_t)count * 4, false);
+    }
+    for (uint32_t i = 0; ok && i < count; i++) {
+        uint32_t id = le32_to_cpu(ids[i]);
+
+        if (id >= s->num_channels || test_bit(id, seen)) {
+            ok = false;
+            break;
+        }
+        set_bit(id, seen);
+    }
+    trace_tgpu_runlist_submit(r, count, ok);
+    if (!ok) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: runlist %u: %u entries at 0x%" PRIx64
+                      " refused (count, alignment, VRAM range, channel ID "
+                      "or duplicate); the previous runlist stays\n",
+                      r, count, base);
+        rl->status |= TGPU_RUNLIST_STATUS_ERROR;
+        s->fifo_intr |= TGPU_FIFO_INTR_RUNLIST;
+        tgpu_irq_raise(s, TGPU_UNIT_FIFO);
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        rl->chid[i] = le32_to_cpu(ids[i]);
+    }
+    rl->count = count;
+    rl->status = count;
+    rl->rr_next = 0;
+    if (rl->resident >= 0 && !test_bit(rl->resident, seen)) {
+        rl->resident = -1;
+    }
+    host_kick(s);
+}
+
+/* ---- engine reset ---- */
+
+void tgpu_engine_reset(TGPUState *s, uint32_t engines)
+{
+    static const uint32_t runlist_of[TGPU_NR_RUNLISTS] = {
+        [TGPU_RUNLIST_COMPUTE] = TGPU_ENGINE_COMPUTE,
+        [TGPU_RUNLIST_CE0] = TGPU_ENGINE_CE0,
+        [TGPU_RUNLIST_CE1] = TGPU_ENGINE_CE1,
+    };
+
+    trace_tgpu_engine_reset(engines);
+    for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        TGPURunlist *rl = &s->runlist[r];
+        TGPUChannel *ch;
+
+        if (!(engines & runlist_of[r]) || rl->last < 0) {
+            continue;
+        }
+        ch = &s->chan[rl->last];
+        if (!ch->error && ch->enabled &&
+            (ch->blocked || ch->pb_cur < ch->pb_end || ch->mthd_count)) {
+            chan_fail(s, ch, TGPU_ERR_ENGINE_RESET, runlist_of[r]);
+        }
+        rl->resident = -1;
+        rl->last = -1;
+    }
+}
+
+/* ---- registers ---- */
+
+uint32_t tgpu_fifo_intr_status(TGPUState *s)
+{
+    uint32_t st = s->fifo_intr & TGPU_FIFO_INTR_RUNLIST;
+
+    for (unsigned int i = 0; i < ARRAY_SIZE(s->err_pending); i++) {
+        if (s->err_pending[i]) {
+            st |= TGPU_FIFO_INTR_CHAN_ERROR;
+        }
+    }
+    return st;
+}
+
+static TGPUChannel *lowest_pending(TGPUState *s)
+{
+    for (unsigned int i = 0; i < ARRAY_SIZE(s->err_pending); i++) {
+        if (s->err_pending[i]) {
+            return &s->chan[i * 32 + ctz32(s->err_pending[i])];
+        }
+    }
+    return NULL;
+}
+
+static TGPUChannel *chan_of(TGPUState *s, hwaddr addr, hwaddr *reg)
+{
+    uint64_t id = (addr - TGPU_CHAN_BASE) / TGPU_CHAN_STRIDE;
+
+    if (addr < TGPU_CHAN_BASE || id >= s->num_channels) {
+        return NULL;
+    }
+    *reg = (addr - TGPU_CHAN_BASE) % TGPU_CHAN_STRIDE;
+    return &s->chan[id];
+}
+
+static uint32_t chan_read(TGPUState *s, TGPUChannel *ch, hwaddr reg, bool *ok)
+{
+    switch (reg) {
+    case TGPU_CHAN_INST:
+        return ch->inst;
+    case TGPU_CHAN_CTRL:
+        return ch->enabled ? TGPU_CHAN_CTRL_ENABLE : 0;
+    case TGPU_CHAN_STATUS:
+        return chan_state(s, ch) |
+               (chan_on_runlist(s, ch) ? TGPU_CHAN_STATUS_ON_RUNLIST : 0);
+    case TGPU_CHAN_GP_GET:
+        return ch->gp_get;
+    case TGPU_CHAN_GP_PUT:
+        return ch->gp_put;
+    case TGPU_CHAN_PB_LO:
+        return (uint32_t)ch->pb_cur;
+    case TGPU_CHAN_PB_HI:
+        return ch->pb_cur >> 32;
+    case TGPU_CHAN_ERROR:
+        return ch->error;
+    case TGPU_CHAN_ERROR_INFO:
+        return ch->error_info;
+    }
+    *ok = false;
+    return TGPU_REG_BADF;
+}
+
+static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
+                       uint32_t val)
+{
+    switch (reg) {
+    case TGPU_CHAN_INST:
+        ch->inst = val;
+        return true;
+    case TGPU_CHAN_CTRL:
+        if (val & TGPU_CHAN_CTRL_RESET) {
+            chan_reset(s, ch);
+        }
+        if ((val & TGPU_CHAN_CTRL_KILL) && !ch->error) {
+            chan_fail(s, ch, TGPU_ERR_KILLED, 0);
+        }
+        if ((val & TGPU_CHAN_CTRL_ENABLE) && !ch->enabled && !ch->error) {
+            chan_enable(s, ch);
+        } else if (!(val & TGPU_CHAN_CTRL_ENABLE)) {
+            ch->enabled = false;
+            runlists_forget(s, ch);
+        }
+        host_kick(s);
+        return true;
+    }
+    return false;
+}
+
+static void doorbell(TGPUState *s, uint32_t id)
+{
+    TGPUChannel *ch = id < s->num_channels ? &s->chan[id] : NULL;
+
+    if (!ch || !ch->enabled || ch->error) {
+        s->doorbells_bad++;
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: doorbell for channel %u ignored: %s\n", id,
+                      !ch ? "no such channel" :
+                      ch->error ? "the channel is in error" :
+                      "the channel is disabled");
+        trace_tgpu_doorbell_bad(id);
+        return;
+    }
+    s->doorbells++;
+    trace_tgpu_doorbell(id);
+    ch->gp_put_dirty = true;
+    if (ch->blocked) {
+        ch->acq_retry = true;
+    }
+    host_kick(s);
+}
+
+/* A runlist register: which runlist, and the register as of runlist 0. */
+static TGPURunlist *runlist_of(TGPUState *s, hwaddr addr, hwaddr *reg)
+{
+    hwaddr r = (addr - TGPU_FIFO_RUNLIST_BASE_LO(0)) / 0x20;
+
+    if (addr < TGPU_FIFO_RUNLIST_BASE_LO(0) || r >= TGPU_NR_RUNLISTS) {
+        return NULL;
+    }
+    *reg = addr - TGPU_FIFO_RUNLIST_BASE_LO(r) + TGPU_FIFO_RUNLIST_BASE_LO(0);
+    return &s->runlist[r];
+}
+
+/* A FIFO_ERR_PENDING register: its index, or -1. */
+static int err_pending_of(TGPUState *s, hwaddr addr)
+{
+    if (addr < TGPU_FIFO_ERR_PENDING(0) ||
+        addr >= TGPU_FIFO_ERR_PENDING(DIV_ROUND_UP(s->num_channels, 32))) {
+        return -1;
+    }
+    return (addr - TGPU_FIFO_ERR_PENDING(0)) / 4;
+}
+
+uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok)
+{
+    TGPUChannel *ch;
+    TGPURunlist *rl;
+    hwaddr reg;
+    int i;
+
+    *ok = true;
+    ch = chan_of(s, addr, &reg);
+    if (ch) {
+        return chan_read(s, ch, reg, ok);
+    }
+    rl = runlist_of(s, addr, &reg);
+    if (rl) {
+        switch (reg) {
+        case TGPU_FIFO_RUNLIST_BASE_LO(0):
+            return rl->base_lo;
+        case TGPU_FIFO_RUNLIST_BASE_HI(0):
+            return rl->base_hi;
+        case TGPU_FIFO_RUNLIST_STATUS(0):
+            return rl->status;
+        }
+    }
+    i = err_pending_of(s, addr);
+    if (i >= 0) {
+        return s->err_pending[i];
+    }
+    switch (addr) {
+    case TGPU_FIFO_INTR:
+        return tgpu_fifo_intr_status(s);
+    case TGPU_FIFO_INTR_EN:
+        return s->fifo_intr_en;
+    case TGPU_FIFO_ERR_CHID:
+        ch = lowest_pending(s);
+        return ch ? ch->id : 0xffffffff;
+    case TGPU_FIFO_ERR_CODE:
+        ch = lowest_pending(s);
+        return ch ? ch->error : 0;
+    case TGPU_FIFO_ERR_INFO:
+        ch = lowest_pending(s);
+        return ch ? ch->error_info : 0;
+    case TGPU_FIFO_NONSTALL_INTR:
+        return s->nonstall_intr;
+    case TGPU_FIFO_NONSTALL_INTR_EN:
+        return s->nonstall_intr_en;
+    case TGPU_FIFO_DOORBELLS:
+        return s->doorbells;
+    case TGPU_FIFO_DOORBELLS_BAD:
+        return s->doorbells_bad;
+    case TGPU_FIFO_CTXSW_COUNT:
+        return s->ctxsw_count;
+    }
+    *ok = false;
+    return TGPU_REG_BADF;
+}
+
+bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val)
+{
+    TGPUChannel *ch;
+    TGPURunlist *rl;
+    hwaddr reg;
+    int i;
+
+    ch = chan_of(s, addr, &reg);
+    if (ch) {
+        return chan_write(s, ch, reg, val);
+    }
+    rl = runlist_of(s, addr, &reg);
+    if (rl) {
+        switch (reg) {
+        case TGPU_FIFO_RUNLIST_BASE_LO(0):
+            rl->base_lo = val;
+            return true;
+        case TGPU_FIFO_RUNLIST_BASE_HI(0):
+            rl->base_hi = val;
+            return true;
+        case TGPU_FIFO_RUNLIST_SUBMIT(0):
+            runlist_submit(s, rl - s->runlist, val);
+            return true;
+        }
+        return false;
+    }
+    i = err_pending_of(s, addr);
+    if (i >= 0) {
+        s->err_pending[i] &= ~val;
+        tgpu_irq_update(s);
+        return true;
+    }
+    switch (addr) {
+    case TGPU_USERMODE_DOORBELL:
+        doorbell(s, val);
+        return true;
+    case TGPU_FIFO_INTR:
+        s->fifo_intr &= ~(val & TGPU_FIFO_INTR_RUNLIST);
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_FIFO_INTR_EN:
+        s->fifo_intr_en = val & (TGPU_FIFO_INTR_CHAN_ERROR |
+                                 TGPU_FIFO_INTR_RUNLIST);
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_FIFO_NONSTALL_INTR:
+        s->nonstall_intr &= ~(val & 1);
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_FIFO_NONSTALL_INTR_EN:
+        s->nonstall_intr_en = val & 1;
+        tgpu_irq_update(s);
+        return true;
+    }
+    return false;
+}
+
+/* ---- life cycle ---- */
+
+void tgpu_host_reset(TGPUState *s)
+{
+    qemu_bh_cancel(s->host_bh);
+    timer_del(s->acquire_timer);
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        memset(&s->chan[i], 0, sizeof(s->chan[i]));
+        s->chan[i].id = i;
+    }
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        memset(&s->runlist[r], 0, sizeof(s->runlist[r]));
+        s->runlist[r].resident = -1;
+        s->runlist[r].last = -1;
+    }
+    s->fifo_intr = 0;
+    s->fifo_intr_en = 0;
+    s->nonstall_intr = 0;
+    s->nonstall_intr_en = 0;
+    s->doorbells = 0;
+    s->doorbells_bad = 0;
+    s->ctxsw_count = 0;
+    memset(s->err_pending, 0, sizeof(s->err_pending));
+}
+
+void tgpu_host_init(TGPUState *s)
+{
+    s->chan = g_new0(TGPUChannel, s->num_channels);
+    s->host_bh = qemu_bh_new_guarded(tgpu_host_bh, s,
+                                     &DEVICE(s)->mem_reentrancy_guard);
+    s->acquire_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                    tgpu_acquire_timer_cb, s);
+    tgpu_host_reset(s);
+}
+
+void tgpu_host_exit(TGPUState *s)
+{
+    timer_free(s->acquire_timer);
+    qemu_bh_delete(s->host_bh);
+    g_free(s->chan);
+}

@@ -1,0 +1,53 @@
+/*
+ * tgpu interrupts: top-level status, MSI-X vector per unit, INTx fallback
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "hw/pci/msix.h"
+#include "tgpu.h"
+#include "trace.h"
+
+/* PMC_INTR: each unit's bit is the OR of its (status & enable). */
+uint32_t tgpu_intr_status(TGPUState *s)
+{
+    uint32_t st = 0;
+
+    if (tgpu_fifo_intr_status(s) & s->fifo_intr_en) {
+        st |= TGPU_INTR_FIFO;
+    }
+    if (s->nonstall_intr & s->nonstall_intr_en) {
+        st |= TGPU_INTR_NONSTALL;
+    }
+    return st;
+}
+
+void tgpu_irq_update(TGPUState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    bool level = false;
+
+    if (!msix_enabled(pdev)) {
+        level = (tgpu_intr_status(s) & s->pmc_intr_en) != 0;
+    }
+    pci_set_irq(pdev, level);
+}
+
+/*
+ * An event set a status bit of @unit: MSI-X is edge-triggered, so each
+ * event of an enabled unit sends its vector's message.
+ */
+void tgpu_irq_raise(TGPUState *s, unsigned int unit)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint32_t bit = 1u << unit;
+
+    if (msix_enabled(pdev) && (tgpu_intr_status(s) & s->pmc_intr_en & bit)) {
+        trace_tgpu_irq_msix(unit);
+        msix_notify(pdev, unit);
+    }
+    tgpu_irq_update(s);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tgpu hardware contract: channels and the command stream.
+ *
+ * In-memory formats read by the host unit (instance block, USERD, GPFIFO
+ * entries, runlists), the pushbuffer method header, the host methods and
+ * the channel error codes.  Modelled on NVIDIA's public GPFIFO class
+ * (open-gpu-doc clc36f.h) so that Pascal/Volta programmers recognise it;
+ * docs/hw/channels.md is the manual.  Same rules as regs.h: no libc.
+ */
+#ifndef TGPU_CHANNEL_H
+#define TGPU_CHANNEL_H
+
+/* ---- GPU addresses ----------------------------------------------------- */
+
+/*
+ * GPU virtual addresses are 40 bits.  A channel without page tables
+ * (instance FLAGS.PAGED = 0) runs in bypass mode: addresses below
+ * TGPU_BYPASS_SYSMEM_BASE are VRAM offsets, addresses from it up are
+ * system (guest physical) memory at (address - TGPU_BYPASS_SYSMEM_BASE),
+ * reached by PCI DMA.
+ */
+#define TGPU_VA_BITS                40
+#define TGPU_VA_LIMIT               (1ull << TGPU_VA_BITS)
+#define TGPU_BYPASS_SYSMEM_BASE     (1ull << 39)
+
+/* ---- instance block (in VRAM, TGPU_INST_ALIGN aligned) ------------------ */
+
+#define TGPU_INST_ALIGN             4096
+#define TGPU_INST_SIZE              4096
+#define TGPU_INST_FLAGS             0x00    /* u32 */
+#define   TGPU_INST_FLAGS_PAGED     (1u << 0)   /* page tables (MMU) */
+#define   TGPU_INST_FLAGS_PRIV      (1u << 1)   /* the KMD's own channel */
+#define TGPU_INST_ASID              0x04    /* u32 */
+#define TGPU_INST_PDB               0x08    /* u64, page-directory base */
+#define TGPU_INST_GPFIFO_BASE       0x10    /* u64 GPU VA, 8-byte aligned */
+#define TGPU_INST_GPFIFO_LOG2       0x18    /* u32 log2(entries) */
+#define   TGPU_GPFIFO_LOG2_MIN      1
+#define   TGPU_GPFIFO_LOG2_MAX      20
+#define TGPU_INST_ENGINE            0x1c    /* u32 TGPU_RUNLIST_* */
+#define TGPU_INST_USERD             0x20    /* u64 GPU VA, 512-byte aligned */
+#define   TGPU_USERD_ALIGN          512
+#define TGPU_INST_PRIORITY          0x28    /* u32 0 (lowest) .. 3 */
+#define   TGPU_PRIORITY_MAX         3
+#define TGPU_INST_TIMESLICE_US      0x2c    /* u32, 0: default */
+#define   TGPU_TIMESLICE_DEFAULT_US 1000
+#define   TGPU_TIMESLICE_MAX_US     1000000
+#define TGPU_INST_ACQ_TIMEOUT_US    0x30    /* u32, 0: never */
+#define   TGPU_ACQ_TIMEOUT_MAX_US   100000000
+
+/* Runlists, one per engine; also the instance block's ENGINE values. */
+#define TGPU_RUNLIST_COMPUTE        0
+#define TGPU_RUNLIST_CE0            1
+#define TGPU_RUNLIST_CE1            2
+#define TGPU_NR_RUNLISTS            3
+
+/* ---- USERD: the channel's user-visible control page (as clc36f) -------- */
+
+#define TGPU_USERD_SIZE             512
+#define TGPU_USERD_GP_GET           0x88    /* u32, written by the device */
+#define TGPU_USERD_GP_PUT           0x8c    /* u32, written by software */
+
+/* ---- GPFIFO entries (8 bytes, as NVC36F_GP_ENTRY0/1) ------------------- */
+
+#define TGPU_GP_ENTRY_SIZE          8
+/* entry0: [1:0] reserved (0), [31:2] address[31:2] */
+#define TGPU_GP_ENTRY0_ADDR_MASK    0xfffffffcu
+/* entry1: [7:0] address[39:32], [30:10] length in dwords, [31] sync */
+#define TGPU_GP_ENTRY1_ADDR_HI_MASK 0xffu
+#define TGPU_GP_ENTRY1_LENGTH_SHIFT 10
+#define TGPU_GP_ENTRY1_LENGTH_MASK  0x1fffffu
+#define TGPU_GP_ENTRY1_SYNC         (1u << 31)
+#define TGPU_GP_ENTRY1_RSVD_MASK    0x00000300u
+/* length 0: a control entry, opcode in entry1[7:0] */
+#define TGPU_GP_CONTROL_NOP         0
+
+#define TGPU_GP_ENTRY(va, ndw, sync) \
+    ((unsigned long long)(((va) & TGPU_GP_ENTRY0_ADDR_MASK) | \
+     ((unsigned long long)((((va) >> 32) & TGPU_GP_ENTRY1_ADDR_HI_MASK) | \
+      ((unsigned int)(ndw) << TGPU_GP_ENTRY1_LENGTH_SHIFT) | \
+      ((sync) ? TGPU_GP_ENTRY1_SYNC : 0u)) << 32)))
+
+/* ---- runlist: an array of u32 channel IDs in VRAM ---------------------- */
+
+#define TGPU_RUNLIST_ENTRY_SIZE     4
+
+/* ---- pushbuffer method headers (as NVIDIA's NV_FIFO_DMA_*) ------------- */
+
+#define TGPU_PB_OP_SHIFT            29
+#define TGPU_PB_OP_INC              1   /* method, method+4, ... */
+#define TGPU_PB_OP_NON_INC          3   /* the same method count times */
+#define TGPU_PB_OP_IMMD             4   /* one method, 13-bit data inline */
+#define TGPU_PB_OP_ONE_INC          5   /* method, then method+4 for the rest */
+#define TGPU_PB_COUNT_SHIFT         16
+#define TGPU_PB_COUNT_MASK          0x1fffu
+#define TGPU_PB_SUBCH_SHIFT         13
+#define TGPU_PB_SUBCH_MASK          0x7u
+#define TGPU_PB_METHOD_MASK         0xfffu  /* method address >> 2 */
+#define TGPU_PB_NR_SUBCH            8
+
+#define TGPU_PB_HDR(op, subch, method, count) \
+    ((unsigned int)(op) << TGPU_PB_OP_SHIFT | \
+     ((unsigned int)(count) & TGPU_PB_COUNT_MASK) << TGPU_PB_COUNT_SHIFT | \
+     ((unsigned int)(subch) & TGPU_PB_SUBCH_MASK) << TGPU_PB_SUBCH_SHIFT | \
+     (((unsigned int)(method) >> 2) & TGPU_PB_METHOD_MASK))
+
+/* ---- host methods (any subchannel, method < 0x100), as clc36f ----------- */
+
+#define TGPU_HOST_METHOD_LIMIT      0x100
+#define TGPU_M_SET_OBJECT           0x0000  /* [15:0] class */
+#define TGPU_M_NOP                  0x0008
+#define TGPU_M_NON_STALL_INTERRUPT  0x0020
+#define TGPU_M_MEM_OP_A             0x0028
+#define TGPU_M_MEM_OP_B             0x002c
+#define TGPU_M_MEM_OP_C             0x0030
+#define TGPU_M_MEM_OP_D             0x0034  /* [31:27] operation: runs it */
+#define   TGPU_MEM_OP_SHIFT         27
+#define   TGPU_MEM_OP_MEMBAR        0x05
+#define   TGPU_MEM_OP_TLB_INVALIDATE        0x09    /* all of this ASID */
+#define   TGPU_MEM_OP_TLB_INVALIDATE_RANGE  0x0a    /* A: VA>>12, B: pages */
+#define TGPU_M_SEM_ADDR_LO          0x005c  /* [31:2] address[31:2] */
+#define TGPU_M_SEM_ADDR_HI          0x0060  /* [7:0] address[39:32] */
+#define TGPU_M_SEM_PAYLOAD_LO       0x0064
+#define TGPU_M_SEM_PAYLOAD_HI       0x0068
+#define TGPU_M_SEM_EXECUTE          0x006c  /* runs the semaphore operation */
+#define   TGPU_SEM_OP_MASK          0x7u
+#define   TGPU_SEM_OP_ACQUIRE       0   /* wait until *addr == payload */
+#define   TGPU_SEM_OP_RELEASE       1   /* *addr = payload */
+#define   TGPU_SEM_OP_ACQ_GEQ       2   /* wait until *addr >= payload */
+#define   TGPU_SEM_RELEASE_WFI      (1u << 20)
+#define   TGPU_SEM_PAYLOAD_64       (1u << 24)
+#define   TGPU_SEM_TIMESTAMP        (1u << 25)  /* release: ns at addr + 8 */
+#define TGPU_M_WFI                  0x0078
+#define TGPU_M_YIELD                0x0080
+
+/* Engine classes for SET_OBJECT (NVIDIA's Pascal class numbers). */
+#define TGPU_CLASS_COMPUTE          0xc0c0
+#define TGPU_CLASS_COPY             0xc0b5
+
+/* ---- the host unit's scheduling model ---------------------------------- */
+
+/* Timeslice accounting: each pushbuffer dword and GPFIFO entry costs this. */
+#define TGPU_HOST_DWORD_COST_NS     100
+/* A blocked acquire is retried at least this often (virtual time). */
+#define TGPU_ACQUIRE_POLL_NS        10000
+/* Work done per scheduler pass before it yields to the rest of QEMU. */
+#define TGPU_HOST_BUDGET            4096
+
+/* ---- channel error codes (CHAN_ERROR, FIFO_ERR_CODE) ------------------- */
+
+#define TGPU_ERR_NONE               0
+#define TGPU_ERR_INVALID_INSTANCE   1   /* instance block rejected at enable */
+#define TGPU_ERR_USERD_FAULT        2   /* USERD unreachable */
+#define TGPU_ERR_GP_PUT_INVALID     3   /* GP_PUT >= GPFIFO entries */
+#define TGPU_ERR_GPFIFO_FAULT       4   /* GPFIFO entry unreachable */
+#define TGPU_ERR_GPFIFO_ENTRY       5   /* reserved bits or bad control op */
+#define TGPU_ERR_PB_FAULT           6   /* pushbuffer unreachable */
+#define TGPU_ERR_PB_HEADER          7   /* illegal method header opcode */
+#define TGPU_ERR_ILLEGAL_METHOD     8   /* unknown host method */
+#define TGPU_ERR_ILLEGAL_SUBCH      9   /* engine method, no object bound */
+#define TGPU_ERR_BAD_CLASS          10  /* SET_OBJECT class unknown here */
+#define TGPU_ERR_SEM_FAULT          11  /* semaphore unreachable/misaligned */
+#define TGPU_ERR_SEM_INVALID_OP     12  /* SEM_EXECUTE operation unknown */
+#define TGPU_ERR_ACQUIRE_TIMEOUT    13  /* semaphore acquire timed out */
+#define TGPU_ERR_MEM_OP             14  /* MEM_OP operation unknown */
+#define TGPU_ERR_ENGINE             15  /* engine error or no such engine */
+#define TGPU_ERR_ENGINE_RESET       16  /* on an engine when it was reset */
+#define TGPU_ERR_KILLED             17  /* CHAN_CTRL.KILL */
+#define TGPU_ERR_COUNT              18
+
+#endif /* TGPU_CHANNEL_H */

@@ -1,0 +1,207 @@
+/*
+ * tgpu host-unit benchmark: the cost of processing semaphore-release jobs
+ *
+ * Each job is one GPFIFO entry pointing at a 5-dword pushbuffer that
+ * releases a semaphore.  Run normally (make check) it is a smoke test of
+ * that path with a few jobs; with -m perf (make bench) it times batches of
+ * 10,000 jobs through one channel and spread over 8 channels, and prints
+ * "bench: NAME VALUE UNIT" lines that scripts/bench collects.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/units.h"
+#include "libqtest.h"
+#include "libqos/pci.h"
+#include "libqos/pci-pc.h"
+#include "tgpu/regs.h"
+#include "tgpu/channel.h"
+
+#define VRAM_SIZE       (64 * MiB)
+#define INST_BASE       0x00100000ull   /* instance blocks, 4 KiB each */
+#define USERD_BASE      0x00200000ull   /* USERD pages, 512 bytes each */
+#define RUNLIST_BASE    0x00300000ull
+#define SEM_BASE        0x00400000ull   /* one semaphore per channel */
+#define GPFIFO_BASE     0x01000000ull   /* 128 KiB ring per channel */
+#define PB_BASE         0x02000000ull   /* one 32-byte pushbuffer per job */
+#define GPFIFO_LOG2     14
+#define JOB_PB_BYTES    32
+#define MAX_JOBS        10000
+
+typedef struct Bench {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar0, bar1;
+} Bench;
+
+static void bench_start(Bench *b)
+{
+    b->qts = qtest_init("-M q35 -nodefaults "
+                        "-device tgpu,addr=04.0,vram-size=64M");
+    b->bus = qpci_new_pc(b->qts, NULL);
+    b->dev = qpci_device_find(b->bus, QPCI_DEVFN(4, 0));
+    g_assert_nonnull(b->dev);
+    qpci_device_enable(b->dev);
+    b->bar0 = qpci_iomap(b->dev, TGPU_BAR0, NULL);
+    b->bar1 = qpci_iomap(b->dev, TGPU_BAR1, NULL);
+}
+
+static void bench_stop(Bench *b)
+{
+    g_free(b->dev);
+    qpci_free_pc(b->bus);
+    qtest_quit(b->qts);
+}
+
+static void wr(Bench *b, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(b->dev, b->bar0, reg, val);
+}
+
+static uint32_t rd(Bench *b, uint32_t reg)
+{
+    return qpci_io_readl(b->dev, b->bar0, reg);
+}
+
+static void put32(void *p, uint32_t v)
+{
+    v = cpu_to_le32(v);
+    memcpy(p, &v, 4);
+}
+
+static void put64(void *p, uint64_t v)
+{
+    v = cpu_to_le64(v);
+    memcpy(p, &v, 8);
+}
+
+static void vram_write(Bench *b, uint64_t off, const void *buf, size_t len)
+{
+    qpci_memwrite(b->dev, b->bar1, off, buf, len);
+}
+
+/*
+ * Channels 0..nchan-1 on the compute runlist; channel c gets jobs
+ * c, c + nchan, ... of @njobs, each releasing job + 1 into its semaphore.
+ */
+static void setup(Bench *b, int nchan, int njobs)
+{
+    uint32_t runlist[8];
+    g_autofree uint64_t *ring = g_new0(uint64_t, 1u << GPFIFO_LOG2);
+    g_autofree uint32_t *pbs = g_new0(uint32_t, njobs * JOB_PB_BYTES / 4);
+
+    for (int c = 0; c < nchan; c++) {
+        uint8_t inst[64] = { 0 };
+        uint64_t gpfifo = GPFIFO_BASE + c * (8ull << GPFIFO_LOG2);
+        uint64_t userd = USERD_BASE + c * TGPU_USERD_SIZE;
+        uint32_t put = 0, put_le;
+
+        put32(inst + TGPU_INST_GPFIFO_LOG2, GPFIFO_LOG2);
+        put64(inst + TGPU_INST_GPFIFO_BASE, gpfifo);
+        put32(inst + TGPU_INST_ENGINE, TGPU_RUNLIST_COMPUTE);
+        put64(inst + TGPU_INST_USERD, userd);
+        vram_write(b, INST_BASE + c * TGPU_INST_SIZE, inst, sizeof(inst));
+
+        for (int j = c; j < njobs; j += nchan) {
+            uint64_t pb = PB_BASE + (uint64_t)j * JOB_PB_BYTES;
+            uint32_t *p = &pbs[j * JOB_PB_BYTES / 4];
+
+            put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_INC, 0,
+                                     TGPU_M_SEM_ADDR_LO, 3));
+            put32(&p[1], SEM_BASE + c * 8);
+            put32(&p[2], 0);
+            put32(&p[3], j + 1);
+            put32(&p[4], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_SEM_EXECUTE,
+                                     TGPU_SEM_OP_RELEASE));
+            put64(&ring[put++], TGPU_GP_ENTRY(pb, 5, 0));
+        }
+        vram_write(b, gpfifo, ring, put * 8);
+        put32(&put_le, put);
+        vram_write(b, userd + TGPU_USERD_GP_PUT, &put_le, 4);
+
+        wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_INST),
+           (INST_BASE + c * TGPU_INST_SIZE) >> 12);
+        wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_CTRL), TGPU_CHAN_CTRL_ENABLE);
+    }
+    vram_write(b, PB_BASE, pbs, njobs * JOB_PB_BYTES);
+    for (int c = 0; c < nchan; c++) {
+        put32(&runlist[c], c);
+    }
+    vram_write(b, RUNLIST_BASE, runlist, nchan * 4);
+    wr(b, TGPU_FIFO_RUNLIST_BASE_LO(0), RUNLIST_BASE);
+    wr(b, TGPU_FIFO_RUNLIST_BASE_HI(0), 0);
+    wr(b, TGPU_FIFO_RUNLIST_SUBMIT(0), nchan);
+    g_assert_cmpuint(rd(b, TGPU_FIFO_RUNLIST_STATUS(0)), ==, nchan);
+}
+
+/* Ring every channel, wait until every semaphore holds its last job. */
+static double run_jobs(Bench *b, int nchan, int njobs)
+{
+    gint64 t0, t1;
+    int done;
+
+    t0 = g_get_monotonic_time();
+    for (int c = 0; c < nchan; c++) {
+        wr(b, TGPU_USERMODE_DOORBELL, c);
+    }
+    do {
+        done = 0;
+        for (int c = 0; c < nchan; c++) {
+            int last = njobs - nchan + c + 1;   /* job numbers are 1-based */
+
+            if (qpci_io_readl(b->dev, b->bar1, SEM_BASE + c * 8) == last) {
+                done++;
+            }
+        }
+        g_assert_cmpuint(rd(b, TGPU_FIFO_INTR), ==, 0);
+    } while (done < nchan);
+    t1 = g_get_monotonic_time();
+
+    for (int c = 0; c < nchan; c++) {
+        g_assert_cmpuint(rd(b, TGPU_CHAN_REG(c, TGPU_CHAN_STATUS)) &
+                         TGPU_CHAN_STATE_MASK, ==, TGPU_CHAN_STATE_IDLE);
+        g_assert_cmpuint(rd(b, TGPU_CHAN_REG(c, TGPU_CHAN_GP_GET)), ==,
+                         njobs / nchan);
+    }
+    return (t1 - t0) / 1e6;
+}
+
+static void bench_jobs(int nchan, int njobs, const char *name)
+{
+    Bench b;
+    double secs;
+
+    bench_start(&b);
+    setup(&b, nchan, njobs);
+    secs = run_jobs(&b, nchan, njobs);
+    if (g_test_perf()) {
+        g_print("bench: host.%s_jobs_per_s %.0f jobs/s\n", name,
+                njobs / secs);
+        g_print("bench: host.%s_us_per_job %.3f us\n", name,
+                secs * 1e6 / njobs);
+    }
+    bench_stop(&b);
+}
+
+static void test_one_channel(void)
+{
+    bench_jobs(1, g_test_perf() ? MAX_JOBS : 64, "sem_release_1ch");
+}
+
+static void test_eight_channels(void)
+{
+    bench_jobs(8, g_test_perf() ? MAX_JOBS : 64, "sem_release_8ch");
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/tgpu/bench/sem-release/1-channel", test_one_channel);
+    qtest_add_func("/tgpu/bench/sem-release/8-channels", test_eight_channels);
+    return g_test_run();
+}

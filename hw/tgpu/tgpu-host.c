@@ -179,10 +179,22 @@ static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad)
     ts_us = vram_ldl(s, ib + TGPU_INST_TIMESLICE_US);
     acq_us = vram_ldl(s, ib + TGPU_INST_ACQ_TIMEOUT_US);
 
-    /* paged channels wait for the MMU */
-    if (ch->flags & ~TGPU_INST_FLAGS_PRIV) {
+    /* bypass reaches all memory: only the KMD's own channel may have it */
+    if ((ch->flags & ~(TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV)) ||
+        !(ch->flags & (TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV))) {
         *bad = TGPU_INST_FLAGS;
         return false;
+    }
+    if (ch->flags & TGPU_INST_FLAGS_PAGED) {
+        if (ch->asid > 0xffff) {
+            *bad = TGPU_INST_ASID;
+            return false;
+        }
+        if (ch->pdb % TGPU_PDB_ALIGN || ch->pdb > s->vram_size ||
+            s->vram_size - ch->pdb < TGPU_PD1_ENTRIES * 8) {
+            *bad = TGPU_INST_PDB;
+            return false;
+        }
     }
     if (log2 < TGPU_GPFIFO_LOG2_MIN || log2 > TGPU_GPFIFO_LOG2_MAX) {
         *bad = TGPU_INST_GPFIFO_LOG2;
@@ -254,7 +266,8 @@ static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
 
     want = is64 ? (uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo
                 : ch->sem_payload_lo;
-    *fault = tgpu_gpu_rw(s, ch, addr, &have, is64 ? 8 : 4, false) != MEMTX_OK;
+    *fault = tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &have, is64 ? 8 : 4,
+                         false) != MEMTX_OK;
     if (*fault) {
         return false;
     }
@@ -289,13 +302,14 @@ static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
     if (op == TGPU_SEM_OP_RELEASE) {
         payload = cpu_to_le64(is64 ? (uint64_t)ch->sem_payload_hi << 32 |
                                      ch->sem_payload_lo : ch->sem_payload_lo);
-        if (tgpu_gpu_rw(s, ch, addr, &payload, is64 ? 8 : 4, true)) {
+        if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &payload, is64 ? 8 : 4,
+                        true)) {
             chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
             return MTHD_ERROR;
         }
         if (exec & TGPU_SEM_TIMESTAMP) {
             ts = cpu_to_le64(tgpu_ptimer_now(s));
-            if (tgpu_gpu_rw(s, ch, addr + 8, &ts, 8, true)) {
+            if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr + 8, &ts, 8, true)) {
                 chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
                 return MTHD_ERROR;
             }
@@ -401,8 +415,11 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
             tgpu_mmu_invalidate(s, ch->asid, 0, 0);
             return MTHD_OK;
         case TGPU_MEM_OP_TLB_INVALIDATE_RANGE:
-            tgpu_mmu_invalidate(s, ch->asid, (uint64_t)ch->mem_op_a << 12,
-                                ch->mem_op_b);
+            if (ch->mem_op_b) {
+                tgpu_mmu_invalidate(s, ch->asid,
+                                    (uint64_t)ch->mem_op_a << 12,
+                                    ch->mem_op_b);
+            }
             return MTHD_OK;
         }
         chan_fail(s, ch, TGPU_ERR_MEM_OP, op);
@@ -456,8 +473,9 @@ static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
 
     if (ch->gp_put_dirty) {
         ch->gp_put_dirty = false;
-        if (tgpu_gpu_rw(s, ch, ch->userd + TGPU_USERD_GP_PUT, &put,
-                        sizeof(put), false)) {
+        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
+                        ch->userd + TGPU_USERD_GP_PUT, &put, sizeof(put),
+                        false)) {
             chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
             return false;
         }
@@ -472,7 +490,8 @@ static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
         return false;
     }
 
-    if (tgpu_gpu_rw(s, ch, ch->gpfifo_base + (uint64_t)get * 8, entry,
+    if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
+                    ch->gpfifo_base + (uint64_t)get * 8, entry,
                     sizeof(entry), false)) {
         chan_fail(s, ch, TGPU_ERR_GPFIFO_FAULT, get);
         return false;
@@ -493,11 +512,12 @@ static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
     if (len) {
         ch->pb_cur = va;
         ch->pb_end = va + (uint64_t)len * 4;
+        ch->pb_buf_len = 0;
     }
 
     ch->gp_get = (get + 1) & (ch->gpfifo_entries - 1);
     get = cpu_to_le32(ch->gp_get);
-    if (tgpu_gpu_rw(s, ch, ch->userd + TGPU_USERD_GP_GET, &get,
+    if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->userd + TGPU_USERD_GP_GET, &get,
                     sizeof(get), true)) {
         chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
         return false;
@@ -510,11 +530,26 @@ static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
 {
     uint32_t d, op, mthd;
 
-    if (tgpu_gpu_rw(s, ch, ch->pb_cur, &d, sizeof(d), false)) {
-        chan_fail(s, ch, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
-        return MTHD_ERROR;
+    /*
+     * Fetch ahead like a PBDMA, but never past the current 4 KiB page, so
+     * an unmapped page faults only when the stream gets there.
+     */
+    if (ch->pb_cur < ch->pb_buf_va ||
+        ch->pb_cur >= ch->pb_buf_va + ch->pb_buf_len * 4ull) {
+        uint64_t page_end = (ch->pb_cur | (TGPU_PAGE_SIZE - 1)) + 1;
+        uint64_t n = MIN(MIN(ch->pb_end, page_end) - ch->pb_cur,
+                         sizeof(ch->pb_buf)) / 4;
+
+        ch->pb_buf_len = 0;
+        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->pb_cur, ch->pb_buf,
+                        n * 4, false)) {
+            chan_fail(s, ch, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
+            return MTHD_ERROR;
+        }
+        ch->pb_buf_va = ch->pb_cur;
+        ch->pb_buf_len = n;
     }
-    d = le32_to_cpu(d);
+    d = le32_to_cpu(ch->pb_buf[(ch->pb_cur - ch->pb_buf_va) / 4]);
     ch->pb_cur += 4;
 
     if (ch->mthd_count) {
@@ -649,6 +684,7 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
             if (rl->last != (int)ch->id) {
                 s->ctxsw_count++;
                 trace_tgpu_ctxsw(r, rl->last, ch->id);
+                tgpu_mmu_context_switch(s);
             }
             rl->resident = ch->id;
             rl->last = ch->id;

@@ -22,6 +22,9 @@ uint32_t tgpu_intr_status(TGPUState *s)
     if (s->nonstall_intr & s->nonstall_intr_en) {
         st |= TGPU_INTR_NONSTALL;
     }
+    if (s->mmu_intr & s->mmu_intr_en) {
+        st |= TGPU_INTR_MMU;
+    }
     return st;
 }
 

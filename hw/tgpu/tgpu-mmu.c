@@ -1,10 +1,10 @@
 /*
- * tgpu MMU: the GPU address space that engines and the host unit use
+ * tgpu MMU: per-channel GPU address spaces, page walks, the ASID-tagged
+ * TLB and the fault buffer
  *
- * For now every channel runs in bypass mode (docs/hw/channels.md): low
- * addresses are VRAM, addresses from TGPU_BYPASS_SYSMEM_BASE up are guest
- * physical memory reached by PCI DMA.  Page tables and the TLB come with
- * the MMU; this file is where they go.
+ * docs/hw/mmu.md is the manual.  Page tables are guest data: a walk reads
+ * at most three entries, checks every table address against VRAM and
+ * against the tables it already used, and faults instead of guessing.
  *
  * Copyright (c) 2026 The tgpu authors
  *
@@ -12,10 +12,20 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "hw/pci/pci_device.h"
 #include "system/dma.h"
 #include "tgpu.h"
 #include "trace.h"
+
+static const char *const fault_names[] = {
+    [TGPU_FAULT_NOT_PRESENT] = "not present",
+    [TGPU_FAULT_READ_ONLY] = "write to read-only page",
+    [TGPU_FAULT_PRIVILEGE] = "privileged page",
+    [TGPU_FAULT_BAD_APERTURE] = "bad aperture",
+    [TGPU_FAULT_WALK] = "page-walk error",
+};
 
 /* Copy to or from VRAM; false when [addr, addr + len) is not all VRAM. */
 bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
@@ -34,28 +44,505 @@ bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
     return true;
 }
 
-MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, uint64_t va,
-                        void *buf, uint64_t len, bool is_write)
+static bool sysmem_rw(TGPUState *s, uint64_t pa, void *buf, uint64_t len,
+                      bool is_write)
 {
-    if (va >= TGPU_VA_LIMIT || len > TGPU_VA_LIMIT - va) {
-        return MEMTX_DECODE_ERROR;
-    }
-    if (va < TGPU_BYPASS_SYSMEM_BASE) {
-        return tgpu_vram_rw(s, va, buf, len, is_write) ?
-               MEMTX_OK : MEMTX_DECODE_ERROR;
-    }
-    if (va + len > TGPU_BYPASS_SYSMEM_BASE + TGPU_BYPASS_SYSMEM_BASE) {
-        return MEMTX_DECODE_ERROR;
-    }
-    return pci_dma_rw(PCI_DEVICE(s), va - TGPU_BYPASS_SYSMEM_BASE, buf, len,
+    return pci_dma_rw(PCI_DEVICE(s), pa, buf, len,
                       is_write ? DMA_DIRECTION_FROM_DEVICE :
                                  DMA_DIRECTION_TO_DEVICE,
-                      MEMTXATTRS_UNSPECIFIED);
+                      MEMTXATTRS_UNSPECIFIED) == MEMTX_OK;
 }
 
-/* MEM_OP TLB invalidation: there is no TLB before the MMU lands. */
+/* ---- TLB ---- */
+
+static unsigned int tlb_set(uint64_t vpn, uint32_t asid, bool large)
+{
+    uint64_t h = (vpn ^ ((uint64_t)asid << 5) ^ (large ? 0x2a : 0)) *
+                 0x9e3779b97f4a7c15ull;
+
+    return h >> 58;     /* top 6 bits: one of 64 sets */
+}
+
+static TGPUTlbEntry *tlb_find(TGPUState *s, uint32_t asid, uint64_t va)
+{
+    for (int large = 0; large < 2; large++) {
+        uint64_t vpn = va >> (large ? TGPU_LARGE_PAGE_SHIFT : TGPU_PAGE_SHIFT);
+        TGPUTlbEntry *set = s->tlb[tlb_set(vpn, asid, large)];
+
+        for (int w = 0; w < TGPU_TLB_WAYS; w++) {
+            if (set[w].valid && set[w].large == large &&
+                set[w].asid == asid && set[w].vpn == vpn) {
+                return &set[w];
+            }
+        }
+    }
+    return NULL;
+}
+
+static void tlb_fill(TGPUState *s, uint32_t asid, uint64_t va, bool large,
+                     uint64_t pte)
+{
+    uint64_t vpn = va >> (large ? TGPU_LARGE_PAGE_SHIFT : TGPU_PAGE_SHIFT);
+    unsigned int set = tlb_set(vpn, asid, large);
+    TGPUTlbEntry *e = NULL;
+
+    for (int w = 0; w < TGPU_TLB_WAYS; w++) {
+        if (!s->tlb[set][w].valid) {
+            e = &s->tlb[set][w];
+            break;
+        }
+    }
+    if (!e) {
+        e = &s->tlb[set][s->tlb_victim[set]];
+        s->tlb_victim[set] = (s->tlb_victim[set] + 1) % TGPU_TLB_WAYS;
+        s->tlb_evictions++;
+    }
+    *e = (TGPUTlbEntry) {
+        .valid = true, .large = large, .asid = asid, .vpn = vpn, .pte = pte,
+    };
+    s->tlb_fills++;
+}
+
+/* An access through this entry failed: it must not be used again. */
+static void tlb_forget(TGPUState *s, TGPUChannel *ch, uint64_t va)
+{
+    TGPUTlbEntry *e;
+
+    if (ch->flags & TGPU_INST_FLAGS_PAGED) {
+        e = tlb_find(s, ch->asid, va);
+        if (e) {
+            e->valid = false;
+        }
+    }
+}
+
+/* Drop the entries of @asid (all ASIDs when negative) over [va, end). */
+static void tlb_drop(TGPUState *s, int64_t asid, uint64_t va, uint64_t end)
+{
+    for (int i = 0; i < TGPU_TLB_SETS; i++) {
+        for (int w = 0; w < TGPU_TLB_WAYS; w++) {
+            TGPUTlbEntry *e = &s->tlb[i][w];
+            unsigned int shift = e->large ? TGPU_LARGE_PAGE_SHIFT
+                                          : TGPU_PAGE_SHIFT;
+            uint64_t lo = e->vpn << shift, hi = lo + (1ull << shift);
+
+            if (e->valid && (asid < 0 || e->asid == asid) &&
+                lo < end && va < hi) {
+                e->valid = false;
+            }
+        }
+    }
+    s->tlb_flushes++;
+}
+
 void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
                          uint64_t pages)
 {
+    uint64_t end = pages ? va + pages * TGPU_PAGE_SIZE : TGPU_VA_LIMIT;
+
     trace_tgpu_mmu_invalidate(asid, va, pages);
+    tlb_drop(s, asid, pages ? va : 0, end);
+}
+
+/* Untagged hardware must forget everything when the context changes. */
+void tgpu_mmu_context_switch(TGPUState *s)
+{
+    if (!s->tlb_tagging) {
+        tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
+    }
+}
+
+/* ---- page walks ---- */
+
+typedef struct Walk {
+    uint64_t table[TGPU_MMU_LEVELS];
+    uint64_t size[TGPU_MMU_LEVELS];
+    int n;
+} Walk;
+
+/* Use the next table: it must lie in VRAM and overlap none used before. */
+static bool walk_table(TGPUState *s, Walk *w, uint64_t addr, uint64_t size)
+{
+    if (addr % TGPU_PT_ALIGN || addr > s->vram_size ||
+        s->vram_size - addr < size) {
+        return false;
+    }
+    for (int i = 0; i < w->n; i++) {
+        if (addr < w->table[i] + w->size[i] && w->table[i] < addr + size) {
+            return false;
+        }
+    }
+    w->table[w->n] = addr;
+    w->size[w->n] = size;
+    w->n++;
+    return true;
+}
+
+static uint64_t walk_entry(TGPUState *s, uint64_t table, unsigned int index)
+{
+    uint64_t e = 0;
+
+    tgpu_vram_rw(s, table + index * 8ull, &e, sizeof(e), false);
+    return le64_to_cpu(e);
+}
+
+/* A page entry's page must exist: VRAM pages inside VRAM. */
+static int walk_page(TGPUState *s, uint64_t pte, uint64_t size)
+{
+    uint64_t pa = pte & TGPU_PTE_ADDR_MASK;
+
+    if (pa % size) {
+        return TGPU_FAULT_WALK;
+    }
+    if (!(pte & TGPU_PTE_SYSMEM) &&
+        (pa > s->vram_size || s->vram_size - pa < size)) {
+        return TGPU_FAULT_BAD_APERTURE;
+    }
+    return 0;
+}
+
+static int mmu_walk(TGPUState *s, TGPUChannel *ch, uint64_t va,
+                    uint64_t *pte, bool *large)
+{
+    const uint64_t dir_bad = TGPU_PTE_RSVD_MASK | TGPU_PTE_SYSMEM |
+                             TGPU_PTE_READ_ONLY | TGPU_PTE_PRIV;
+    Walk w = { .n = 0 };
+    uint64_t e;
+
+    s->mmu_walks++;
+    if (!walk_table(s, &w, ch->pdb, TGPU_PD1_ENTRIES * 8)) {
+        return TGPU_FAULT_WALK;
+    }
+    e = walk_entry(s, ch->pdb, TGPU_PD1_INDEX(va));
+    if (!(e & TGPU_PTE_VALID)) {
+        return TGPU_FAULT_NOT_PRESENT;
+    }
+    if (e & (dir_bad | TGPU_PTE_LARGE) ||
+        !walk_table(s, &w, e & TGPU_PTE_ADDR_MASK, TGPU_PD0_ENTRIES * 8)) {
+        return TGPU_FAULT_WALK;
+    }
+
+    e = walk_entry(s, w.table[1], TGPU_PD0_INDEX(va));
+    if (!(e & TGPU_PTE_VALID)) {
+        return TGPU_FAULT_NOT_PRESENT;
+    }
+    if (e & TGPU_PTE_LARGE) {
+        if (e & TGPU_PTE_RSVD_MASK) {
+            return TGPU_FAULT_WALK;
+        }
+        *pte = e;
+        *large = true;
+        return walk_page(s, e, TGPU_LARGE_PAGE_SIZE);
+    }
+    if (e & dir_bad ||
+        !walk_table(s, &w, e & TGPU_PTE_ADDR_MASK, TGPU_PT_ENTRIES * 8)) {
+        return TGPU_FAULT_WALK;
+    }
+
+    e = walk_entry(s, w.table[2], TGPU_PT_INDEX(va));
+    if (!(e & TGPU_PTE_VALID)) {
+        return TGPU_FAULT_NOT_PRESENT;
+    }
+    if (e & (TGPU_PTE_RSVD_MASK | TGPU_PTE_LARGE)) {
+        return TGPU_FAULT_WALK;
+    }
+    *pte = e;
+    *large = false;
+    return walk_page(s, e, TGPU_PAGE_SIZE);
+}
+
+/* ---- faults ---- */
+
+static void mmu_fault(TGPUState *s, TGPUChannel *ch, uint64_t va,
+                      bool is_write, int type)
+{
+    uint64_t base = ((uint64_t)(s->fault_buf_hi & 0xff) << 32) |
+                    (s->fault_buf_lo & ~0xfffu);
+    bool in_sysmem = s->fault_buf_lo & TGPU_FAULT_BUF_SYSMEM;
+    uint8_t rec[TGPU_FAULT_RECORD_SIZE] = { 0 };
+    uint64_t at;
+    bool ok = false;
+
+    s->fault_count++;
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "tgpu: MMU fault: channel %u ASID %u %s at VA 0x%010"
+                  PRIx64 ": %s\n", ch->id, ch->asid,
+                  is_write ? "write" : "read", va, fault_names[type]);
+    trace_tgpu_mmu_fault(ch->id, ch->asid, va, is_write, type);
+
+    if (s->fault_buf_size &&
+        (s->fault_buf_put + 1) % s->fault_buf_size != s->fault_buf_get) {
+        stq_le_p(rec + TGPU_FAULT_REC_VA, va);
+        stq_le_p(rec + TGPU_FAULT_REC_TIMESTAMP, tgpu_ptimer_now(s));
+        stl_le_p(rec + TGPU_FAULT_REC_ASID, ch->asid);
+        stl_le_p(rec + TGPU_FAULT_REC_CHID, ch->id);
+        rec[TGPU_FAULT_REC_ENGINE] = TGPU_FAULT_ENGINE_HOST;
+        rec[TGPU_FAULT_REC_ACCESS] = is_write ? TGPU_FAULT_ACCESS_WRITE
+                                              : TGPU_FAULT_ACCESS_READ;
+        rec[TGPU_FAULT_REC_TYPE] = type;
+        rec[TGPU_FAULT_REC_VALID] = 1;
+        at = base + (uint64_t)s->fault_buf_put * TGPU_FAULT_RECORD_SIZE;
+        ok = in_sysmem ? sysmem_rw(s, at, rec, sizeof(rec), true)
+                       : tgpu_vram_rw(s, at, rec, sizeof(rec), true);
+    }
+    if (ok) {
+        s->fault_buf_put = (s->fault_buf_put + 1) % s->fault_buf_size;
+        s->mmu_intr |= TGPU_MMU_INTR_FAULT;
+    } else {
+        s->mmu_intr |= TGPU_MMU_INTR_OVERFLOW;
+    }
+    tgpu_irq_raise(s, TGPU_UNIT_MMU);
+}
+
+/* ---- translation ---- */
+
+/*
+ * Where @va goes: the physical address, its aperture, and how many bytes
+ * from there on the same translation holds.  0, or the fault type.
+ */
+typedef struct Xlate {
+    uint64_t pa;
+    bool sysmem;
+    uint64_t avail;             /* bytes from pa on with this translation */
+    bool fill;                  /* a walk found it: fill once it worked */
+    bool large;
+    uint64_t pte;
+} Xlate;
+
+static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
+                         uint64_t va, bool is_write, Xlate *x)
+{
+    TGPUTlbEntry *e;
+    uint64_t pte, size;
+    bool large;
+    int fault;
+
+    x->fill = false;
+    if (!(ch->flags & TGPU_INST_FLAGS_PAGED)) {
+        x->sysmem = va >= TGPU_BYPASS_SYSMEM_BASE;
+        if (!x->sysmem && va >= s->vram_size) {
+            return TGPU_FAULT_BAD_APERTURE;
+        }
+        x->pa = x->sysmem ? va - TGPU_BYPASS_SYSMEM_BASE : va;
+        x->avail = (x->sysmem ? TGPU_VA_LIMIT : s->vram_size) - va;
+        return 0;
+    }
+
+    e = tlb_find(s, ch->asid, va);
+    if (e) {
+        s->tlb_hits++;
+        pte = e->pte;
+        large = e->large;
+    } else {
+        s->tlb_misses++;
+        fault = mmu_walk(s, ch, va, &pte, &large);
+        if (fault) {
+            return fault;
+        }
+    }
+    if (is_write && (pte & TGPU_PTE_READ_ONLY)) {
+        return TGPU_FAULT_READ_ONLY;
+    }
+    if ((pte & TGPU_PTE_PRIV) && who != TGPU_ACC_FETCH &&
+        !(ch->flags & TGPU_INST_FLAGS_PRIV)) {
+        return TGPU_FAULT_PRIVILEGE;
+    }
+    size = large ? TGPU_LARGE_PAGE_SIZE : TGPU_PAGE_SIZE;
+    x->pa = (pte & TGPU_PTE_ADDR_MASK) | (va & (size - 1));
+    x->sysmem = pte & TGPU_PTE_SYSMEM;
+    x->avail = size - (va & (size - 1));
+    x->fill = !e;
+    x->large = large;
+    x->pte = pte;
+    return 0;
+}
+
+MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
+                        uint64_t va, void *buf, uint64_t len, bool is_write)
+{
+    uint8_t *p = buf;
+
+    if (va >= TGPU_VA_LIMIT || len > TGPU_VA_LIMIT - va) {
+        mmu_fault(s, ch, va, is_write, TGPU_FAULT_BAD_APERTURE);
+        return MEMTX_DECODE_ERROR;
+    }
+    while (len) {
+        uint64_t n;
+        Xlate x;
+        bool ok;
+        int fault;
+
+        fault = mmu_translate(s, ch, who, va, is_write, &x);
+        if (fault) {
+            mmu_fault(s, ch, va, is_write, fault);
+            return MEMTX_DECODE_ERROR;
+        }
+        n = MIN(len, x.avail);
+        ok = x.sysmem ? sysmem_rw(s, x.pa, p, n, is_write)
+                      : tgpu_vram_rw(s, x.pa, p, n, is_write);
+        if (!ok) {
+            tlb_forget(s, ch, va);
+            mmu_fault(s, ch, va, is_write, TGPU_FAULT_BAD_APERTURE);
+            return MEMTX_DECODE_ERROR;
+        }
+        /* faults are never cached: only an access that worked fills */
+        if (x.fill) {
+            tlb_fill(s, ch->asid, va, x.large, x.pte);
+        }
+        va += n;
+        p += n;
+        len -= n;
+    }
+    return MEMTX_OK;
+}
+
+/* ---- registers ---- */
+
+uint32_t tgpu_mmu_read(TGPUState *s, hwaddr addr, bool *ok)
+{
+    *ok = true;
+    switch (addr) {
+    case TGPU_MMU_INTR:
+        return s->mmu_intr;
+    case TGPU_MMU_INTR_EN:
+        return s->mmu_intr_en;
+    case TGPU_MMU_FAULT_BUF_LO:
+        return s->fault_buf_lo;
+    case TGPU_MMU_FAULT_BUF_HI:
+        return s->fault_buf_hi;
+    case TGPU_MMU_FAULT_BUF_SIZE:
+        return s->fault_buf_size;
+    case TGPU_MMU_FAULT_BUF_GET:
+        return s->fault_buf_get;
+    case TGPU_MMU_FAULT_BUF_PUT:
+        return s->fault_buf_put;
+    case TGPU_MMU_FAULT_COUNT:
+        return s->fault_count;
+    case TGPU_MMU_INVALIDATE_ASID:
+        return s->inv_asid;
+    case TGPU_MMU_INVALIDATE_VA_LO:
+        return s->inv_va_lo;
+    case TGPU_MMU_INVALIDATE_VA_HI:
+        return s->inv_va_hi;
+    case TGPU_MMU_INVALIDATE_PAGES:
+        return s->inv_pages;
+    case TGPU_MMU_INVALIDATE:
+        return 0;
+    case TGPU_MMU_TLB_SETS:
+        return TGPU_TLB_SETS;
+    case TGPU_MMU_TLB_WAYS:
+        return TGPU_TLB_WAYS;
+    case TGPU_MMU_TLB_HITS:
+        return s->tlb_hits;
+    case TGPU_MMU_TLB_MISSES:
+        return s->tlb_misses;
+    case TGPU_MMU_TLB_FILLS:
+        return s->tlb_fills;
+    case TGPU_MMU_TLB_FLUSHES:
+        return s->tlb_flushes;
+    case TGPU_MMU_TLB_EVICTIONS:
+        return s->tlb_evictions;
+    case TGPU_MMU_WALKS:
+        return s->mmu_walks;
+    case TGPU_MMU_CTRL:
+        return s->tlb_tagging ? TGPU_MMU_CTRL_TLB_TAGGED : 0;
+    }
+    *ok = false;
+    return TGPU_REG_BADF;
+}
+
+bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
+{
+    uint64_t va;
+
+    switch (addr) {
+    case TGPU_MMU_INTR:
+        s->mmu_intr &= ~val;
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_MMU_INTR_EN:
+        s->mmu_intr_en = val & (TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW);
+        tgpu_irq_update(s);
+        return true;
+    case TGPU_MMU_FAULT_BUF_LO:
+        s->fault_buf_lo = val & (~0xfffu | TGPU_FAULT_BUF_SYSMEM);
+        return true;
+    case TGPU_MMU_FAULT_BUF_HI:
+        s->fault_buf_hi = val & 0xff;
+        return true;
+    case TGPU_MMU_FAULT_BUF_SIZE:
+        if (val > TGPU_FAULT_BUF_SIZE_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tgpu: fault buffer of %u "
+                          "entries refused (at most %u)\n", val,
+                          TGPU_FAULT_BUF_SIZE_MAX);
+            return true;
+        }
+        s->fault_buf_size = val;
+        s->fault_buf_get = 0;
+        s->fault_buf_put = 0;
+        return true;
+    case TGPU_MMU_FAULT_BUF_GET:
+        if (val >= MAX(s->fault_buf_size, 1)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tgpu: fault buffer GET %u "
+                          "beyond its %u entries, ignored\n", val,
+                          s->fault_buf_size);
+            return true;
+        }
+        s->fault_buf_get = val;
+        return true;
+    case TGPU_MMU_INVALIDATE_ASID:
+        s->inv_asid = val & 0xffff;
+        return true;
+    case TGPU_MMU_INVALIDATE_VA_LO:
+        s->inv_va_lo = val & ~0xfffu;
+        return true;
+    case TGPU_MMU_INVALIDATE_VA_HI:
+        s->inv_va_hi = val & 0xff;
+        return true;
+    case TGPU_MMU_INVALIDATE_PAGES:
+        s->inv_pages = val;
+        return true;
+    case TGPU_MMU_INVALIDATE:
+        va = (uint64_t)s->inv_va_hi << 32 | s->inv_va_lo;
+        switch (val) {
+        case TGPU_MMU_INV_ALL:
+            trace_tgpu_mmu_invalidate(0xffffffff, 0, 0);
+            tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
+            return true;
+        case TGPU_MMU_INV_ASID:
+            tgpu_mmu_invalidate(s, s->inv_asid, 0, 0);
+            return true;
+        case TGPU_MMU_INV_RANGE:
+            if (s->inv_pages) {
+                tgpu_mmu_invalidate(s, s->inv_asid, va, s->inv_pages);
+            }
+            return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+void tgpu_mmu_reset(TGPUState *s)
+{
+    memset(s->tlb, 0, sizeof(s->tlb));
+    memset(s->tlb_victim, 0, sizeof(s->tlb_victim));
+    s->mmu_intr = 0;
+    s->mmu_intr_en = 0;
+    s->fault_buf_lo = 0;
+    s->fault_buf_hi = 0;
+    s->fault_buf_size = 0;
+    s->fault_buf_get = 0;
+    s->fault_buf_put = 0;
+    s->fault_count = 0;
+    s->inv_asid = 0;
+    s->inv_va_lo = 0;
+    s->inv_va_hi = 0;
+    s->inv_pages = 0;
+    s->tlb_hits = 0;
+    s->tlb_misses = 0;
+    s->tlb_fills = 0;
+    s->tlb_flushes = 0;
+    s->tlb_evictions = 0;
+    s->mmu_walks = 0;
 }

@@ -63,6 +63,9 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     } else if (addr >= TGPU_PTIMER_BASE &&
                addr < TGPU_PTIMER_BASE + TGPU_PTIMER_SIZE) {
         val = tgpu_ptimer_read(s, addr, &ok);
+    } else if (addr >= TGPU_MMU_BASE &&
+               addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
+        val = tgpu_mmu_read(s, addr, &ok);
     } else if (addr >= TGPU_USERMODE_BASE &&
                addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
         val = tgpu_ptimer_read(s, addr, &ok);
@@ -89,6 +92,9 @@ static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     trace_tgpu_mmio_write(addr, size, val);
     if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
         ok = tgpu_pmc_write(s, addr - TGPU_PMC_BASE, val);
+    } else if (addr >= TGPU_MMU_BASE &&
+               addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
+        ok = tgpu_mmu_write(s, addr, val);
     } else {
         ok = tgpu_host_write(s, addr, val);
     }
@@ -259,6 +265,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     trace_tgpu_reset(s->model->name);
     tgpu_pmc_reset(s);
     tgpu_host_reset(s);
+    tgpu_mmu_reset(s);
     tgpu_irq_update(s);
 }
 
@@ -268,6 +275,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_UINT32("sm-count", TGPUState, sm_count, 0),
     DEFINE_PROP_UINT32("channels", TGPUState, num_channels,
                        TGPU_CHANNELS_DEFAULT),
+    DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
 };
 
 static const VMStateDescription tgpu_vmstate = {

@@ -14,6 +14,7 @@
 #include "qemu/timer.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
+#include "tgpu/mmu.h"
 
 #define TYPE_TGPU "tgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
@@ -61,6 +62,9 @@ typedef struct TGPUChannel {
     /* pushbuffer: current segment and the method header being executed */
     uint64_t pb_cur;
     uint64_t pb_end;
+    uint32_t pb_buf[64];        /* prefetched pushbuffer dwords */
+    uint64_t pb_buf_va;
+    uint32_t pb_buf_len;        /* dwords in pb_buf from pb_buf_va */
     uint32_t mthd_op;
     uint32_t mthd_addr;
     uint32_t mthd_subch;
@@ -79,6 +83,20 @@ typedef struct TGPUChannel {
     int64_t acq_next_try_ns;
     bool acq_retry;             /* retry at the next scheduler pass */
 } TGPUChannel;
+
+typedef struct TGPUTlbEntry {
+    bool valid;
+    bool large;
+    uint16_t asid;
+    uint64_t vpn;               /* VA >> 12, or VA >> 21 when large */
+    uint64_t pte;
+} TGPUTlbEntry;
+
+/* Who makes an access: it decides whether privileged pages are in reach. */
+typedef enum {
+    TGPU_ACC_FETCH,             /* host unit: GPFIFO, pushbuffer, USERD */
+    TGPU_ACC_SEM,               /* host unit: semaphore methods */
+} TGPUAccessor;
 
 typedef struct TGPURunlist {
     uint32_t base_lo, base_hi;
@@ -128,6 +146,19 @@ struct TGPUState {
     uint32_t err_pending[TGPU_CHANNELS_MAX / 32];
     QEMUBH *host_bh;
     QEMUTimer *acquire_timer;
+
+    /* MMU (tgpu-mmu.c) */
+    bool tlb_tagging;
+    TGPUTlbEntry tlb[TGPU_TLB_SETS][TGPU_TLB_WAYS];
+    uint8_t tlb_victim[TGPU_TLB_SETS];
+    uint32_t mmu_intr;
+    uint32_t mmu_intr_en;
+    uint32_t fault_buf_lo, fault_buf_hi;
+    uint32_t fault_buf_size, fault_buf_get, fault_buf_put;
+    uint32_t fault_count;
+    uint32_t inv_asid, inv_va_lo, inv_va_hi, inv_pages;
+    uint32_t tlb_hits, tlb_misses, tlb_fills, tlb_flushes, tlb_evictions;
+    uint32_t mmu_walks;
 };
 
 /* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */
@@ -154,12 +185,16 @@ uint64_t tgpu_ptimer_now(TGPUState *s);
 uint32_t tgpu_ptimer_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-mmu.c: the GPU address space of a channel */
-MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, uint64_t va,
-                        void *buf, uint64_t len, bool is_write);
+MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
+                        uint64_t va, void *buf, uint64_t len, bool is_write);
 void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
                          uint64_t pages);
+void tgpu_mmu_context_switch(TGPUState *s);
 bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
                   bool is_write);
+uint32_t tgpu_mmu_read(TGPUState *s, hwaddr addr, bool *ok);
+bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val);
+void tgpu_mmu_reset(TGPUState *s);
 
 /* tgpu-host.c: channels, PFIFO, runlists, the scheduler */
 void tgpu_host_init(TGPUState *s);

@@ -21,6 +21,7 @@
 #include "libqos/pci-pc.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
+#include "tgpu/mmu.h"
 
 #define VRAM_SIZE       (64 * MiB)
 #define INST_BASE       0x00100000ull   /* instance blocks, 4 KiB each */
@@ -40,16 +41,21 @@ typedef struct Bench {
     QPCIBar bar0, bar1;
 } Bench;
 
-static void bench_start(Bench *b)
+static void bench_start_opts(Bench *b, const char *opts)
 {
-    b->qts = qtest_init("-M q35 -nodefaults "
-                        "-device tgpu,addr=04.0,vram-size=64M");
+    b->qts = qtest_initf("-M q35 -nodefaults "
+                         "-device tgpu,addr=04.0,%s", opts);
     b->bus = qpci_new_pc(b->qts, NULL);
     b->dev = qpci_device_find(b->bus, QPCI_DEVFN(4, 0));
     g_assert_nonnull(b->dev);
     qpci_device_enable(b->dev);
     b->bar0 = qpci_iomap(b->dev, TGPU_BAR0, NULL);
     b->bar1 = qpci_iomap(b->dev, TGPU_BAR1, NULL);
+}
+
+static void bench_start(Bench *b)
+{
+    bench_start_opts(b, "vram-size=64M");
 }
 
 static void bench_stop(Bench *b)
@@ -102,6 +108,7 @@ static void setup(Bench *b, int nchan, int njobs)
         uint64_t userd = USERD_BASE + c * TGPU_USERD_SIZE;
         uint32_t put = 0, put_le;
 
+        put32(inst + TGPU_INST_FLAGS, TGPU_INST_FLAGS_PRIV);
         put32(inst + TGPU_INST_GPFIFO_LOG2, GPFIFO_LOG2);
         put64(inst + TGPU_INST_GPFIFO_BASE, gpfifo);
         put32(inst + TGPU_INST_ENGINE, TGPU_RUNLIST_COMPUTE);
@@ -218,10 +225,208 @@ static void test_eight_channels(void)
     bench_jobs(8, g_test_perf() ? MAX_JOBS : 64, "sem_release_8ch");
 }
 
+/*
+ * Context switches between address spaces: N paged channels on one
+ * runlist take turns (each block ends in YIELD); after switching in, a
+ * channel releases a semaphore in each of its W working-set pages.  Each
+ * context maps a 2 MiB page with its GPFIFO, USERD and pushbuffers at VA
+ * 0, and its W data pages as 4 KiB pages from VA 2 MiB.
+ */
+#define CS_VRAM         "vram-size=256M"
+#define CS_PD1_BASE     0x00800000ull   /* 8 KiB per context */
+#define CS_PD0_BASE     0x00900000ull   /* 4 KiB per context */
+#define CS_PT_BASE      0x00a00000ull   /* 4 KiB per context */
+#define CS_DATA_BASE    0x00b00000ull   /* W pages per context */
+#define CS_CODE_BASE    0x04000000ull   /* 2 MiB per context */
+#define CS_VA_DATA      TGPU_LARGE_PAGE_SIZE
+#define CS_GPFIFO_VA    0x0
+#define CS_USERD_VA     0x1000
+#define CS_PB_VA        0x2000
+#define CS_SWITCHES     1000
+
+typedef struct CtxswResult {
+    double us_per_switch;
+    uint32_t walks, misses, switches;
+} CtxswResult;
+
+static void put_pte(Bench *b, uint64_t table, unsigned int i, uint64_t e)
+{
+    uint64_t le;
+
+    put64(&le, e);
+    vram_write(b, table + i * 8ull, &le, 8);
+}
+
+static void ctxsw_setup(Bench *b, int n, int w, int blocks)
+{
+    uint32_t ids[32];
+    int dw = 5 * w + 1;
+    g_autofree uint32_t *pb = g_new0(uint32_t, dw * blocks);
+    g_autofree uint64_t *ring = g_new0(uint64_t, 512);
+
+    for (int c = 0; c < n; c++) {
+        uint64_t pd1 = CS_PD1_BASE + c * 8192ull;
+        uint64_t pd0 = CS_PD0_BASE + c * 4096ull;
+        uint64_t pt = CS_PT_BASE + c * 4096ull;
+        uint64_t code = CS_CODE_BASE + c * TGPU_LARGE_PAGE_SIZE;
+        uint8_t inst[64] = { 0 };
+        uint32_t put_le;
+
+        put_pte(b, pd1, 0, pd0 | TGPU_PTE_VALID);
+        put_pte(b, pd0, 0, code | TGPU_PTE_VALID | TGPU_PTE_LARGE);
+        put_pte(b, pd0, 1, pt | TGPU_PTE_VALID);
+        for (int i = 0; i < w; i++) {
+            put_pte(b, pt, i, (CS_DATA_BASE + (c * w + i) * 4096ull) |
+                    TGPU_PTE_VALID);
+        }
+
+        for (int k = 0; k < blocks; k++) {
+            uint32_t *p = &pb[k * dw];
+
+            for (int i = 0; i < w; i++, p += 5) {
+                put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_INC, 0,
+                                         TGPU_M_SEM_ADDR_LO, 3));
+                put32(&p[1], CS_VA_DATA + i * 4096);
+                put32(&p[2], 0);
+                put32(&p[3], k + 1);
+                put32(&p[4], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0,
+                                         TGPU_M_SEM_EXECUTE,
+                                         TGPU_SEM_OP_RELEASE));
+            }
+            put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_YIELD, 0));
+            put64(&ring[k], TGPU_GP_ENTRY(CS_PB_VA + k * dw * 4ull, dw, 0));
+        }
+        vram_write(b, code + CS_PB_VA, pb, dw * blocks * 4);
+        vram_write(b, code + CS_GPFIFO_VA, ring, blocks * 8);
+        put32(&put_le, blocks);
+        vram_write(b, code + CS_USERD_VA + TGPU_USERD_GP_PUT, &put_le, 4);
+
+        put32(inst + TGPU_INST_FLAGS, TGPU_INST_FLAGS_PAGED);
+        put32(inst + TGPU_INST_ASID, c + 1);
+        put64(inst + TGPU_INST_PDB, pd1);
+        put64(inst + TGPU_INST_GPFIFO_BASE, CS_GPFIFO_VA);
+        put32(inst + TGPU_INST_GPFIFO_LOG2, 9);
+        put64(inst + TGPU_INST_USERD, CS_USERD_VA);
+        vram_write(b, INST_BASE + c * TGPU_INST_SIZE, inst, sizeof(inst));
+        wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_INST),
+           (INST_BASE + c * TGPU_INST_SIZE) >> 12);
+        wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_CTRL), TGPU_CHAN_CTRL_ENABLE);
+        put32(&ids[c], c);
+    }
+    vram_write(b, RUNLIST_BASE, ids, n * 4);
+    wr(b, TGPU_FIFO_RUNLIST_BASE_LO(0), RUNLIST_BASE);
+}
+
+static CtxswResult ctxsw_run(int n, int w, bool tagged)
+{
+    int blocks = CS_SWITCHES / n;
+    uint32_t walks0, misses0, sw0;
+    CtxswResult r;
+    gint64 t0;
+    Bench b;
+    int done;
+
+    bench_start_opts(&b, tagged ? CS_VRAM ",tlb-tagging=on"
+                                : CS_VRAM ",tlb-tagging=off");
+    ctxsw_setup(&b, n, w, blocks);
+    walks0 = rd(&b, TGPU_MMU_WALKS);
+    misses0 = rd(&b, TGPU_MMU_TLB_MISSES);
+    sw0 = rd(&b, TGPU_FIFO_CTXSW_COUNT);
+
+    /* all doorbells first: the runlist makes every channel runnable at once */
+    for (int c = 0; c < n; c++) {
+        wr(&b, TGPU_USERMODE_DOORBELL, c);
+    }
+    t0 = g_get_monotonic_time();
+    wr(&b, TGPU_FIFO_RUNLIST_SUBMIT(0), n);
+    do {
+        done = 0;
+        for (int c = 0; c < n; c++) {
+            uint64_t last = CS_DATA_BASE + (c * w + w - 1) * 4096ull;
+
+            done += qpci_io_readl(b.dev, b.bar1, last) == blocks;
+        }
+        if (rd(&b, TGPU_FIFO_INTR)) {
+            g_error("channel %u failed: error %u, info 0x%x",
+                    rd(&b, TGPU_FIFO_ERR_CHID), rd(&b, TGPU_FIFO_ERR_CODE),
+                    rd(&b, TGPU_FIFO_ERR_INFO));
+        }
+        if (done < n) {
+            g_usleep(100);
+        }
+    } while (done < n);
+    r.us_per_switch = g_get_monotonic_time() - t0;
+
+    r.walks = rd(&b, TGPU_MMU_WALKS) - walks0;
+    r.misses = rd(&b, TGPU_MMU_TLB_MISSES) - misses0;
+    r.switches = rd(&b, TGPU_FIFO_CTXSW_COUNT) - sw0;
+    r.us_per_switch /= r.switches;
+    g_assert_cmpuint(r.switches, >=, n * blocks);
+    bench_stop(&b);
+    return r;
+}
+
+/* Counts are exact; the time is the median of BENCH_RUNS runs. */
+static CtxswResult ctxsw_median(int n, int w, bool tagged)
+{
+    double us[BENCH_RUNS];
+    int runs = g_test_perf() ? BENCH_RUNS : 1;
+    CtxswResult r;
+
+    for (int i = 0; i < runs; i++) {
+        r = ctxsw_run(n, w, tagged);
+        us[i] = r.us_per_switch;
+    }
+    qsort(us, runs, sizeof(us[0]), cmp_double);
+    r.us_per_switch = us[runs / 2];
+    return r;
+}
+
+static void test_ctxsw(void)
+{
+    static const struct { int n, w; } cfg[] = { { 2, 16 }, { 8, 16 },
+                                                 { 32, 8 } };
+
+    for (size_t i = 0; i < ARRAY_SIZE(cfg); i++) {
+        int n = cfg[i].n, w = cfg[i].w;
+        CtxswResult on, off;
+
+        if (!g_test_perf() && n != 2) {
+            continue;
+        }
+        on = ctxsw_median(n, w, true);
+        off = ctxsw_median(n, w, false);
+        /* tagging keeps each context's pages across switches */
+        g_assert_cmpuint(on.walks, <, off.walks);
+        if (!g_test_perf()) {
+            continue;
+        }
+        g_print("bench: mmu.ctxsw_%dctx_walks_tagged %u walks\n", n,
+                on.walks);
+        g_print("bench: mmu.ctxsw_%dctx_walks_untagged %u walks\n", n,
+                off.walks);
+        g_print("bench: mmu.ctxsw_%dctx_us_tagged %.3f us\n", n,
+                on.us_per_switch);
+        g_print("bench: mmu.ctxsw_%dctx_us_untagged %.3f us\n", n,
+                off.us_per_switch);
+        g_print("bench: mmu.ctxsw_%dctx_walk_ratio %.1f x\n", n,
+                (double)off.walks / MAX(on.walks, 1));
+        g_print("bench: mmu.ctxsw_%dctx_time_ratio %.2f x\n", n,
+                off.us_per_switch / on.us_per_switch);
+        if (n == 8) {
+            g_print("bench: mmu.ctxswitch_walk_ratio %.1f x\n",
+                    (double)off.walks / MAX(on.walks, 1));
+            g_print("bench: mmu.ctxswitch_time_ratio %.2f x\n",
+                    off.us_per_switch / on.us_per_switch);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/tgpu/bench/sem-release/1-channel", test_one_channel);
     qtest_add_func("/tgpu/bench/sem-release/8-channels", test_eight_channels);
+    qtest_add_func("/tgpu/bench/ctxsw", test_ctxsw);
     return g_test_run();
 }

@@ -25,6 +25,7 @@
 #include "hw/pci/pci_regs.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
+#include "tgpu/mmu.h"
 
 #define TGPU_DEVFN          QPCI_DEVFN(4, 0)
 /* q35: slot 4 INTA goes to PIRQE, which is IOAPIC input 20 */
@@ -67,6 +68,8 @@ typedef struct Chan {
     /* instance block fields */
     uint64_t inst;
     uint32_t flags;
+    uint32_t asid;
+    uint64_t pdb;
     uint64_t gpfifo;
     uint32_t log2;
     uint32_t engine;
@@ -344,7 +347,10 @@ static uint32_t engine_of(int ch)
     return TGPU_RUNLIST_COMPUTE;
 }
 
-/* The default configuration of a channel: everything in VRAM. */
+/*
+ * The default configuration of a channel: everything in VRAM, in bypass
+ * mode, which docs/hw/mmu.md allows only to a privileged channel.
+ */
 static Chan *chan_cfg(T *t, int ch)
 {
     Chan *c = &t->ch[ch];
@@ -352,6 +358,7 @@ static Chan *chan_cfg(T *t, int ch)
     g_assert_cmpint(ch, <, NR_TEST_CHANNELS);
     memset(c, 0, sizeof(*c));
     c->id = ch;
+    c->flags = TGPU_INST_FLAGS_PRIV;
     c->inst = L_INST(ch);
     c->gpfifo = L_GPFIFO(ch);
     c->log2 = GP_LOG2_DEFAULT;
@@ -390,6 +397,8 @@ static void chan_write(T *t, Chan *c)
 
     memset(blk, 0, sizeof(blk));
     stl_le_p(blk + TGPU_INST_FLAGS, c->flags);
+    stl_le_p(blk + TGPU_INST_ASID, c->asid);
+    stq_le_p(blk + TGPU_INST_PDB, c->pdb);
     stq_le_p(blk + TGPU_INST_GPFIFO_BASE, c->gpfifo);
     stl_le_p(blk + TGPU_INST_GPFIFO_LOG2, c->log2);
     stl_le_p(blk + TGPU_INST_ENGINE, c->engine);
@@ -1468,7 +1477,7 @@ static void check_alive(T *t, uint32_t val)
 
 static void test_err_instance(void)
 {
-    enum { N_BAD = 12 };
+    enum { N_BAD = 17 };
     T t;
     Chan *c;
 
@@ -1481,7 +1490,8 @@ static void test_err_instance(void)
         c = chan_cfg(&t, 1);
         switch (i) {
         case 0:
-            c->flags = TGPU_INST_FLAGS_PAGED;
+            /* bypass without PRIV (docs/hw/mmu.md) */
+            c->flags = 0;
             info = TGPU_INST_FLAGS;
             break;
         case 1:
@@ -1525,6 +1535,36 @@ static void test_err_instance(void)
             c->inst = VRAM_GAP;
             info = 0xffffffff;
             break;
+        case 11:
+            /* paged: the PDB must be 8 KiB aligned ... */
+            c->flags = TGPU_INST_FLAGS_PAGED;
+            c->pdb = L_SCRATCH + TGPU_PDB_ALIGN / 2;
+            info = TGPU_INST_PDB;
+            break;
+        case 12:
+            /* ... and its PD1 table inside VRAM */
+            c->flags = TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV;
+            c->pdb = VRAM_SIZE;
+            info = TGPU_INST_PDB;
+            break;
+        case 13:
+            c->flags = TGPU_INST_FLAGS_PAGED;
+            c->pdb = VRAM_GAP;
+            info = TGPU_INST_PDB;
+            break;
+        case 14:
+            /* ASIDs are 16 bits */
+            c->flags = TGPU_INST_FLAGS_PAGED;
+            c->pdb = L_SCRATCH;
+            c->asid = 0x10000;
+            info = TGPU_INST_ASID;
+            break;
+        case 15:
+            c->flags = TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV;
+            c->pdb = L_SCRATCH;
+            c->asid = 0xffffffff;
+            info = TGPU_INST_ASID;
+            break;
         default:
             c->inst = VRAM_SIZE;
             info = 0xffffffff;
@@ -1547,6 +1587,15 @@ static void test_err_instance(void)
         c->acq_to_us = i ? TGPU_ACQ_TIMEOUT_MAX_US : 1;
         chan_up_cfg(&t, c);
         run_release(&t, c, L_SEM, 0x1000 + i);
+        chan_reset(&t, 2);
+    }
+    /* paged: the last PD1 table that fits in VRAM, the largest ASID */
+    for (int i = 0; i < 2; i++) {
+        c = chan_cfg(&t, 2);
+        c->flags = TGPU_INST_FLAGS_PAGED | (i ? TGPU_INST_FLAGS_PRIV : 0);
+        c->pdb = VRAM_SIZE - TGPU_PDB_ALIGN;
+        c->asid = 0xffff;
+        chan_up_cfg(&t, c);
         chan_reset(&t, 2);
     }
     check_alive(&t, 1);

@@ -16,357 +16,41 @@
  */
 
 #include "qemu/osdep.h"
-#include "qemu/bswap.h"
-#include "qemu/units.h"
-#include "libqtest.h"
-#include "libqos/pci.h"
-#include "libqos/pci-pc.h"
-#include "qobject/qdict.h"
-#include "hw/pci/pci_regs.h"
-#include "tgpu/regs.h"
-#include "tgpu/channel.h"
-#include "tgpu/mmu.h"
+#include "tgpu-qtest.h"
 
-#define TGPU_DEVFN          QPCI_DEVFN(4, 0)
 /* q35: slot 4 INTA goes to PIRQE, which is IOAPIC input 20 */
 #define TGPU_INTX_GSI       20
 
-/* How long a test waits for the device before it calls it a hang. */
-#define WAIT_US             (10 * G_USEC_PER_SEC)
-
 /*
- * Where the tests put things.  VRAM is 64 MiB so that BAR1 fits the
- * 32-bit MMIO window of libqos; guest RAM is q35's default 128 MiB.
+ * Where the tests put things, besides L_RUNLIST and L_INST.  Every
+ * channel runs in bypass mode, its GPU addresses physical (SYS() for
+ * guest RAM).
  */
-#define VRAM_SIZE           (64 * MiB)
-#define VRAM_GAP            0x10000000ull   /* past VRAM: faults */
-#define L_RUNLIST(r)        (0x4000u + 0x1000u * (r))
-#define L_INST(ch)          (0x10000u + TGPU_INST_SIZE * (ch))
 #define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
 #define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define GP_LOG2_DEFAULT     10              /* 1024 entries: 0x2000 bytes */
 #define L_PB_SIZE           0x20000u
 #define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
 #define L_SEM               0x1400000u      /* semaphores */
 #define L_SCRATCH           0x1800000u
 #define L_BIGRING           0x2000000u      /* room for 2^20 entries */
 
-#define SYS(gpa)            (TGPU_BYPASS_SYSMEM_BASE + (gpa))
 #define G_MSI               0x300000u       /* MSI-X messages land here */
 #define G_USERD             0x400000u
 #define G_GPFIFO            0x401000u
 #define G_PB                0x410000u
 #define G_SEM               0x500000u
-#define G_UNMAPPED          0x7f12345000ull /* no guest memory there */
 
-#define MSI_DATA(v)         (0x7a00u + (v))
-
-#define NR_TEST_CHANNELS    64
-
-typedef struct Chan {
-    int id;
-    /* instance block fields */
-    uint64_t inst;
-    uint32_t flags;
-    uint32_t asid;
-    uint64_t pdb;
-    uint64_t gpfifo;
-    uint32_t log2;
-    uint32_t engine;
-    uint64_t userd;
-    uint32_t prio;
-    uint32_t ts_us;
-    uint32_t acq_to_us;
-    /* software state */
-    uint64_t pb;            /* pushbuffer area */
-    uint32_t pb_size;
-    uint32_t pb_used;
-    uint32_t put;           /* GP_PUT as software keeps it */
-} Chan;
-
-typedef struct T {
-    QTestState *qts;
-    QPCIBus *bus;
-    QPCIDevice *dev;
-    QPCIBar bar0, bar1;
-    uint32_t nch;
-    Chan ch[NR_TEST_CHANNELS];
-} T;
-
-#define PB_MAX_DW           16384
-
-typedef struct PB {
-    uint32_t n;
-    uint32_t dw[PB_MAX_DW];
-} PB;
-
-/* ---- device, registers ------------------------------------------------ */
-
-static void tgpu_map(T *t)
+/* The device, with every test channel on its engine's runlist. */
+static void tgpu_start_std(T *t)
 {
-    uint64_t size;
-
-    t->bus = qpci_new_pc(t->qts, NULL);
-    t->dev = qpci_device_find(t->bus, TGPU_DEVFN);
-    g_assert_nonnull(t->dev);
-    qpci_device_enable(t->dev);
-    t->bar0 = qpci_iomap(t->dev, TGPU_BAR0, NULL);
-    t->bar1 = qpci_iomap(t->dev, TGPU_BAR1, &size);
-    g_assert_cmpuint(size, ==, VRAM_SIZE);
+    tgpu_start(t, NULL);
+    runlists_std(t);
 }
 
-static void tgpu_unmap(T *t)
-{
-    g_free(t->dev);
-    qpci_free_pc(t->bus);
-}
-
-static void tgpu_start(T *t, const char *opts)
-{
-    memset(t, 0, sizeof(*t));
-    t->qts = qtest_initf("-M q35 -nodefaults "
-                         "-device tgpu,addr=04.0,vram-size=64M%s%s",
-                         opts ? "," : "", opts ? opts : "");
-    tgpu_map(t);
-    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
-}
-
-static void tgpu_stop(T *t)
-{
-    tgpu_unmap(t);
-    qtest_quit(t->qts);
-}
-
-static uint32_t rd(T *t, uint32_t reg)
-{
-    return qpci_io_readl(t->dev, t->bar0, reg);
-}
-
-static void wr(T *t, uint32_t reg, uint32_t val)
-{
-    qpci_io_writel(t->dev, t->bar0, reg, val);
-}
-
-static uint32_t crd(T *t, int ch, uint32_t reg)
-{
-    return rd(t, TGPU_CHAN_REG(ch, reg));
-}
-
-static void cwr(T *t, int ch, uint32_t reg, uint32_t val)
-{
-    wr(t, TGPU_CHAN_REG(ch, reg), val);
-}
-
-/* Let QEMU's main loop run the device's bottom halves a few times. */
-static void settle(T *t)
-{
-    for (int i = 0; i < 32; i++) {
-        rd(t, TGPU_PMC_MAGIC);
-    }
-}
-
-/* The virtual clock, which only moves when the test steps it. */
-static int64_t vclock(T *t)
-{
-    return qtest_clock_set(t->qts, 0);
-}
-
-static void step(T *t, int64_t ns)
-{
-    qtest_clock_step(t->qts, ns);
-    settle(t);
-}
-
-static uint64_t ptimer(T *t)
-{
-    uint32_t lo = rd(t, TGPU_PTIMER_TIME_0);
-
-    return (uint64_t)rd(t, TGPU_PTIMER_TIME_1) << 32 | lo;
-}
-
-/* ---- GPU memory: VRAM through BAR1, system memory directly ------------ */
-
-static bool gpu_is_sys(uint64_t va)
-{
-    return va >= TGPU_BYPASS_SYSMEM_BASE;
-}
-
-static void gpu_write(T *t, uint64_t va, const void *buf, size_t len)
-{
-    if (gpu_is_sys(va)) {
-        qtest_memwrite(t->qts, va - TGPU_BYPASS_SYSMEM_BASE, buf, len);
-    } else {
-        g_assert_cmpuint(va + len, <=, VRAM_SIZE);
-        qpci_memwrite(t->dev, t->bar1, va, buf, len);
-    }
-}
-
-static void gpu_read(T *t, uint64_t va, void *buf, size_t len)
-{
-    if (gpu_is_sys(va)) {
-        qtest_memread(t->qts, va - TGPU_BYPASS_SYSMEM_BASE, buf, len);
-    } else {
-        g_assert_cmpuint(va + len, <=, VRAM_SIZE);
-        qpci_memread(t->dev, t->bar1, va, buf, len);
-    }
-}
-
-static void gpu_zero(T *t, uint64_t va, size_t len)
-{
-    if (gpu_is_sys(va)) {
-        qtest_memset(t->qts, va - TGPU_BYPASS_SYSMEM_BASE, 0, len);
-    } else {
-        g_assert_cmpuint(va + len, <=, VRAM_SIZE);
-        qtest_memset(t->qts, t->bar1.addr + va, 0, len);
-    }
-}
-
-static void gpu_wr32(T *t, uint64_t va, uint32_t val)
-{
-    uint32_t le = cpu_to_le32(val);
-
-    gpu_write(t, va, &le, sizeof(le));
-}
-
-static void gpu_wr64(T *t, uint64_t va, uint64_t val)
-{
-    uint64_t le = cpu_to_le64(val);
-
-    gpu_write(t, va, &le, sizeof(le));
-}
-
-static uint32_t gpu_rd32(T *t, uint64_t va)
-{
-    uint32_t le;
-
-    gpu_read(t, va, &le, sizeof(le));
-    return le32_to_cpu(le);
-}
-
-static uint64_t gpu_rd64(T *t, uint64_t va)
-{
-    uint64_t le;
-
-    gpu_read(t, va, &le, sizeof(le));
-    return le64_to_cpu(le);
-}
-
-static void gpu_write_dw(T *t, uint64_t va, const uint32_t *dw, uint32_t n)
-{
-    g_autofree uint32_t *le = g_new(uint32_t, n ? n : 1);
-
-    for (uint32_t i = 0; i < n; i++) {
-        le[i] = cpu_to_le32(dw[i]);
-    }
-    gpu_write(t, va, le, 4 * n);
-}
-
-/* ---- pushbuffer builder ----------------------------------------------- */
-
-static PB *pb_new(void)
-{
-    return g_new0(PB, 1);
-}
-
-static void pb_dw(PB *pb, uint32_t v)
-{
-    g_assert_cmpuint(pb->n, <, PB_MAX_DW);
-    pb->dw[pb->n++] = v;
-}
-
-static void pb_hdr(PB *pb, uint32_t op, uint32_t subch, uint32_t method,
-                   uint32_t count)
-{
-    pb_dw(pb, TGPU_PB_HDR(op, subch, method, count));
-}
-
-/* One method with one data dword. */
-static void pb_m(PB *pb, uint32_t subch, uint32_t method, uint32_t data)
-{
-    pb_hdr(pb, TGPU_PB_OP_INC, subch, method, 1);
-    pb_dw(pb, data);
-}
-
-static void pb_immd(PB *pb, uint32_t method, uint32_t data)
-{
-    pb_hdr(pb, TGPU_PB_OP_IMMD, 0, method, data);
-}
-
-static void pb_nops(PB *pb, int n)
-{
-    for (int i = 0; i < n; i++) {
-        pb_immd(pb, TGPU_M_NOP, 0);
-    }
-}
-
-/* A semaphore operation: 6 dwords (INC header + ADDR_LO..EXECUTE). */
-static void pb_sem(PB *pb, uint64_t addr, uint64_t payload, uint32_t exec)
-{
-    pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-    pb_dw(pb, (uint32_t)addr);
-    pb_dw(pb, (uint32_t)(addr >> 32));
-    pb_dw(pb, (uint32_t)payload);
-    pb_dw(pb, (uint32_t)(payload >> 32));
-    pb_dw(pb, exec);
-}
-
-static void pb_release(PB *pb, uint64_t addr, uint32_t payload)
-{
-    pb_sem(pb, addr, payload, TGPU_SEM_OP_RELEASE);
-}
-
-static void pb_acquire(PB *pb, uint64_t addr, uint32_t payload)
-{
-    pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQUIRE);
-}
-
-static void pb_acq_geq(PB *pb, uint64_t addr, uint32_t payload)
-{
-    pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQ_GEQ);
-}
-
-static void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
-{
-    pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_MEM_OP_A, 4);
-    pb_dw(pb, a);
-    pb_dw(pb, b);
-    pb_dw(pb, 0);
-    pb_dw(pb, op << TGPU_MEM_OP_SHIFT);
-}
-
-/* ---- channels ---------------------------------------------------------- */
-
-static uint32_t engine_of(int ch)
-{
-    if (ch >= 16 && ch < 24) {
-        return TGPU_RUNLIST_CE0;
-    }
-    if (ch >= 24 && ch < 32) {
-        return TGPU_RUNLIST_CE1;
-    }
-    return TGPU_RUNLIST_COMPUTE;
-}
-
-/*
- * The default configuration of a channel: everything in VRAM, in bypass
- * mode, which docs/hw/mmu.md allows only to a privileged channel.
- */
+/* The default configuration of a channel: everything in VRAM. */
 static Chan *chan_cfg(T *t, int ch)
 {
-    Chan *c = &t->ch[ch];
-
-    g_assert_cmpint(ch, <, NR_TEST_CHANNELS);
-    memset(c, 0, sizeof(*c));
-    c->id = ch;
-    c->flags = TGPU_INST_FLAGS_PRIV;
-    c->inst = L_INST(ch);
-    c->gpfifo = L_GPFIFO(ch);
-    c->log2 = GP_LOG2_DEFAULT;
-    c->engine = engine_of(ch);
-    c->userd = L_USERD(ch);
-    c->pb = L_PB(ch);
-    c->pb_size = L_PB_SIZE;
-    return c;
+    return chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch), L_PB_SIZE);
 }
 
 /* The same, with GPFIFO, USERD and pushbuffer in system memory. */
@@ -382,241 +66,10 @@ static Chan *chan_cfg_sys(T *t, int ch)
     return c;
 }
 
-static bool gpu_reachable(uint64_t va, uint64_t len)
-{
-    if (gpu_is_sys(va)) {
-        return va - TGPU_BYPASS_SYSMEM_BASE + len <= 128 * MiB;
-    }
-    return va + len <= VRAM_SIZE;
-}
-
-/* Write the instance block, clear USERD and point CHAN_INST at it. */
-static void chan_write(T *t, Chan *c)
-{
-    uint8_t blk[TGPU_INST_ACQ_TIMEOUT_US + 4];
-
-    memset(blk, 0, sizeof(blk));
-    stl_le_p(blk + TGPU_INST_FLAGS, c->flags);
-    stl_le_p(blk + TGPU_INST_ASID, c->asid);
-    stq_le_p(blk + TGPU_INST_PDB, c->pdb);
-    stq_le_p(blk + TGPU_INST_GPFIFO_BASE, c->gpfifo);
-    stl_le_p(blk + TGPU_INST_GPFIFO_LOG2, c->log2);
-    stl_le_p(blk + TGPU_INST_ENGINE, c->engine);
-    stq_le_p(blk + TGPU_INST_USERD, c->userd);
-    stl_le_p(blk + TGPU_INST_PRIORITY, c->prio);
-    stl_le_p(blk + TGPU_INST_TIMESLICE_US, c->ts_us);
-    stl_le_p(blk + TGPU_INST_ACQ_TIMEOUT_US, c->acq_to_us);
-    if (gpu_reachable(c->inst, TGPU_INST_SIZE)) {
-        gpu_zero(t, c->inst, TGPU_INST_SIZE);
-        gpu_write(t, c->inst, blk, sizeof(blk));
-    }
-    if (gpu_reachable(c->userd, TGPU_USERD_SIZE)) {
-        gpu_zero(t, c->userd, TGPU_USERD_SIZE);
-    }
-    c->put = 0;
-    c->pb_used = 0;
-    cwr(t, c->id, TGPU_CHAN_INST, c->inst >> 12);
-}
-
-static void chan_enable(T *t, Chan *c)
-{
-    cwr(t, c->id, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_ENABLE);
-}
-
-static uint32_t chan_state(T *t, int ch)
-{
-    return crd(t, ch, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK;
-}
-
-static void chan_reset(T *t, int ch)
-{
-    cwr(t, ch, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
-}
-
-static void chan_kill(T *t, int ch)
-{
-    cwr(t, ch, TGPU_CHAN_CTRL,
-        crd(t, ch, TGPU_CHAN_CTRL) | TGPU_CHAN_CTRL_KILL);
-}
-
-static void note_error(T *t, int ch)
-{
-    g_test_message("channel %d: state %u error %u info 0x%x", ch,
-                   chan_state(t, ch), crd(t, ch, TGPU_CHAN_ERROR),
-                   crd(t, ch, TGPU_CHAN_ERROR_INFO));
-}
-
-static void wait_state(T *t, int ch, uint32_t want)
-{
-    gint64 end = g_get_monotonic_time() + WAIT_US;
-    uint32_t s;
-
-    for (;;) {
-        s = chan_state(t, ch);
-        if (s == want || g_get_monotonic_time() > end) {
-            break;
-        }
-    }
-    if (s != want) {
-        note_error(t, ch);
-    }
-    g_assert_cmpuint(s, ==, want);
-}
-
-/* Wait until the channel fetched everything up to GP_PUT and is idle. */
-static void wait_done(T *t, Chan *c)
-{
-    gint64 end = g_get_monotonic_time() + WAIT_US;
-    uint32_t s, get;
-
-    for (;;) {
-        s = chan_state(t, c->id);
-        get = crd(t, c->id, TGPU_CHAN_GP_GET);
-        if ((s == TGPU_CHAN_STATE_IDLE && get == c->put) ||
-            s == TGPU_CHAN_STATE_ERROR || g_get_monotonic_time() > end) {
-            break;
-        }
-    }
-    if (s != TGPU_CHAN_STATE_IDLE) {
-        note_error(t, c->id);
-    }
-    g_assert_cmpuint(s, ==, TGPU_CHAN_STATE_IDLE);
-    g_assert_cmpuint(get, ==, c->put);
-}
-
 /* Configure (default), write and enable a channel; it must come up IDLE. */
-static Chan *chan_up_cfg(T *t, Chan *c)
-{
-    chan_write(t, c);
-    chan_enable(t, c);
-    wait_state(t, c->id, TGPU_CHAN_STATE_IDLE);
-    return c;
-}
-
 static Chan *chan_up(T *t, int ch)
 {
     return chan_up_cfg(t, chan_cfg(t, ch));
-}
-
-/* Copy a segment into the channel's pushbuffer area; returns its address. */
-static uint64_t chan_seg(T *t, Chan *c, const uint32_t *dw, uint32_t n)
-{
-    uint64_t va = c->pb + c->pb_used;
-
-    g_assert_cmpuint(c->pb_used + 4 * n, <=, c->pb_size);
-    gpu_write_dw(t, va, dw, n);
-    c->pb_used += ROUND_UP(4 * n, 16);
-    return va;
-}
-
-/* Write one raw GPFIFO entry at GP_PUT and advance the software GP_PUT. */
-static void chan_gp(T *t, Chan *c, uint64_t entry)
-{
-    gpu_wr64(t, c->gpfifo + TGPU_GP_ENTRY_SIZE * (uint64_t)c->put, entry);
-    c->put = (c->put + 1) & ((1u << c->log2) - 1);
-}
-
-static uint64_t chan_push(T *t, Chan *c, const PB *pb)
-{
-    uint64_t va = chan_seg(t, c, pb->dw, pb->n);
-
-    chan_gp(t, c, TGPU_GP_ENTRY(va, pb->n, 0));
-    return va;
-}
-
-static void doorbell(T *t, uint32_t id)
-{
-    wr(t, TGPU_USERMODE_DOORBELL, id);
-}
-
-/* Publish GP_PUT in USERD and ring the doorbell. */
-static void chan_kick(T *t, Chan *c)
-{
-    gpu_wr32(t, c->userd + TGPU_USERD_GP_PUT, c->put);
-    doorbell(t, c->id);
-}
-
-static void submit(T *t, Chan *c, const PB *pb)
-{
-    chan_push(t, c, pb);
-    chan_kick(t, c);
-}
-
-/* Submit a pushbuffer and wait for the channel to finish it. */
-static void run(T *t, Chan *c, const PB *pb)
-{
-    submit(t, c, pb);
-    wait_done(t, c);
-}
-
-/* A quick job: release VAL at ADDR, then check it landed. */
-static void run_release(T *t, Chan *c, uint64_t addr, uint32_t val)
-{
-    g_autofree PB *pb = pb_new();
-
-    pb_release(pb, addr, val);
-    run(t, c, pb);
-    g_assert_cmphex(gpu_rd32(t, addr), ==, val);
-}
-
-/* ---- runlists ---------------------------------------------------------- */
-
-static uint32_t runlist_submit(T *t, int r, const uint32_t *ids, uint32_t n)
-{
-    if (n) {
-        gpu_write_dw(t, L_RUNLIST(r), ids, n);
-    }
-    wr(t, TGPU_FIFO_RUNLIST_BASE_LO(r), L_RUNLIST(r));
-    wr(t, TGPU_FIFO_RUNLIST_BASE_HI(r), 0);
-    wr(t, TGPU_FIFO_RUNLIST_SUBMIT(r), n);
-    return rd(t, TGPU_FIFO_RUNLIST_STATUS(r));
-}
-
-static void runlist_set(T *t, int r, const uint32_t *ids, uint32_t n)
-{
-    g_assert_cmphex(runlist_submit(t, r, ids, n), ==, n);
-}
-
-/* Every test channel on the runlist of its engine (see engine_of). */
-static void runlists_std(T *t)
-{
-    uint32_t ids[NR_TEST_CHANNELS];
-    uint32_t n[TGPU_NR_RUNLISTS] = { 0 };
-    uint32_t lists[TGPU_NR_RUNLISTS][NR_TEST_CHANNELS];
-
-    for (int ch = 0; ch < NR_TEST_CHANNELS && ch < t->nch; ch++) {
-        uint32_t r = engine_of(ch);
-
-        lists[r][n[r]++] = ch;
-    }
-    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
-        memcpy(ids, lists[r], sizeof(ids[0]) * n[r]);
-        runlist_set(t, r, ids, n[r]);
-    }
-}
-
-/* ---- errors and interrupts -------------------------------------------- */
-
-static bool err_pending(T *t, int ch)
-{
-    return rd(t, TGPU_FIFO_ERR_PENDING(ch / 32)) & (1u << (ch % 32));
-}
-
-static void err_ack(T *t, int ch)
-{
-    wr(t, TGPU_FIFO_ERR_PENDING(ch / 32), 1u << (ch % 32));
-}
-
-static void assert_no_error_pending(T *t)
-{
-    for (uint32_t i = 0; i < DIV_ROUND_UP(t->nch, 32); i++) {
-        g_assert_cmphex(rd(t, TGPU_FIFO_ERR_PENDING(i)), ==, 0);
-    }
-    g_assert_cmphex(rd(t, TGPU_FIFO_INTR) & TGPU_FIFO_INTR_CHAN_ERROR,
-                    ==, 0);
-    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_CHID), ==, 0xffffffff);
-    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_CODE), ==, 0);
-    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_INFO), ==, 0);
 }
 
 /*
@@ -650,50 +103,16 @@ static void expect_err(T *t, Chan *c, uint32_t code, uint32_t info)
     g_assert_cmpuint(crd(t, ch, TGPU_CHAN_ERROR_INFO), ==, 0);
 }
 
-/* Program every MSI-X vector to write MSI_DATA(v) into guest RAM. */
-static void msix_setup(T *t, bool masked)
+/*
+ * As expect_err, for work that released TAG at MARK before the error:
+ * that release happened, the one after the error (at MARK + 4) did not.
+ */
+static void expect_err_after(T *t, Chan *c, uint32_t code, uint32_t info,
+                             uint64_t mark, uint32_t tag)
 {
-    qpci_msix_enable(t->dev);
-    /* libqos mapped BAR0 again to reach the table: follow it */
-    t->bar0 = t->dev->msix_table_bar;
-    qtest_memset(t->qts, G_MSI, 0, 16 * TGPU_MSIX_NR_VECTORS);
-    for (int v = 0; v < TGPU_MSIX_NR_VECTORS; v++) {
-        uint32_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
-
-        wr(t, e + PCI_MSIX_ENTRY_LOWER_ADDR, G_MSI + 16 * v);
-        wr(t, e + PCI_MSIX_ENTRY_UPPER_ADDR, 0);
-        wr(t, e + PCI_MSIX_ENTRY_DATA, MSI_DATA(v));
-        wr(t, e + PCI_MSIX_ENTRY_VECTOR_CTRL,
-           masked ? PCI_MSIX_ENTRY_CTRL_MASKBIT : 0);
-    }
-}
-
-static void msix_mask(T *t, int v, bool masked)
-{
-    uint32_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
-
-    wr(t, e + PCI_MSIX_ENTRY_VECTOR_CTRL,
-       masked ? PCI_MSIX_ENTRY_CTRL_MASKBIT : 0);
-}
-
-static bool msi_seen(T *t, int v)
-{
-    return qtest_readl(t->qts, G_MSI + 16 * v) == MSI_DATA(v);
-}
-
-static void msi_clear(T *t)
-{
-    qtest_memset(t->qts, G_MSI, 0, 16 * TGPU_MSIX_NR_VECTORS);
-}
-
-static void wait_msi(T *t, int v)
-{
-    gint64 end = g_get_monotonic_time() + WAIT_US;
-
-    while (!msi_seen(t, v) && g_get_monotonic_time() < end) {
-        rd(t, TGPU_PMC_MAGIC);
-    }
-    g_assert_true(msi_seen(t, v));
+    expect_err(t, c, code, info);
+    g_assert_cmphex(pa_rd32(t, mark), ==, tag);
+    g_assert_cmphex(pa_rd32(t, mark + 4), ==, 0);
 }
 
 static void enable_all_interrupts(T *t)
@@ -717,8 +136,7 @@ static void test_release(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     c = chan_up(&t, 0);
     g_assert_cmphex(crd(&t, 0, TGPU_CHAN_STATUS) &
                     TGPU_CHAN_STATUS_ON_RUNLIST, ==,
@@ -728,9 +146,9 @@ static void test_release(void)
     now = qtest_clock_step(t.qts, 5000000000ll + 123457);
     g_assert_cmpuint(ptimer(&t), ==, now);
 
-    gpu_wr32(&t, L_SEM + 0x04, 0xa5a5a5a5);     /* guard */
-    gpu_wr32(&t, L_SEM + 0x24, 0xa5a5a5a5);     /* guard */
-    gpu_wr64(&t, L_SEM + 0x10, 0);
+    pa_wr32(&t, L_SEM + 0x04, 0xa5a5a5a5);     /* guard */
+    pa_wr32(&t, L_SEM + 0x24, 0xa5a5a5a5);     /* guard */
+    pa_wr64(&t, L_SEM + 0x10, 0);
 
     /* entry 0: the plain forms */
     pb_m(pb, 0, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
@@ -801,26 +219,26 @@ static void test_release(void)
     chan_kick(&t, c);
     wait_done(&t, c);
 
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0xcafef00d);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x04), ==, 0xa5a5a5a5);
-    g_assert_cmphex(gpu_rd64(&t, L_SEM + 0x10), ==, 0x1122334455667788ull);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x20), ==, 0x600d);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x24), ==, 0xa5a5a5a5);
-    g_assert_cmpuint(gpu_rd64(&t, L_SEM + 0x28), ==, now);
-    g_assert_cmphex(gpu_rd64(&t, SYS(G_SEM)), ==, 0xfeedfacecafebeefull);
-    g_assert_cmpuint(gpu_rd64(&t, SYS(G_SEM + 8)), ==, now);
-    g_assert_cmphex(gpu_rd32(&t, SYS(G_SEM + 0x20)), ==, 0x1234);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x30), ==, 1);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x40), ==, 0x3333);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x50), ==, 0x1abc);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x60), ==, 0x6060);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x70), ==, 0x7070);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0xcafef00d);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x04), ==, 0xa5a5a5a5);
+    g_assert_cmphex(pa_rd64(&t, L_SEM + 0x10), ==, 0x1122334455667788ull);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x20), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x24), ==, 0xa5a5a5a5);
+    g_assert_cmpuint(pa_rd64(&t, L_SEM + 0x28), ==, now);
+    g_assert_cmphex(pa_rd64(&t, SYS(G_SEM)), ==, 0xfeedfacecafebeefull);
+    g_assert_cmpuint(pa_rd64(&t, SYS(G_SEM + 8)), ==, now);
+    g_assert_cmphex(pa_rd32(&t, SYS(G_SEM + 0x20)), ==, 0x1234);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x30), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x40), ==, 0x3333);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x50), ==, 0x1abc);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x60), ==, 0x6060);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x70), ==, 0x7070);
     /* nothing ran ahead of the IMMD address that was overwritten */
-    g_assert_cmphex(gpu_rd32(&t, 0x44), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, 0x44), ==, 0);
 
     /* GP_GET in the register and in USERD; GP_PUT as read; PB position */
     g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_GP_GET), ==, 6);
-    g_assert_cmpuint(gpu_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==, 6);
+    g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==, 6);
     g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_GP_PUT), ==, 6);
     g_assert_cmphex(crd(&t, 0, TGPU_CHAN_PB_LO), ==,
                     (uint32_t)(last_seg + 4 * last_len));
@@ -846,8 +264,7 @@ static void test_release_sysmem(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 1));
     now = qtest_clock_step(t.qts, 777);
 
@@ -858,7 +275,7 @@ static void test_release_sysmem(void)
     chan_kick(&t, c);
     wait_done(&t, c);
 
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0x5151);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x5151);
     g_assert_cmphex(qtest_readl(t.qts, G_SEM + 0x40), ==, 0x4242);
     g_assert_cmpuint(qtest_readq(t.qts, G_SEM + 0x48), ==, now);
     g_assert_cmpuint(qtest_readl(t.qts, G_USERD + TGPU_USERD_GP_GET), ==, 1);
@@ -877,8 +294,7 @@ static void test_release_wrap(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     c = chan_cfg(&t, 2);
     c->log2 = 2;
     chan_up_cfg(&t, c);
@@ -887,9 +303,9 @@ static void test_release_wrap(void)
         pb->n = 0;
         pb_release(pb, L_SEM, i);
         run(&t, c, pb);
-        g_assert_cmpuint(gpu_rd32(&t, L_SEM), ==, i);
+        g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, i);
         g_assert_cmpuint(crd(&t, 2, TGPU_CHAN_GP_GET), ==, i % 4);
-        g_assert_cmpuint(gpu_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==,
+        g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==,
                          i % 4);
     }
 
@@ -902,7 +318,7 @@ static void test_release_wrap(void)
     chan_kick(&t, c);
     wait_done(&t, c);
     for (uint32_t i = 11; i <= 13; i++) {
-        g_assert_cmpuint(gpu_rd32(&t, L_SEM + 4 * i), ==, i);
+        g_assert_cmpuint(pa_rd32(&t, L_SEM + 4 * i), ==, i);
     }
     g_assert_cmpuint(crd(&t, 2, TGPU_CHAN_GP_GET), ==, 13 % 4);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 11);
@@ -921,27 +337,25 @@ static void test_acquire_by_release(void)
     T t;
     Chan *a, *b;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_up(&t, 1);
     b = chan_up(&t, 2);             /* same runlist */
 
     pb_acquire(pb, L_SEM, 5);
     pb_release(pb, L_SEM + 0x10, 0xa1);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
+    submit_blocked(&t, a, pb);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
 
     /* a release of another value does not satisfy it; B is not held up */
     run_release(&t, b, L_SEM, 4);
     settle(&t);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
 
     /* the right value: A completes */
     run_release(&t, b, L_SEM, 5);
     wait_done(&t, a);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x10), ==, 0xa1);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x10), ==, 0xa1);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
 }
@@ -962,8 +376,7 @@ static void test_acquire_cross_engine(void)
     g_autofree PB *pb = pb_new();
     T t;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
         Chan *w = chan_up(&t, pairs[i][0]);
         Chan *r = chan_up(&t, pairs[i][1]);
@@ -973,11 +386,10 @@ static void test_acquire_cross_engine(void)
         pb->n = 0;
         pb_acquire(pb, L_SEM + 0x100 + 8 * i, 1);
         pb_release(pb, L_SEM + 0x104 + 8 * i, 0xa0 + i);
-        submit(&t, w, pb);
-        wait_state(&t, w->id, TGPU_CHAN_STATE_BLOCKED);
+        submit_blocked(&t, w, pb);
         run_release(&t, r, L_SEM + 0x100 + 8 * i, 1);
         wait_done(&t, w);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x104 + 8 * i), ==, 0xa0 + i);
+        g_assert_cmphex(pa_rd32(&t, L_SEM + 0x104 + 8 * i), ==, 0xa0 + i);
     }
     assert_no_error_pending(&t);
     tgpu_stop(&t);
@@ -994,48 +406,41 @@ static void test_acquire_cpu(void)
     T t;
     Chan *a;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_up(&t, 1);
 
     /* in VRAM, written through BAR1 */
     pb_acquire(pb, L_SEM, 7);
     pb_release(pb, L_SEM + 0x10, 1);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr32(&t, L_SEM, 7);
+    submit_blocked(&t, a, pb);
+    pa_wr32(&t, L_SEM, 7);
     settle(&t);
     /* no poll without virtual time passing */
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
 
     /* in guest RAM */
     pb->n = 0;
     pb_acquire(pb, SYS(G_SEM), 0x99);
     pb_release(pb, L_SEM + 0x10, 2);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, a, pb);
+    poll_blocked(&t, a);
     qtest_writel(t.qts, G_SEM, 0x99);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 2);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
 
     /* a doorbell for the channel retries it at once, without time */
     pb->n = 0;
     pb_acquire(pb, L_SEM + 0x20, 3);
     pb_release(pb, L_SEM + 0x10, 3);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr32(&t, L_SEM + 0x20, 3);
+    submit_blocked(&t, a, pb);
+    pa_wr32(&t, L_SEM + 0x20, 3);
     bells = rd(&t, TGPU_FIFO_DOORBELLS);
     doorbell(&t, 1);
     wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 3);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 3);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, bells + 1);
     tgpu_stop(&t);
 }
@@ -1047,78 +452,67 @@ static void test_acquire_compare(void)
     T t;
     Chan *a;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_up(&t, 1);
 
     /* already satisfied: no blocking at all */
-    gpu_wr32(&t, L_SEM, 0x80000000);
+    pa_wr32(&t, L_SEM, 0x80000000);
     pb_acq_geq(pb, L_SEM, 1);           /* unsigned: 0x80000000 >= 1 */
     pb_acq_geq(pb, L_SEM, 0x80000000);  /* equal */
     pb_acquire(pb, L_SEM, 0x80000000);
     pb_release(pb, L_SEM + 0x10, 1);
     run(&t, a, pb);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
 
     /* GEQ: waits while below, a larger value satisfies it */
-    gpu_wr32(&t, L_SEM, 10);
+    pa_wr32(&t, L_SEM, 10);
     pb->n = 0;
     pb_acq_geq(pb, L_SEM, 11);
     pb_release(pb, L_SEM + 0x10, 2);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr32(&t, L_SEM, 12);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 2);
+    submit_blocked(&t, a, pb);
+    poll_blocked(&t, a);
+    pa_wr32(&t, L_SEM, 12);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
 
     /* equality: a larger value does not do */
     pb->n = 0;
     pb_acquire(pb, L_SEM, 11);
     pb_release(pb, L_SEM + 0x10, 3);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr32(&t, L_SEM, 11);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 3);
+    submit_blocked(&t, a, pb);
+    poll_blocked(&t, a);
+    pa_wr32(&t, L_SEM, 11);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 3);
 
     /* 64-bit: the high half counts */
-    gpu_wr64(&t, L_SEM + 0x20, 0x100000005ull);
+    pa_wr64(&t, L_SEM + 0x20, 0x100000005ull);
     pb->n = 0;
     pb_sem(pb, L_SEM + 0x20, 5, TGPU_SEM_OP_ACQUIRE | TGPU_SEM_PAYLOAD_64);
     pb_release(pb, L_SEM + 0x10, 4);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr64(&t, L_SEM + 0x20, 5);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 4);
+    submit_blocked(&t, a, pb);
+    pa_wr64(&t, L_SEM + 0x20, 5);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 4);
 
     /* 64-bit GEQ: 0x1_00000000 >= 0xffffffff, unlike its low half */
-    gpu_wr64(&t, L_SEM + 0x20, 0x0ffffffffull);
+    pa_wr64(&t, L_SEM + 0x20, 0x0ffffffffull);
     pb->n = 0;
     pb_sem(pb, L_SEM + 0x20, 0x100000000ull,
            TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
     pb_release(pb, L_SEM + 0x10, 5);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    gpu_wr64(&t, L_SEM + 0x20, 0x100000000ull);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 5);
+    submit_blocked(&t, a, pb);
+    pa_wr64(&t, L_SEM + 0x20, 0x100000000ull);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 5);
 
     /* 32-bit: only the low word is compared (high word is not ours) */
-    gpu_wr64(&t, L_SEM + 0x30, 0xdead000000000009ull);
+    pa_wr64(&t, L_SEM + 0x30, 0xdead000000000009ull);
     pb->n = 0;
     pb_acquire(pb, L_SEM + 0x30, 9);
     pb_release(pb, L_SEM + 0x10, 6);
     run(&t, a, pb);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 6);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 6);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
 }
@@ -1130,36 +524,33 @@ static void test_acquire_disable(void)
     T t;
     Chan *a;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_up(&t, 1);
 
     pb_release(pb, L_SEM + 0x10, 1);
     pb_acquire(pb, L_SEM, 1);
     pb_release(pb, L_SEM + 0x10, 2);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    submit_blocked(&t, a, pb);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
 
     cwr(&t, 1, TGPU_CHAN_CTRL, 0);
     wait_state(&t, 1, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
 
     /* disabled: the acquire is not retried, doorbells are refused */
-    gpu_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L_SEM, 1);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
     doorbell(&t, 1);
     settle(&t);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_DISABLED);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, 1);
 
     /* enable again: it continues where it stopped */
     chan_enable(&t, a);
     doorbell(&t, 1);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 2);
+    poll_done(&t, a);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
@@ -1176,9 +567,8 @@ static void test_acquire_timeout(void)
     T t;
     Chan *a, *b;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
-    msix_setup(&t, true);
+    tgpu_start_std(&t);
+    msix_setup(&t, G_MSI, true);
     wr(&t, TGPU_FIFO_INTR_EN, TGPU_FIFO_INTR_CHAN_ERROR);
     wr(&t, TGPU_PMC_INTR_EN, TGPU_INTR_FIFO);
 
@@ -1189,13 +579,11 @@ static void test_acquire_timeout(void)
 
     pb_acquire(pb, L_SEM + 0x40, 1);
     pb_release(pb, L_SEM + 0x10, 1);
-    submit(&t, a, pb);
-    wait_state(&t, 3, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, a, pb);
 
     /* not before the timeout */
     for (int i = 0; i < 9; i++) {
-        step(&t, TGPU_ACQUIRE_POLL_NS);
-        g_assert_cmpuint(chan_state(&t, 3), ==, TGPU_CHAN_STATE_BLOCKED);
+        poll_blocked(&t, a);
     }
     step(&t, TGPU_ACQUIRE_POLL_NS - 1);         /* 99.999 us */
     g_assert_cmpuint(chan_state(&t, 3), ==, TGPU_CHAN_STATE_BLOCKED);
@@ -1222,19 +610,18 @@ static void test_acquire_timeout(void)
     g_assert_cmphex(rd(&t, TGPU_PMC_INTR), ==, TGPU_INTR_FIFO);
     g_assert_true(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_STALL));
     g_assert_false(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_NONSTALL));
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
 
     /* the semaphore arriving late changes nothing */
-    gpu_wr32(&t, L_SEM + 0x40, 1);
+    pa_wr32(&t, L_SEM + 0x40, 1);
     step(&t, TGPU_ACQUIRE_POLL_NS);
     g_assert_cmpuint(chan_state(&t, 3), ==, TGPU_CHAN_STATE_ERROR);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
 
     /* no timeout configured: blocked for (virtual) ever */
     pb->n = 0;
     pb_acquire(pb, L_SEM + 0x50, 1);
-    submit(&t, b, pb);
-    wait_state(&t, 4, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, b, pb);
     step(&t, 200 * 1000 * 1000);
     g_assert_cmpuint(chan_state(&t, 4), ==, TGPU_CHAN_STATE_BLOCKED);
     g_assert_cmpuint(crd(&t, 4, TGPU_CHAN_ERROR), ==, 0);
@@ -1333,7 +720,7 @@ static void test_sched(const void *data)
     wait_done(&t, a);
     wait_done(&t, b);
 
-    g_assert_cmphex(gpu_rd32(&t, shared), ==, sc->last);
+    g_assert_cmphex(pa_rd32(&t, shared), ==, sc->last);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_CTXSW_COUNT) - base, ==, sc->ctxsw);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
@@ -1346,8 +733,7 @@ static void test_sched_blocked(void)
     T t;
     Chan *a, *b;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_cfg(&t, 1);
     a->prio = TGPU_PRIORITY_MAX;
     chan_up_cfg(&t, a);
@@ -1355,27 +741,23 @@ static void test_sched_blocked(void)
 
     pb_acquire(pb, L_SEM, 1);
     pb_release(pb, L_SEM + 0x10, 0xaa);
-    submit(&t, a, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, a, pb);
 
     for (uint32_t i = 1; i <= 5; i++) {
         run_release(&t, b, L_SEM + 0x20, i);
-        step(&t, TGPU_ACQUIRE_POLL_NS);
-        g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
+        poll_blocked(&t, a);
     }
     /* a long job on B while A polls */
     pb->n = 0;
     pb_nops(pb, 4000);
     pb_release(pb, L_SEM + 0x20, 0xbb);
     submit(&t, b, pb);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, b);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x20), ==, 0xbb);
+    poll_done(&t, b);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x20), ==, 0xbb);
 
-    gpu_wr32(&t, L_SEM, 1);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, a);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x10), ==, 0xaa);
+    pa_wr32(&t, L_SEM, 1);
+    poll_done(&t, a);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x10), ==, 0xaa);
     tgpu_stop(&t);
 }
 
@@ -1422,7 +804,7 @@ static void test_doorbell_garbage(void)
     settle(&t);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, bad);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 0);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x70), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x70), ==, 0);
     g_assert_cmpuint(chan_state(&t, 5), ==, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(chan_state(&t, 6), ==, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(chan_state(&t, 7), ==, TGPU_CHAN_STATE_ERROR);
@@ -1448,7 +830,7 @@ static void test_doorbell_garbage(void)
     g_assert_cmpuint(crd(&t, 40, TGPU_CHAN_GP_GET), ==, 0);
     g_assert_cmphex(crd(&t, 40, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK,
                     ==, TGPU_CHAN_STATE_PENDING);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x80), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x80), ==, 0);
 
     /* the device still works */
     run_release(&t, c, L_SEM, 0x600d);
@@ -1481,8 +863,7 @@ static void test_err_instance(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
 
     for (int i = 0; i < N_BAD; i++) {
         uint32_t info;
@@ -1612,8 +993,7 @@ static void test_err_fetch(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     check_alive(&t, 1);
 
     /* 2: USERD unreachable, in VRAM's hole and in system memory */
@@ -1632,7 +1012,7 @@ static void test_err_fetch(void)
 
     /* 3: GP_PUT at the ring size */
     c = chan_up(&t, 1);
-    gpu_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 1u << GP_LOG2_DEFAULT);
+    pa_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 1u << GP_LOG2_DEFAULT);
     doorbell(&t, 1);
     expect_err(&t, c, TGPU_ERR_GP_PUT_INVALID, 1u << GP_LOG2_DEFAULT);
 
@@ -1641,9 +1021,9 @@ static void test_err_fetch(void)
     c->gpfifo = VRAM_SIZE - 2 * TGPU_GP_ENTRY_SIZE;
     c->log2 = 3;
     chan_up_cfg(&t, c);
-    gpu_wr64(&t, c->gpfifo, TGPU_GP_ENTRY(0ull, 0, 0));
-    gpu_wr64(&t, c->gpfifo + 8, TGPU_GP_ENTRY(0ull, 0, 0));
-    gpu_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 3);
+    pa_wr64(&t, c->gpfifo, TGPU_GP_ENTRY(0ull, 0, 0));
+    pa_wr64(&t, c->gpfifo + 8, TGPU_GP_ENTRY(0ull, 0, 0));
+    pa_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 3);
     doorbell(&t, 1);
     wait_state(&t, 1, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 2);
@@ -1652,7 +1032,7 @@ static void test_err_fetch(void)
     c = chan_cfg(&t, 1);
     c->gpfifo = SYS(G_UNMAPPED);
     chan_up_cfg(&t, c);
-    gpu_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 1);
+    pa_wr32(&t, c->userd + TGPU_USERD_GP_PUT, 1);
     doorbell(&t, 1);
     expect_err(&t, c, TGPU_ERR_GPFIFO_FAULT, 0);
 
@@ -1677,9 +1057,8 @@ static void test_err_fetch(void)
         pb_release(pb, L_SEM + 0x14, 0xdead);
         chan_push(&t, c, pb);
         chan_kick(&t, c);
-        expect_err(&t, c, TGPU_ERR_GPFIFO_ENTRY, 1);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x10), ==, 0x50 + i);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x14), ==, 0);
+        expect_err_after(&t, c, TGPU_ERR_GPFIFO_ENTRY, 1, L_SEM + 0x10,
+                         0x50 + i);
     }
 
     /* 6: pushbuffer unreachable: in the hole, across the end, in sysmem */
@@ -1691,7 +1070,7 @@ static void test_err_fetch(void)
     c = chan_up(&t, 1);
     pb->n = 0;
     pb_nops(pb, 2);
-    gpu_write_dw(&t, VRAM_SIZE - 8, pb->dw, 2);
+    pa_write_dw(&t, VRAM_SIZE - 8, pb->dw, 2);
     chan_gp(&t, c, TGPU_GP_ENTRY((uint64_t)VRAM_SIZE - 8, 3, 0));
     chan_kick(&t, c);
     expect_err(&t, c, TGPU_ERR_PB_FAULT, VRAM_SIZE);
@@ -1712,9 +1091,7 @@ static void test_err_fetch(void)
         pb_dw(pb, 0);
         pb_release(pb, L_SEM + 0x24, 0xdead);
         submit(&t, c, pb);
-        expect_err(&t, c, TGPU_ERR_PB_HEADER, hdr);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x20), ==, i + 1);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x24), ==, 0);
+        expect_err_after(&t, c, TGPU_ERR_PB_HEADER, hdr, L_SEM + 0x20, i + 1);
     }
 
     check_alive(&t, 2);
@@ -1759,8 +1136,7 @@ static void test_err_method(void)
     g_autofree PB *pb = pb_new();
     T t;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     check_alive(&t, 1);
 
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -1776,10 +1152,8 @@ static void test_err_method(void)
         pb_m(pb, m->subch, m->method, m->data);
         pb_release(pb, L_SEM + 0x14, 0xdead);
         submit(&t, c, pb);
-        expect_err(&t, c, m->code, m->info);
         /* the work before the error ran, nothing after it */
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x10), ==, i + 1);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x14), ==, 0);
+        expect_err_after(&t, c, m->code, m->info, L_SEM + 0x10, i + 1);
         check_alive(&t, 0x100 + i);
     }
     tgpu_stop(&t);
@@ -1815,8 +1189,7 @@ static void test_err_semaphore(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     check_alive(&t, 1);
 
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -1827,13 +1200,12 @@ static void test_err_semaphore(void)
         pb_sem(pb, cases[i].addr, 1, cases[i].exec);
         pb_release(pb, L_SEM + 0x44, 0xdead);
         submit(&t, c, pb);
-        expect_err(&t, c, cases[i].code, cases[i].info);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x40), ==, i + 1);
-        g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x44), ==, 0);
+        expect_err_after(&t, c, cases[i].code, cases[i].info, L_SEM + 0x40,
+                         i + 1);
         /* nothing was written at a misaligned address either */
-        g_assert_cmphex(gpu_rd64(&t, L_SEM), ==, 0);
-        g_assert_cmphex(gpu_rd64(&t, L_SEM + 8), ==, 0);
-        g_assert_cmphex(gpu_rd64(&t, L_SEM + 0x10), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L_SEM), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L_SEM + 8), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L_SEM + 0x10), ==, 0);
     }
 
     /* 13: a 64-bit GEQ acquire that times out after 10 us */
@@ -1843,8 +1215,7 @@ static void test_err_semaphore(void)
     pb->n = 0;
     pb_sem(pb, SYS(G_SEM + 0x10), 1, TGPU_SEM_OP_ACQ_GEQ |
            TGPU_SEM_PAYLOAD_64);
-    submit(&t, c, pb);
-    wait_state(&t, 2, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, c, pb);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
     expect_err(&t, c, TGPU_ERR_ACQUIRE_TIMEOUT, G_SEM + 0x10);
 
@@ -1859,9 +1230,8 @@ static void test_err_reset_kill(void)
     T t;
     Chan *c, *d;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
-    msix_setup(&t, true);
+    tgpu_start_std(&t);
+    msix_setup(&t, G_MSI, true);
     enable_all_interrupts(&t);
     check_alive(&t, 1);
 
@@ -1882,14 +1252,13 @@ static void test_err_reset_kill(void)
     c = chan_up(&t, 1);
     pb_acquire(pb, L_SEM, 1);
     pb_release(pb, L_SEM + 0x10, 0xdead);
-    submit(&t, c, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, c, pb);
     chan_kill(&t, 1);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
-    gpu_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L_SEM, 1);
     step(&t, 2 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
     assert_no_error_pending(&t);
     g_assert_false(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_STALL));
     chan_reset(&t, 1);
@@ -1916,9 +1285,9 @@ static void test_err_reset_kill(void)
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE1);
     expect_err(&t, d, TGPU_ERR_ENGINE_RESET, TGPU_ENGINE_CE1);
 
-    gpu_wr32(&t, L_SEM + 0x20, 1);
+    pa_wr32(&t, L_SEM + 0x20, 1);
     step(&t, 2 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x24), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x24), ==, 0);
 
     /* the rest of the runlist goes on */
     check_alive(&t, 2);
@@ -1933,8 +1302,7 @@ static void test_err_reporting(void)
     T t;
     Chan *c9, *c3, *c40;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     check_alive(&t, 1);
     assert_no_error_pending(&t);
 
@@ -1945,7 +1313,7 @@ static void test_err_reporting(void)
     g_assert_cmpuint(rd(&t, TGPU_FIFO_ERR_CHID), ==, 9);
 
     c3 = chan_up(&t, 3);
-    gpu_wr32(&t, c3->userd + TGPU_USERD_GP_PUT, 0xffffffff);
+    pa_wr32(&t, c3->userd + TGPU_USERD_GP_PUT, 0xffffffff);
     doorbell(&t, 3);
     wait_state(&t, 3, TGPU_CHAN_STATE_ERROR);
 
@@ -2007,8 +1375,7 @@ static void test_hostile_self_ring(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     c = chan_up(&t, 1);
     for (int i = 0; i < (1 << GP_LOG2_DEFAULT) - 1; i++) {
         chan_gp(&t, c, TGPU_GP_ENTRY(c->gpfifo,
@@ -2030,8 +1397,7 @@ static void test_hostile_huge(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
 
     /*
      * A NON_INC header of the largest count, alone in its segment: the
@@ -2048,14 +1414,14 @@ static void test_hostile_huge(void)
     }
     pb_release(pb, L_SEM, 0x1fff);
     run(&t, c, pb);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0x1fff);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x1fff);
 
     /* the largest length, running into the end of VRAM */
     c = chan_up(&t, 2);
     pb->n = 0;
     pb_nops(pb, 2048);
     va = VRAM_SIZE - 4 * 2048;
-    gpu_write_dw(&t, va, pb->dw, pb->n);
+    pa_write_dw(&t, va, pb->dw, pb->n);
     chan_gp(&t, c, TGPU_GP_ENTRY(va, TGPU_GP_ENTRY1_LENGTH_MASK, 0));
     chan_kick(&t, c);
     g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
@@ -2088,11 +1454,10 @@ static void test_hostile_gp_put(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     for (size_t i = 0; i < ARRAY_SIZE(puts); i++) {
         c = chan_up(&t, 1);
-        gpu_wr32(&t, c->userd + TGPU_USERD_GP_PUT, puts[i]);
+        pa_wr32(&t, c->userd + TGPU_USERD_GP_PUT, puts[i]);
         doorbell(&t, 1);
         expect_err(&t, c, TGPU_ERR_GP_PUT_INVALID, puts[i]);
         g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 0);
@@ -2115,8 +1480,7 @@ static void test_hostile_many(void)
     T t;
     Chan *a, *z, *b;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     a = chan_cfg(&t, 1);
     a->log2 = 12;
     a->gpfifo = L_SCRATCH;
@@ -2127,7 +1491,7 @@ static void test_hostile_many(void)
     for (uint32_t i = 0; i < n_entries; i++) {
         ring[i] = cpu_to_le64(TGPU_GP_ENTRY(seg, seg_dw, 0));
     }
-    gpu_write(&t, a->gpfifo, ring, 8 * n_entries);
+    pa_write(&t, a->gpfifo, ring, 8 * n_entries);
     a->put = n_entries;
 
     z = chan_cfg(&t, 17);
@@ -2146,9 +1510,9 @@ static void test_hostile_many(void)
 
     wait_done(&t, a);
     wait_done(&t, z);
-    g_assert_cmpuint(gpu_rd32(&t, a->userd + TGPU_USERD_GP_GET), ==,
+    g_assert_cmpuint(pa_rd32(&t, a->userd + TGPU_USERD_GP_GET), ==,
                      n_entries);
-    g_assert_cmpuint(gpu_rd32(&t, z->userd + TGPU_USERD_GP_GET), ==,
+    g_assert_cmpuint(pa_rd32(&t, z->userd + TGPU_USERD_GP_GET), ==,
                      z->put);
     assert_no_error_pending(&t);
     run_release(&t, b, L_SEM, 2);
@@ -2169,8 +1533,7 @@ static void test_hostile_self_dma(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     bar0_gpa = t.bar0.addr;
 
     /* a release into its own doorbell register */
@@ -2184,7 +1547,7 @@ static void test_hostile_self_dma(void)
                (uint32_t)(bar0_gpa + TGPU_USERMODE_DOORBELL));
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, bells + 1);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, bad);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0);
 
     /* a pushbuffer fetched from its own registers */
     c = chan_up(&t, 1);
@@ -2199,12 +1562,12 @@ static void test_hostile_self_dma(void)
     pb->n = 0;
     pb_release(pb, L_SEM, 0xb1);
     run(&t, c, pb);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0xb1);
-    g_assert_cmpuint(gpu_rd32(&t, L_USERD(1) + TGPU_USERD_GP_GET), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0xb1);
+    g_assert_cmpuint(pa_rd32(&t, L_USERD(1) + TGPU_USERD_GP_GET), ==, 1);
     chan_reset(&t, 1);
 
     /* an MSI-X message aimed at its own doorbell */
-    msix_setup(&t, false);
+    msix_setup(&t, G_MSI, false);
     bar0_gpa = t.bar0.addr;
     wr(&t, t.dev->msix_table_off + PCI_MSIX_ENTRY_LOWER_ADDR,
        bar0_gpa + TGPU_USERMODE_DOORBELL);
@@ -2233,8 +1596,7 @@ static void test_hostile_no_bus_master(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     cmd = qpci_config_readw(t.dev, PCI_COMMAND);
     qpci_config_writew(t.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
     qtest_writel(t.qts, G_SEM, 0x1111);
@@ -2245,7 +1607,7 @@ static void test_hostile_no_bus_master(void)
     submit(&t, c, pb);
     expect_err(&t, c, TGPU_ERR_SEM_FAULT, G_SEM);
     g_assert_cmphex(qtest_readl(t.qts, G_SEM), ==, 0x1111);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x600d);
 
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 1));
     doorbell(&t, 1);
@@ -2270,8 +1632,7 @@ static void test_reset_channel(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
 
     /* a blocked channel with a bound subchannel and a PB position */
     c = chan_up(&t, 1);
@@ -2279,8 +1640,7 @@ static void test_reset_channel(void)
     pb_release(pb, L_SEM + 0x10, 1);
     pb_acquire(pb, L_SEM, 1);
     pb_release(pb, L_SEM + 0x10, 2);
-    submit(&t, c, pb);
-    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(&t, c, pb);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_PUT), ==, 1);
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_PB_LO), !=, 0);
@@ -2295,13 +1655,13 @@ static void test_reset_channel(void)
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_PB_LO), ==, 0);
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_PB_HI), ==, 0);
     /* memory is not touched */
-    g_assert_cmpuint(gpu_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==, 1);
-    g_assert_cmpuint(gpu_rd32(&t, c->userd + TGPU_USERD_GP_PUT), ==, 1);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_PUT), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
     /* no semaphore state: the acquire is gone */
-    gpu_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L_SEM, 1);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
 
     /* no subchannel binding: an engine method on it is ILLEGAL_SUBCH */
     c = chan_up(&t, 1);
@@ -2335,7 +1695,10 @@ static void test_reset_channel(void)
     tgpu_stop(&t);
 }
 
-/* Everything a device reset must put back, and work that must not finish. */
+/*
+ * Everything a device reset must put back, work that must not finish;
+ * and the device works again.
+ */
 static void check_device_reset(T *t, Chan *blocked, Chan *busy)
 {
     const uint64_t busy_get = busy->userd + TGPU_USERD_GP_GET;
@@ -2365,28 +1728,36 @@ static void check_device_reset(T *t, Chan *blocked, Chan *busy)
 
     /* queued work is dropped, never finished afterwards */
     qtest_writel(t->qts, G_SEM, 1);
-    v = gpu_rd32(t, busy_get);
+    v = pa_rd32(t, busy_get);
     step(t, 5 * TGPU_ACQUIRE_POLL_NS);
     settle(t);
     g_assert_cmphex(qtest_readl(t->qts, G_SEM + 4), ==, 0);
-    g_assert_cmphex(gpu_rd32(t, busy_get), ==, v);
+    g_assert_cmphex(pa_rd32(t, busy_get), ==, v);
     g_assert_cmphex(crd(t, busy->id, TGPU_CHAN_GP_GET), ==, 0);
     g_assert_cmphex(crd(t, blocked->id, TGPU_CHAN_STATUS), ==, 0);
+
+    runlists_std(t);
+    run_release(t, chan_up(t, 0), L_SEM, 0x600d);
 }
 
-/* A blocked channel and a long job in flight, an error, counters. */
-static void dirty_device(T *t, Chan **blocked, Chan **busy)
+/*
+ * Start the device with a blocked channel and a long job in flight, an
+ * error, counters.
+ */
+static void tgpu_start_dirty(T *t, Chan **blocked, Chan **busy)
 {
     g_autofree PB *pb = pb_new();
     Chan *a, *z, *e;
 
+    tgpu_start(t, NULL);
+    qtest_writel(t->qts, G_SEM, 0);
+    qtest_writel(t->qts, G_SEM + 4, 0);
     runlists_std(t);
     enable_all_interrupts(t);
     a = chan_up(t, 1);
     pb_acquire(pb, SYS(G_SEM), 1);
     pb_release(pb, SYS(G_SEM + 4), 0xdead);
-    submit(t, a, pb);
-    wait_state(t, 1, TGPU_CHAN_STATE_BLOCKED);
+    submit_blocked(t, a, pb);
 
     e = chan_up(t, 2);
     pb->n = 0;
@@ -2412,28 +1783,12 @@ static void dirty_device(T *t, Chan **blocked, Chan **busy)
 
 static void test_reset_system(void)
 {
-    QDict *resp;
     T t;
     Chan *blocked, *busy;
 
-    tgpu_start(&t, NULL);
-    qtest_writel(t.qts, G_SEM, 0);
-    qtest_writel(t.qts, G_SEM + 4, 0);
-    dirty_device(&t, &blocked, &busy);
-
-    resp = qtest_qmp(t.qts, "{'execute': 'system_reset'}");
-    g_assert(qdict_haskey(resp, "return"));
-    qobject_unref(resp);
-    qtest_qmp_eventwait(t.qts, "RESET");
-
-    /* reset cleared the BARs too: map them again */
-    tgpu_unmap(&t);
-    tgpu_map(&t);
+    tgpu_start_dirty(&t, &blocked, &busy);
+    tgpu_system_reset(&t);
     check_device_reset(&t, blocked, busy);
-
-    /* and it works */
-    runlists_std(&t);
-    run_release(&t, chan_up(&t, 0), L_SEM, 0x600d);
     tgpu_stop(&t);
 }
 
@@ -2443,21 +1798,15 @@ static void test_reset_flr(void)
     T t;
     Chan *blocked, *busy;
 
-    tgpu_start(&t, NULL);
-    qtest_writel(t.qts, G_SEM, 0);
-    qtest_writel(t.qts, G_SEM + 4, 0);
-    dirty_device(&t, &blocked, &busy);
-
+    tgpu_start_dirty(&t, &blocked, &busy);
     exp = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
     qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
                        qpci_config_readw(t.dev, exp + PCI_EXP_DEVCTL) |
                        PCI_EXP_DEVCTL_BCR_FLR);
+    /* FLR cleared the BARs too: map them again */
     tgpu_unmap(&t);
     tgpu_map(&t);
     check_device_reset(&t, blocked, busy);
-
-    runlists_std(&t);
-    run_release(&t, chan_up(&t, 0), L_SEM, 0x600d);
     tgpu_stop(&t);
 }
 
@@ -2471,8 +1820,7 @@ static void test_reset_engine(void)
     T t;
     Chan *idle, *a, *ce;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
+    tgpu_start_std(&t);
     idle = chan_up(&t, 1);
     a = chan_up(&t, 2);
     ce = chan_up(&t, 16);
@@ -2501,10 +1849,9 @@ static void test_reset_engine(void)
 
     /* the rest of the runlist, and CE0, go on */
     run_release(&t, idle, L_SEM, 2);
-    gpu_wr32(&t, L_SEM + 0x10, 1);
-    step(&t, TGPU_ACQUIRE_POLL_NS);
-    wait_done(&t, ce);
-    g_assert_cmphex(gpu_rd32(&t, L_SEM + 0x14), ==, 0xdead);
+    pa_wr32(&t, L_SEM + 0x10, 1);
+    poll_done(&t, ce);
+    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x14), ==, 0xdead);
     g_assert_cmpuint(chan_state(&t, 2), ==, TGPU_CHAN_STATE_ERROR);
     tgpu_stop(&t);
 }
@@ -2519,7 +1866,7 @@ static void test_runlist(void)
     Chan *a, *b, *x;
 
     tgpu_start(&t, NULL);
-    msix_setup(&t, true);
+    msix_setup(&t, G_MSI, true);
     enable_all_interrupts(&t);
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         g_assert_cmphex(rd(&t, TGPU_FIFO_RUNLIST_STATUS(r)), ==, 0);
@@ -2534,7 +1881,7 @@ static void test_runlist(void)
     submit(&t, a, pb);
     settle(&t);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 0);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0);
     /* work, waiting for an engine */
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_STATUS), ==,
                     TGPU_CHAN_STATE_PENDING);
@@ -2546,7 +1893,7 @@ static void test_runlist(void)
                     TGPU_CHAN_STATUS_ON_RUNLIST);
     doorbell(&t, 1);
     wait_done(&t, a);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM), ==, 0xa);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0xa);
     g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, 0);
 
     /* refused lists: the previous one stays */
@@ -2616,7 +1963,7 @@ static void test_runlist(void)
     pb_release(pb, L_SEM + 8, 0xc);
     submit(&t, x, pb);
     settle(&t);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM + 8), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM + 8), ==, 0);
     g_assert_cmpuint(crd(&t, 3, TGPU_CHAN_GP_GET), ==, 0);
 
     /* an empty list takes channels off */
@@ -2627,7 +1974,7 @@ static void test_runlist(void)
     pb_release(pb, L_SEM, 0xb);
     submit(&t, a, pb);
     settle(&t);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM), ==, 0xa);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0xa);
     g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, 0);
     tgpu_stop(&t);
 }
@@ -2644,7 +1991,7 @@ static void nonstall(T *t, Chan *c, uint32_t tag)
     pb_m(pb, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
     pb_release(pb, L_SEM + 0x80, tag);
     run(t, c, pb);
-    g_assert_cmphex(gpu_rd32(t, L_SEM + 0x80), ==, tag);
+    g_assert_cmphex(pa_rd32(t, L_SEM + 0x80), ==, tag);
     settle(t);
 }
 
@@ -2654,9 +2001,8 @@ static void test_msix(void)
     T t;
     Chan *c, *e;
 
-    tgpu_start(&t, NULL);
-    runlists_std(&t);
-    msix_setup(&t, false);
+    tgpu_start_std(&t);
+    msix_setup(&t, G_MSI, false);
     c = chan_up(&t, 0);
 
     /* nothing enabled: status only */
@@ -2906,7 +2252,7 @@ static void test_channels_property(void)
     c = chan_up(&t, 7);
     pb_release(pb, L_SEM, 7);
     run(&t, c, pb);
-    g_assert_cmpuint(gpu_rd32(&t, L_SEM), ==, 7);
+    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 7);
     tgpu_stop(&t);
 
     tgpu_start(&t, "channels=512");

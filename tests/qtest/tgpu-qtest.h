@@ -1,0 +1,833 @@
+/*
+ * Helpers shared by the tgpu qtests: starting the device and mapping its
+ * BARs, registers, VRAM and guest memory, the pushbuffer builder,
+ * channels (instance block, USERD, GPFIFO), runlists, doorbells, waits,
+ * channel errors and MSI-X.
+ *
+ * The device works in a bottom half: after a doorbell a test polls a
+ * register or memory (every qtest command lets QEMU's main loop run),
+ * bounded by a wall-clock limit that only a hang reaches.  The virtual
+ * clock moves only when a test steps it.
+ *
+ * Everything here is static inline: each qtest is built from its own .c
+ * file, and uses only part of this.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef TGPU_QTEST_H
+#define TGPU_QTEST_H
+
+#include "qemu/bswap.h"
+#include "qemu/units.h"
+#include "libqtest.h"
+#include "libqos/pci.h"
+#include "libqos/pci-pc.h"
+#include "qobject/qdict.h"
+#include "hw/pci/pci_regs.h"
+#include "tgpu/regs.h"
+#include "tgpu/channel.h"
+#include "tgpu/mmu.h"
+
+#define TGPU_DEVFN          QPCI_DEVFN(4, 0)
+
+/* How long a test waits for the device before it calls it a hang. */
+#define WAIT_US             (10 * G_USEC_PER_SEC)
+
+/*
+ * Physical addresses, as bypass addresses write them: a VRAM offset, or
+ * SYS(guest physical address) for system memory.  VRAM is 64 MiB so that
+ * BAR1 fits the 32-bit MMIO window of libqos; guest RAM is q35's default
+ * 128 MiB.
+ */
+#define VRAM_SIZE           (64 * MiB)
+#define VRAM_GAP            0x10000000ull   /* past VRAM: faults */
+#define GUEST_RAM_SIZE      (128 * MiB)
+#define SYS(gpa)            (TGPU_BYPASS_SYSMEM_BASE + (gpa))
+#define G_UNMAPPED          0x7f12345000ull /* no guest memory there */
+
+/* VRAM that every test lays out the same way */
+#define L_RUNLIST(r)        (0x4000u + 0x1000u * (r))
+#define L_INST(ch)          (0x10000u + TGPU_INST_SIZE * (ch))
+
+#define GP_LOG2_DEFAULT     10              /* 1024 entries: 0x2000 bytes */
+
+#define MSI_DATA(v)         (0x7a00u + (v))
+
+#define NR_TEST_CHANNELS    64
+
+/* An address space: a PD1 table and the ASID it is tagged with. */
+typedef struct Ctx {
+    uint64_t pdb;
+    uint32_t asid;
+} Ctx;
+
+typedef struct Chan {
+    int id;
+    Ctx *ctx;               /* NULL: bypass */
+    /* instance block fields */
+    uint64_t inst;
+    uint32_t flags;
+    uint32_t asid;
+    uint64_t pdb;
+    uint64_t gpfifo;
+    uint32_t log2;
+    uint32_t engine;
+    uint64_t userd;
+    uint32_t prio;
+    uint32_t ts_us;
+    uint32_t acq_to_us;
+    /* software state */
+    uint64_t pb;            /* pushbuffer area (GPU address) */
+    uint32_t pb_size;
+    uint32_t pb_used;
+    uint32_t put;           /* GP_PUT as software keeps it */
+} Chan;
+
+typedef struct T {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar0, bar1;
+    uint32_t nch;           /* PMC_CHANNELS */
+    uint64_t msi;           /* where MSI-X messages land (guest RAM) */
+    Chan ch[NR_TEST_CHANNELS];
+    /* tgpu-mmu-test: page allocators, the fault buffer */
+    uint64_t next_table;
+    uint64_t next_page;
+    uint64_t next_sys_page;
+    uint64_t fb;            /* the fault buffer, as programmed */
+    uint32_t fb_size;
+    uint32_t fb_put;        /* PUT as the test expects it */
+    uint32_t faults;        /* MMU_FAULT_COUNT as the test expects it */
+} T;
+
+#define PB_MAX_DW           16384
+
+typedef struct PB {
+    uint32_t n;
+    uint32_t dw[PB_MAX_DW];
+} PB;
+
+/* ---- device, registers ------------------------------------------------ */
+
+static inline void tgpu_map(T *t)
+{
+    uint64_t size;
+
+    t->bus = qpci_new_pc(t->qts, NULL);
+    t->dev = qpci_device_find(t->bus, TGPU_DEVFN);
+    g_assert_nonnull(t->dev);
+    qpci_device_enable(t->dev);
+    t->bar0 = qpci_iomap(t->dev, TGPU_BAR0, NULL);
+    t->bar1 = qpci_iomap(t->dev, TGPU_BAR1, &size);
+    g_assert_cmpuint(size, ==, VRAM_SIZE);
+}
+
+static inline void tgpu_unmap(T *t)
+{
+    g_free(t->dev);
+    qpci_free_pc(t->bus);
+}
+
+static inline void tgpu_start(T *t, const char *opts)
+{
+    memset(t, 0, sizeof(*t));
+    t->qts = qtest_initf("-M q35 -nodefaults "
+                         "-device tgpu,addr=04.0,vram-size=64M%s%s",
+                         opts ? "," : "", opts ? opts : "");
+    tgpu_map(t);
+    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+}
+
+static inline void tgpu_stop(T *t)
+{
+    tgpu_unmap(t);
+    qtest_quit(t->qts);
+}
+
+/* A system reset, which clears the BARs too: map them again. */
+static inline void tgpu_system_reset(T *t)
+{
+    QDict *resp = qtest_qmp(t->qts, "{'execute': 'system_reset'}");
+
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    qtest_qmp_eventwait(t->qts, "RESET");
+    tgpu_unmap(t);
+    tgpu_map(t);
+}
+
+static inline uint32_t rd(T *t, uint32_t reg)
+{
+    return qpci_io_readl(t->dev, t->bar0, reg);
+}
+
+static inline void wr(T *t, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(t->dev, t->bar0, reg, val);
+}
+
+static inline uint32_t crd(T *t, int ch, uint32_t reg)
+{
+    return rd(t, TGPU_CHAN_REG(ch, reg));
+}
+
+static inline void cwr(T *t, int ch, uint32_t reg, uint32_t val)
+{
+    wr(t, TGPU_CHAN_REG(ch, reg), val);
+}
+
+/* Let QEMU's main loop run the device's bottom halves a few times. */
+static inline void settle(T *t)
+{
+    for (int i = 0; i < 32; i++) {
+        rd(t, TGPU_PMC_MAGIC);
+    }
+}
+
+/* The virtual clock, which only moves when the test steps it. */
+static inline int64_t vclock(T *t)
+{
+    return qtest_clock_set(t->qts, 0);
+}
+
+static inline void step(T *t, int64_t ns)
+{
+    qtest_clock_step(t->qts, ns);
+    settle(t);
+}
+
+static inline uint64_t ptimer(T *t)
+{
+    uint32_t lo = rd(t, TGPU_PTIMER_TIME_0);
+
+    return (uint64_t)rd(t, TGPU_PTIMER_TIME_1) << 32 | lo;
+}
+
+/* ---- physical memory: VRAM through BAR1, guest RAM directly ----------- */
+
+static inline bool pa_is_sys(uint64_t pa)
+{
+    return pa >= TGPU_BYPASS_SYSMEM_BASE;
+}
+
+/* Whether LEN bytes at PA are VRAM or guest RAM. */
+static inline bool pa_reachable(uint64_t pa, uint64_t len)
+{
+    if (pa_is_sys(pa)) {
+        return pa - TGPU_BYPASS_SYSMEM_BASE + len <= GUEST_RAM_SIZE;
+    }
+    return pa + len <= VRAM_SIZE;
+}
+
+static inline void pa_write(T *t, uint64_t pa, const void *buf, size_t len)
+{
+    if (pa_is_sys(pa)) {
+        qtest_memwrite(t->qts, pa - TGPU_BYPASS_SYSMEM_BASE, buf, len);
+    } else {
+        g_assert_cmpuint(pa + len, <=, VRAM_SIZE);
+        qpci_memwrite(t->dev, t->bar1, pa, buf, len);
+    }
+}
+
+static inline void pa_read(T *t, uint64_t pa, void *buf, size_t len)
+{
+    if (pa_is_sys(pa)) {
+        qtest_memread(t->qts, pa - TGPU_BYPASS_SYSMEM_BASE, buf, len);
+    } else {
+        g_assert_cmpuint(pa + len, <=, VRAM_SIZE);
+        qpci_memread(t->dev, t->bar1, pa, buf, len);
+    }
+}
+
+static inline void pa_zero(T *t, uint64_t pa, size_t len)
+{
+    if (pa_is_sys(pa)) {
+        qtest_memset(t->qts, pa - TGPU_BYPASS_SYSMEM_BASE, 0, len);
+    } else {
+        g_assert_cmpuint(pa + len, <=, VRAM_SIZE);
+        qtest_memset(t->qts, t->bar1.addr + pa, 0, len);
+    }
+}
+
+static inline void pa_wr32(T *t, uint64_t pa, uint32_t val)
+{
+    uint32_t le = cpu_to_le32(val);
+
+    pa_write(t, pa, &le, sizeof(le));
+}
+
+static inline void pa_wr64(T *t, uint64_t pa, uint64_t val)
+{
+    uint64_t le = cpu_to_le64(val);
+
+    pa_write(t, pa, &le, sizeof(le));
+}
+
+static inline uint32_t pa_rd32(T *t, uint64_t pa)
+{
+    uint32_t le;
+
+    pa_read(t, pa, &le, sizeof(le));
+    return le32_to_cpu(le);
+}
+
+static inline uint64_t pa_rd64(T *t, uint64_t pa)
+{
+    uint64_t le;
+
+    pa_read(t, pa, &le, sizeof(le));
+    return le64_to_cpu(le);
+}
+
+static inline void pa_write_dw(T *t, uint64_t pa, const uint32_t *dw,
+                               uint32_t n)
+{
+    g_autofree uint32_t *le = g_new(uint32_t, n ? n : 1);
+
+    for (uint32_t i = 0; i < n; i++) {
+        le[i] = cpu_to_le32(dw[i]);
+    }
+    pa_write(t, pa, le, 4 * n);
+}
+
+/* ---- a channel's memory: through its page tables, or bypass ----------- */
+
+/* The VRAM address of the PD1 entry of VA. */
+static inline uint64_t pd1e_of(Ctx *x, uint64_t va)
+{
+    return x->pdb + 8 * TGPU_PD1_INDEX(va);
+}
+
+/*
+ * The test's own walk, for its writes to what it mapped sanely: false
+ * where VA is not mapped.
+ */
+static inline bool xlate(T *t, Ctx *x, uint64_t va, uint64_t *pa)
+{
+    uint64_t e = pa_rd64(t, pd1e_of(x, va)), base;
+
+    if (!(e & TGPU_PTE_VALID)) {
+        return false;
+    }
+    e = pa_rd64(t, (e & TGPU_PTE_ADDR_MASK) + 8 * TGPU_PD0_INDEX(va));
+    if (!(e & TGPU_PTE_VALID)) {
+        return false;
+    }
+    if (e & TGPU_PTE_LARGE) {
+        base = (e & TGPU_PTE_ADDR_MASK) +
+               (va & (TGPU_LARGE_PAGE_SIZE - 1) & ~(TGPU_PAGE_SIZE - 1));
+    } else {
+        e = pa_rd64(t, (e & TGPU_PTE_ADDR_MASK) + 8 * TGPU_PT_INDEX(va));
+        if (!(e & TGPU_PTE_VALID)) {
+            return false;
+        }
+        base = e & TGPU_PTE_ADDR_MASK;
+    }
+    if (base >= VRAM_SIZE && !(e & TGPU_PTE_SYSMEM)) {
+        return false;
+    }
+    *pa = base + (va & (TGPU_PAGE_SIZE - 1)) +
+          ((e & TGPU_PTE_SYSMEM) ? TGPU_BYPASS_SYSMEM_BASE : 0);
+    return true;
+}
+
+/*
+ * Whether the test can write LEN bytes at VA for channel C: VA is mapped
+ * (paged), or the LEN bytes are memory (bypass).
+ */
+static inline bool chan_reachable(T *t, Chan *c, uint64_t va, uint64_t len)
+{
+    uint64_t pa;
+
+    if (!c->ctx) {
+        return pa_reachable(va, len);
+    }
+    return xlate(t, c->ctx, va, &pa);
+}
+
+static inline void chan_mem_write(T *t, Chan *c, uint64_t va,
+                                  const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    if (!c->ctx) {
+        pa_write(t, va, buf, len);
+        return;
+    }
+    while (len) {
+        size_t n = MIN(len, TGPU_PAGE_SIZE - (va & (TGPU_PAGE_SIZE - 1)));
+        uint64_t pa = 0;
+
+        g_assert_true(xlate(t, c->ctx, va, &pa));
+        pa_write(t, pa, p, n);
+        va += n;
+        p += n;
+        len -= n;
+    }
+}
+
+static inline uint32_t chan_mem_rd32(T *t, Chan *c, uint64_t va)
+{
+    uint64_t pa = va;
+
+    if (c->ctx) {
+        g_assert_true(xlate(t, c->ctx, va, &pa));
+    }
+    return pa_rd32(t, pa);
+}
+
+static inline void chan_mem_wr32(T *t, Chan *c, uint64_t va, uint32_t val)
+{
+    uint32_t le = cpu_to_le32(val);
+
+    chan_mem_write(t, c, va, &le, sizeof(le));
+}
+
+static inline void chan_mem_wr64(T *t, Chan *c, uint64_t va, uint64_t val)
+{
+    uint64_t le = cpu_to_le64(val);
+
+    chan_mem_write(t, c, va, &le, sizeof(le));
+}
+
+static inline void chan_write_dw(T *t, Chan *c, uint64_t va,
+                                 const uint32_t *dw, uint32_t n)
+{
+    g_autofree uint32_t *le = g_new(uint32_t, n ? n : 1);
+
+    for (uint32_t i = 0; i < n; i++) {
+        le[i] = cpu_to_le32(dw[i]);
+    }
+    chan_mem_write(t, c, va, le, 4 * n);
+}
+
+/* ---- pushbuffer builder ----------------------------------------------- */
+
+static inline PB *pb_new(void)
+{
+    return g_new0(PB, 1);
+}
+
+static inline void pb_dw(PB *pb, uint32_t v)
+{
+    g_assert_cmpuint(pb->n, <, PB_MAX_DW);
+    pb->dw[pb->n++] = v;
+}
+
+static inline void pb_hdr(PB *pb, uint32_t op, uint32_t subch,
+                          uint32_t method, uint32_t count)
+{
+    pb_dw(pb, TGPU_PB_HDR(op, subch, method, count));
+}
+
+/* One method with one data dword. */
+static inline void pb_m(PB *pb, uint32_t subch, uint32_t method,
+                        uint32_t data)
+{
+    pb_hdr(pb, TGPU_PB_OP_INC, subch, method, 1);
+    pb_dw(pb, data);
+}
+
+static inline void pb_immd(PB *pb, uint32_t method, uint32_t data)
+{
+    pb_hdr(pb, TGPU_PB_OP_IMMD, 0, method, data);
+}
+
+static inline void pb_nops(PB *pb, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pb_immd(pb, TGPU_M_NOP, 0);
+    }
+}
+
+/* A semaphore operation: 6 dwords (INC header + ADDR_LO..EXECUTE). */
+static inline void pb_sem(PB *pb, uint64_t addr, uint64_t payload,
+                          uint32_t exec)
+{
+    pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
+    pb_dw(pb, (uint32_t)addr);
+    pb_dw(pb, (uint32_t)(addr >> 32));
+    pb_dw(pb, (uint32_t)payload);
+    pb_dw(pb, (uint32_t)(payload >> 32));
+    pb_dw(pb, exec);
+}
+
+static inline void pb_release(PB *pb, uint64_t addr, uint32_t payload)
+{
+    pb_sem(pb, addr, payload, TGPU_SEM_OP_RELEASE);
+}
+
+static inline void pb_acquire(PB *pb, uint64_t addr, uint32_t payload)
+{
+    pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQUIRE);
+}
+
+static inline void pb_acq_geq(PB *pb, uint64_t addr, uint32_t payload)
+{
+    pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQ_GEQ);
+}
+
+static inline void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
+{
+    pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_MEM_OP_A, 4);
+    pb_dw(pb, a);
+    pb_dw(pb, b);
+    pb_dw(pb, 0);
+    pb_dw(pb, op << TGPU_MEM_OP_SHIFT);
+}
+
+/* ---- channels ---------------------------------------------------------- */
+
+/* The engine, and so the runlist, of test channel CH. */
+static inline uint32_t engine_of(int ch)
+{
+    if (ch >= 16 && ch < 24) {
+        return TGPU_RUNLIST_CE0;
+    }
+    if (ch >= 24 && ch < 32) {
+        return TGPU_RUNLIST_CE1;
+    }
+    return TGPU_RUNLIST_COMPUTE;
+}
+
+/*
+ * Channel CH in bypass mode, which docs/hw/mmu.md allows only to a
+ * privileged channel, with its instance block at L_INST(ch), a GPFIFO
+ * ring of 1 << GP_LOG2_DEFAULT entries at GPFIFO, its USERD at USERD and
+ * a pushbuffer area of PB_SIZE bytes at PB.
+ */
+static inline Chan *chan_init(T *t, int ch, uint64_t gpfifo, uint64_t userd,
+                              uint64_t pb, uint32_t pb_size)
+{
+    Chan *c = &t->ch[ch];
+
+    g_assert_cmpint(ch, <, NR_TEST_CHANNELS);
+    memset(c, 0, sizeof(*c));
+    c->id = ch;
+    c->flags = TGPU_INST_FLAGS_PRIV;
+    c->inst = L_INST(ch);
+    c->gpfifo = gpfifo;
+    c->log2 = GP_LOG2_DEFAULT;
+    c->engine = engine_of(ch);
+    c->userd = userd;
+    c->pb = pb;
+    c->pb_size = pb_size;
+    return c;
+}
+
+/*
+ * Write the instance block, clear USERD and point CHAN_INST at it.  What
+ * the test cannot reach (a test of bad addresses) it leaves alone.
+ */
+static inline void chan_write(T *t, Chan *c)
+{
+    uint8_t blk[TGPU_INST_ACQ_TIMEOUT_US + 4];
+    uint8_t zero[TGPU_USERD_SIZE];
+
+    memset(blk, 0, sizeof(blk));
+    stl_le_p(blk + TGPU_INST_FLAGS, c->flags);
+    stl_le_p(blk + TGPU_INST_ASID, c->asid);
+    stq_le_p(blk + TGPU_INST_PDB, c->pdb);
+    stq_le_p(blk + TGPU_INST_GPFIFO_BASE, c->gpfifo);
+    stl_le_p(blk + TGPU_INST_GPFIFO_LOG2, c->log2);
+    stl_le_p(blk + TGPU_INST_ENGINE, c->engine);
+    stq_le_p(blk + TGPU_INST_USERD, c->userd);
+    stl_le_p(blk + TGPU_INST_PRIORITY, c->prio);
+    stl_le_p(blk + TGPU_INST_TIMESLICE_US, c->ts_us);
+    stl_le_p(blk + TGPU_INST_ACQ_TIMEOUT_US, c->acq_to_us);
+    if (pa_reachable(c->inst, TGPU_INST_SIZE)) {
+        pa_zero(t, c->inst, TGPU_INST_SIZE);
+        pa_write(t, c->inst, blk, sizeof(blk));
+    }
+    memset(zero, 0, sizeof(zero));
+    if (chan_reachable(t, c, c->userd, sizeof(zero))) {
+        chan_mem_write(t, c, c->userd, zero, sizeof(zero));
+    }
+    c->put = 0;
+    c->pb_used = 0;
+    cwr(t, c->id, TGPU_CHAN_INST, c->inst >> 12);
+}
+
+static inline void chan_enable(T *t, Chan *c)
+{
+    cwr(t, c->id, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_ENABLE);
+}
+
+static inline uint32_t chan_state(T *t, int ch)
+{
+    return crd(t, ch, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK;
+}
+
+static inline void chan_reset(T *t, int ch)
+{
+    cwr(t, ch, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
+}
+
+static inline void chan_kill(T *t, int ch)
+{
+    cwr(t, ch, TGPU_CHAN_CTRL,
+        crd(t, ch, TGPU_CHAN_CTRL) | TGPU_CHAN_CTRL_KILL);
+}
+
+static inline void note_error(T *t, int ch)
+{
+    g_test_message("channel %d: state %u error %u info 0x%x", ch,
+                   chan_state(t, ch), crd(t, ch, TGPU_CHAN_ERROR),
+                   crd(t, ch, TGPU_CHAN_ERROR_INFO));
+}
+
+static inline void wait_state(T *t, int ch, uint32_t want)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+    uint32_t s;
+
+    for (;;) {
+        s = chan_state(t, ch);
+        if (s == want || g_get_monotonic_time() > end) {
+            break;
+        }
+    }
+    if (s != want) {
+        note_error(t, ch);
+    }
+    g_assert_cmpuint(s, ==, want);
+}
+
+/* Wait until the channel fetched everything up to GP_PUT and is idle. */
+static inline void wait_done(T *t, Chan *c)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+    uint32_t s, get;
+
+    for (;;) {
+        s = chan_state(t, c->id);
+        get = crd(t, c->id, TGPU_CHAN_GP_GET);
+        if ((s == TGPU_CHAN_STATE_IDLE && get == c->put) ||
+            s == TGPU_CHAN_STATE_ERROR || g_get_monotonic_time() > end) {
+            break;
+        }
+    }
+    if (s != TGPU_CHAN_STATE_IDLE) {
+        note_error(t, c->id);
+    }
+    g_assert_cmpuint(s, ==, TGPU_CHAN_STATE_IDLE);
+    g_assert_cmpuint(get, ==, c->put);
+}
+
+/* Write and enable a configured channel; it must come up IDLE. */
+static inline Chan *chan_up_cfg(T *t, Chan *c)
+{
+    chan_write(t, c);
+    chan_enable(t, c);
+    wait_state(t, c->id, TGPU_CHAN_STATE_IDLE);
+    return c;
+}
+
+/* Copy a segment into the channel's pushbuffer area; returns its address. */
+static inline uint64_t chan_seg(T *t, Chan *c, const uint32_t *dw,
+                                uint32_t n)
+{
+    uint64_t va = c->pb + c->pb_used;
+
+    g_assert_cmpuint(c->pb_used + 4 * n, <=, c->pb_size);
+    chan_write_dw(t, c, va, dw, n);
+    c->pb_used += ROUND_UP(4 * n, 16);
+    return va;
+}
+
+/* Write one raw GPFIFO entry at GP_PUT and advance the software GP_PUT. */
+static inline void chan_gp(T *t, Chan *c, uint64_t entry)
+{
+    chan_mem_wr64(t, c, c->gpfifo + TGPU_GP_ENTRY_SIZE * (uint64_t)c->put,
+                  entry);
+    c->put = (c->put + 1) & ((1u << c->log2) - 1);
+}
+
+static inline uint64_t chan_push(T *t, Chan *c, const PB *pb)
+{
+    uint64_t va = chan_seg(t, c, pb->dw, pb->n);
+
+    chan_gp(t, c, TGPU_GP_ENTRY(va, pb->n, 0));
+    return va;
+}
+
+static inline void doorbell(T *t, uint32_t id)
+{
+    wr(t, TGPU_USERMODE_DOORBELL, id);
+}
+
+/* Publish GP_PUT in USERD and ring the doorbell. */
+static inline void chan_kick(T *t, Chan *c)
+{
+    chan_mem_wr32(t, c, c->userd + TGPU_USERD_GP_PUT, c->put);
+    doorbell(t, c->id);
+}
+
+static inline void submit(T *t, Chan *c, const PB *pb)
+{
+    chan_push(t, c, pb);
+    chan_kick(t, c);
+}
+
+/* Submit a pushbuffer that must block the channel (on an acquire). */
+static inline void submit_blocked(T *t, Chan *c, const PB *pb)
+{
+    submit(t, c, pb);
+    wait_state(t, c->id, TGPU_CHAN_STATE_BLOCKED);
+}
+
+/* Submit a pushbuffer and wait for the channel to finish it. */
+static inline void run(T *t, Chan *c, const PB *pb)
+{
+    submit(t, c, pb);
+    wait_done(t, c);
+}
+
+/*
+ * A quick job: release VAL at VA on channel C and wait for it.  For a
+ * bypass channel, check that it landed; for a paged one the caller
+ * checks, in the page it expects the device to reach.
+ */
+static inline void run_release(T *t, Chan *c, uint64_t va, uint32_t val)
+{
+    g_autofree PB *pb = pb_new();
+
+    pb_release(pb, va, val);
+    run(t, c, pb);
+    if (!c->ctx) {
+        g_assert_cmphex(pa_rd32(t, va), ==, val);
+    }
+}
+
+/* An acquire poll (virtual time) passes: channel C is still blocked. */
+static inline void poll_blocked(T *t, Chan *c)
+{
+    step(t, TGPU_ACQUIRE_POLL_NS);
+    g_assert_cmpuint(chan_state(t, c->id), ==, TGPU_CHAN_STATE_BLOCKED);
+}
+
+/* An acquire poll passes: channel C finishes its work. */
+static inline void poll_done(T *t, Chan *c)
+{
+    step(t, TGPU_ACQUIRE_POLL_NS);
+    wait_done(t, c);
+}
+
+/* ---- runlists ---------------------------------------------------------- */
+
+/* Submit runlist R of the N channels IDS; returns RUNLIST_STATUS. */
+static inline uint32_t runlist_submit(T *t, int r, const uint32_t *ids,
+                                      uint32_t n)
+{
+    if (n) {
+        pa_write_dw(t, L_RUNLIST(r), ids, n);
+    }
+    wr(t, TGPU_FIFO_RUNLIST_BASE_LO(r), L_RUNLIST(r));
+    wr(t, TGPU_FIFO_RUNLIST_BASE_HI(r), 0);
+    wr(t, TGPU_FIFO_RUNLIST_SUBMIT(r), n);
+    return rd(t, TGPU_FIFO_RUNLIST_STATUS(r));
+}
+
+/* The same, for a list that must be accepted. */
+static inline void runlist_set(T *t, int r, const uint32_t *ids, uint32_t n)
+{
+    g_assert_cmphex(runlist_submit(t, r, ids, n), ==, n);
+}
+
+/* Every test channel on the runlist of its engine (see engine_of). */
+static inline void runlists_std(T *t)
+{
+    uint32_t n[TGPU_NR_RUNLISTS] = { 0 };
+    uint32_t lists[TGPU_NR_RUNLISTS][NR_TEST_CHANNELS];
+
+    for (int ch = 0; ch < NR_TEST_CHANNELS && ch < t->nch; ch++) {
+        uint32_t r = engine_of(ch);
+
+        lists[r][n[r]++] = ch;
+    }
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        runlist_set(t, r, lists[r], n[r]);
+    }
+}
+
+/* ---- channel errors ---------------------------------------------------- */
+
+static inline bool err_pending(T *t, int ch)
+{
+    return rd(t, TGPU_FIFO_ERR_PENDING(ch / 32)) & (1u << (ch % 32));
+}
+
+static inline void err_ack(T *t, int ch)
+{
+    wr(t, TGPU_FIFO_ERR_PENDING(ch / 32), 1u << (ch % 32));
+}
+
+static inline void assert_no_error_pending(T *t)
+{
+    for (uint32_t i = 0; i < DIV_ROUND_UP(t->nch, 32); i++) {
+        g_assert_cmphex(rd(t, TGPU_FIFO_ERR_PENDING(i)), ==, 0);
+    }
+    g_assert_cmphex(rd(t, TGPU_FIFO_INTR) & TGPU_FIFO_INTR_CHAN_ERROR,
+                    ==, 0);
+    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_CHID), ==, 0xffffffff);
+    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_CODE), ==, 0);
+    g_assert_cmphex(rd(t, TGPU_FIFO_ERR_INFO), ==, 0);
+}
+
+/* ---- MSI-X ------------------------------------------------------------- */
+
+/*
+ * Program every MSI-X vector V to write MSI_DATA(v) to guest RAM at
+ * MSI + 16 * V, masked or not.
+ */
+static inline void msix_setup(T *t, uint64_t msi, bool masked)
+{
+    qpci_msix_enable(t->dev);
+    /* libqos mapped BAR0 again to reach the table: follow it */
+    t->bar0 = t->dev->msix_table_bar;
+    t->msi = msi;
+    qtest_memset(t->qts, t->msi, 0, 16 * TGPU_MSIX_NR_VECTORS);
+    for (int v = 0; v < TGPU_MSIX_NR_VECTORS; v++) {
+        uint32_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+        wr(t, e + PCI_MSIX_ENTRY_LOWER_ADDR, t->msi + 16 * v);
+        wr(t, e + PCI_MSIX_ENTRY_UPPER_ADDR, 0);
+        wr(t, e + PCI_MSIX_ENTRY_DATA, MSI_DATA(v));
+        wr(t, e + PCI_MSIX_ENTRY_VECTOR_CTRL,
+           masked ? PCI_MSIX_ENTRY_CTRL_MASKBIT : 0);
+    }
+}
+
+static inline void msix_mask(T *t, int v, bool masked)
+{
+    uint32_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+    wr(t, e + PCI_MSIX_ENTRY_VECTOR_CTRL,
+       masked ? PCI_MSIX_ENTRY_CTRL_MASKBIT : 0);
+}
+
+static inline bool msi_seen(T *t, int v)
+{
+    return qtest_readl(t->qts, t->msi + 16 * v) == MSI_DATA(v);
+}
+
+static inline void msi_clear(T *t)
+{
+    qtest_memset(t->qts, t->msi, 0, 16 * TGPU_MSIX_NR_VECTORS);
+}
+
+static inline void wait_msi(T *t, int v)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+
+    while (!msi_seen(t, v) && g_get_monotonic_time() < end) {
+        rd(t, TGPU_PMC_MAGIC);
+    }
+    g_assert_true(msi_seen(t, v));
+}
+
+#endif /* TGPU_QTEST_H */

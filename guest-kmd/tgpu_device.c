@@ -4,6 +4,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/ioport.h>
+#include <linux/minmax.h>
 #include <linux/pci.h>
 
 #include <drm/drm_drv.h>
@@ -47,6 +48,18 @@ static int tgpu_device_map_bars(struct tgpu_device *tdev)
 		return dev_err_probe(dev, ret,
 				     "cannot reserve BAR1 (VRAM aperture)\n");
 
+	/*
+	 * Buffer objects map BAR1 write-combined into user space: mark the
+	 * range so, or PAT would make those mappings uncached.
+	 */
+	ret = devm_arch_io_reserve_memtype_wc(dev, pci_resource_start(pdev, TGPU_BAR1),
+					      pci_resource_len(pdev, TGPU_BAR1));
+	if (ret)
+		return dev_err_probe(dev, ret,
+				     "cannot reserve BAR1 as write-combined\n");
+	devm_arch_phys_wc_add(dev, pci_resource_start(pdev, TGPU_BAR1),
+			      pci_resource_len(pdev, TGPU_BAR1));
+
 	tdev->vram_bar.start = pci_resource_start(pdev, TGPU_BAR1);
 	tdev->vram_bar.size = pci_resource_len(pdev, TGPU_BAR1);
 	return 0;
@@ -85,6 +98,8 @@ static int tgpu_device_identify(struct tgpu_device *tdev)
 	id->clk_sm_boost_mhz = tgpu_rd32(tdev, TGPU_PMC_CLK_SM_BOOST_MHZ);
 	id->clk_mem_mhz = tgpu_rd32(tdev, TGPU_PMC_CLK_MEM_MHZ);
 	id->power_limit_mw = tgpu_rd32(tdev, TGPU_PMC_POWER_LIMIT_MW);
+	id->channels = min_t(u32, tgpu_rd32(tdev, TGPU_PMC_CHANNELS),
+			     TGPU_CHANNELS_MAX);
 
 	arch = TGPU_BOOT_0_ARCH(id->boot0);
 	impl = TGPU_BOOT_0_IMPL(id->boot0);
@@ -108,8 +123,8 @@ static int tgpu_device_identify(struct tgpu_device *tdev)
  * tgpu_device_init() - bring up a tgpu board
  * @tdev: the device, freshly allocated, with @tdev->pdev set
  *
- * Enables the PCI function, maps its BARs, checks the identity registers
- * and sets up interrupts.  Every resource is device-managed and released
+ * Enables the PCI function, maps its BARs, checks the identity registers,
+ * sets up the VRAM allocator and interrupts.  Every resource is device-managed and released
  * when the PCI driver unbinds, so there is no matching fini.
  *
  * Return: 0 on success, a negative errno otherwise.
@@ -137,6 +152,10 @@ int tgpu_device_init(struct tgpu_device *tdev)
 		return dev_err_probe(dev, ret, "cannot set a 64-bit DMA mask\n");
 
 	pci_set_master(pdev);
+
+	ret = tgpu_vram_init(tdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up the VRAM allocator\n");
 
 	return tgpu_irq_init(tdev);
 }

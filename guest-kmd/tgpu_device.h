@@ -12,6 +12,7 @@
 #include <tgpu/regs.h>
 
 #include "tgpu_irq.h"
+#include "tgpu_vram.h"
 
 struct pci_dev;
 
@@ -28,6 +29,7 @@ struct pci_dev;
  * @clk_sm_boost_mhz: SM boost clock
  * @clk_mem_mhz: memory clock
  * @power_limit_mw: board power limit (TDP)
+ * @channels: number of channels (PMC_CHANNELS, at most TGPU_CHANNELS_MAX)
  * @chip_name: chip name, e.g. "GP100"
  * @product_name: product name, e.g. "TGPU Tesla P100"
  */
@@ -41,6 +43,7 @@ struct tgpu_identity {
 	u32 clk_sm_boost_mhz;
 	u32 clk_mem_mhz;
 	u32 power_limit_mw;
+	u32 channels;
 	const char *chip_name;
 	const char *product_name;
 };
@@ -55,6 +58,8 @@ struct tgpu_identity {
  * @vram_bar.size: size of the aperture in bytes, 0 when not assigned
  * @id: identity read from the PMC at probe
  * @irq: interrupt state
+ * @vram: the VRAM allocator; unlike the rest, valid until the DRM device
+ *	is released
  *
  * Everything but @base is valid only while the PCI driver is bound: after
  * unplug the structure lives on until the last DRM file is closed, and
@@ -70,6 +75,7 @@ struct tgpu_device {
 	} vram_bar;
 	struct tgpu_identity id;
 	struct tgpu_irq irq;
+	struct tgpu_vram vram;
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

@@ -13,7 +13,9 @@
 #include <drm/tgpu_drm.h>
 
 #include "tgpu_device.h"
+#include "tgpu_gem.h"
 #include "tgpu_irq.h"
+#include "tgpu_vram.h"
 
 static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 				struct drm_file *file)
@@ -70,6 +72,9 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 	case DRM_TGPU_PARAM_MSIX_VECTORS:
 		args->value = tgpu_irq_msix_vectors(tdev);
 		break;
+	case DRM_TGPU_PARAM_VRAM_USED:
+		args->value = tgpu_vram_used(tdev);
+		break;
 	case DRM_TGPU_PARAM_COUNT:
 		return -EINVAL;
 	}
@@ -79,6 +84,10 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 
 static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TGPU_GET_PARAM, tgpu_ioctl_get_param,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_GEM_CREATE, tgpu_ioctl_gem_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_GEM_MMAP_OFFSET, tgpu_ioctl_gem_mmap_offset,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -91,6 +100,8 @@ static const struct file_operations tgpu_drm_fops = {
 /*
  * tgpu DRM driver version:
  * - 1.0.0 - initial interface: DRM_IOCTL_TGPU_GET_PARAM
+ * - 1.1.0 - VRAM buffer objects: DRM_IOCTL_TGPU_GEM_CREATE,
+ *           DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, DRM_TGPU_PARAM_VRAM_USED
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -101,7 +112,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 0,
+	.minor = 1,
 	.patchlevel = 0,
 };
 

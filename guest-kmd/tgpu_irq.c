@@ -1,23 +1,231 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (c) 2026 The tgpu authors */
 
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/math.h>
 #include <linux/pci.h>
+#include <linux/unaligned.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/mmu.h>
 
 #include "tgpu_device.h"
 #include "tgpu_irq.h"
+#include "tgpu_vram.h"
+
+/* Fault buffer: 256 records of TGPU_FAULT_RECORD_SIZE bytes, 8 KiB. */
+#define TGPU_FAULT_BUF_ENTRIES		256
+#define TGPU_FAULT_BUF_BYTES \
+	(TGPU_FAULT_BUF_ENTRIES * TGPU_FAULT_RECORD_SIZE)
+
+#define TGPU_INTR_UNITS	(TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU)
+
+static const struct {
+	const char *name;
+	const char *what;
+} tgpu_chan_errors[TGPU_ERR_COUNT] = {
+	[TGPU_ERR_NONE] = { "NONE", "no error" },
+	[TGPU_ERR_INVALID_INSTANCE] = { "INVALID_INSTANCE", "instance block rejected at enable" },
+	[TGPU_ERR_USERD_FAULT] = { "USERD_FAULT", "USERD unreachable" },
+	[TGPU_ERR_GP_PUT_INVALID] = { "GP_PUT_INVALID", "GP_PUT beyond the GPFIFO ring" },
+	[TGPU_ERR_GPFIFO_FAULT] = { "GPFIFO_FAULT", "GPFIFO entry unreachable" },
+	[TGPU_ERR_GPFIFO_ENTRY] = { "GPFIFO_ENTRY", "bad GPFIFO entry or control op" },
+	[TGPU_ERR_PB_FAULT] = { "PB_FAULT", "pushbuffer unreachable" },
+	[TGPU_ERR_PB_HEADER] = { "PB_HEADER", "illegal method header opcode" },
+	[TGPU_ERR_ILLEGAL_METHOD] = { "ILLEGAL_METHOD", "unknown host method" },
+	[TGPU_ERR_ILLEGAL_SUBCH] = { "ILLEGAL_SUBCH", "engine method on an unbound subchannel" },
+	[TGPU_ERR_BAD_CLASS] = { "BAD_CLASS", "SET_OBJECT class unknown to this engine" },
+	[TGPU_ERR_SEM_FAULT] = { "SEM_FAULT", "semaphore unreachable or misaligned" },
+	[TGPU_ERR_SEM_INVALID_OP] = { "SEM_INVALID_OP", "unknown semaphore operation" },
+	[TGPU_ERR_ACQUIRE_TIMEOUT] = { "ACQUIRE_TIMEOUT", "semaphore acquire timed out" },
+	[TGPU_ERR_MEM_OP] = { "MEM_OP", "unknown MEM_OP operation" },
+	[TGPU_ERR_ENGINE] = { "ENGINE", "engine error" },
+	[TGPU_ERR_ENGINE_RESET] = { "ENGINE_RESET", "engine reset under the channel" },
+	[TGPU_ERR_KILLED] = { "KILLED", "killed by the driver" },
+};
+
+static const char * const tgpu_fault_types[] = {
+	[TGPU_FAULT_NOT_PRESENT] = "NOT_PRESENT",
+	[TGPU_FAULT_READ_ONLY] = "READ_ONLY",
+	[TGPU_FAULT_PRIVILEGE] = "PRIVILEGE",
+	[TGPU_FAULT_BAD_APERTURE] = "BAD_APERTURE",
+	[TGPU_FAULT_WALK] = "WALK",
+};
+
+static const char * const tgpu_fault_engines[] = {
+	[TGPU_FAULT_ENGINE_HOST] = "host",
+	[TGPU_FAULT_ENGINE_COMPUTE] = "compute",
+	[TGPU_FAULT_ENGINE_CE0] = "ce0",
+	[TGPU_FAULT_ENGINE_CE1] = "ce1",
+};
+
+static const char *tgpu_name(const char * const *names, size_t n,
+			     unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+/* Log every channel with a pending error, then acknowledge them. */
+static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
+{
+	struct device *dev = tdev->base.dev;
+	unsigned long pending;
+	unsigned int i, bit, chid;
+	u32 code, info;
+
+	for (i = 0; i < DIV_ROUND_UP(tdev->id.channels, 32); i++) {
+		pending = tgpu_rd32(tdev, TGPU_FIFO_ERR_PENDING(i));
+		if (!pending)
+			continue;
+
+		for_each_set_bit(bit, &pending, 32) {
+			chid = i * 32 + bit;
+			code = tgpu_rd32(tdev, TGPU_CHAN_REG(chid, TGPU_CHAN_ERROR));
+			info = tgpu_rd32(tdev,
+					 TGPU_CHAN_REG(chid, TGPU_CHAN_ERROR_INFO));
+			atomic64_inc(&tdev->irq.chan_errors);
+			if (code < TGPU_ERR_COUNT)
+				dev_err_ratelimited(dev, "channel %u: error %s (%u, %s), info 0x%08x\n",
+						    chid, tgpu_chan_errors[code].name,
+						    code, tgpu_chan_errors[code].what,
+						    info);
+			else
+				dev_err_ratelimited(dev, "channel %u: unknown error %u, info 0x%08x\n",
+						    chid, code, info);
+		}
+		tgpu_wr32(tdev, TGPU_FIFO_ERR_PENDING(i), pending);
+	}
+}
+
+/* Stall unit: channel errors and refused runlists. */
+static void tgpu_irq_fifo(struct tgpu_device *tdev)
+{
+	struct device *dev = tdev->base.dev;
+	unsigned int r;
+	u32 intr, status;
+
+	intr = tgpu_rd32(tdev, TGPU_FIFO_INTR);
+
+	if (intr & TGPU_FIFO_INTR_RUNLIST) {
+		tgpu_wr32(tdev, TGPU_FIFO_INTR, TGPU_FIFO_INTR_RUNLIST);
+		atomic64_inc(&tdev->irq.runlist_errors);
+		for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
+			status = tgpu_rd32(tdev, TGPU_FIFO_RUNLIST_STATUS(r));
+			if (status & TGPU_RUNLIST_STATUS_ERROR)
+				dev_err_ratelimited(dev, "runlist %u: submission refused, %u entries still active\n",
+						    r, status & TGPU_RUNLIST_STATUS_COUNT_MASK);
+		}
+	}
+
+	/* CHAN_ERROR is a level: the OR of the ERR_PENDING bits. */
+	if (intr & TGPU_FIFO_INTR_CHAN_ERROR)
+		tgpu_irq_chan_errors(tdev);
+}
+
+/* Non-stall unit: fences will be signalled from here. */
+static void tgpu_irq_nonstall(struct tgpu_device *tdev)
+{
+	u32 intr;
+
+	intr = tgpu_rd32(tdev, TGPU_FIFO_NONSTALL_INTR);
+	if (intr & TGPU_FIFO_NONSTALL_INTR_PENDING) {
+		tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_INTR,
+			  TGPU_FIFO_NONSTALL_INTR_PENDING);
+		atomic64_inc(&tdev->irq.nonstall);
+	}
+}
+
+static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)
+{
+	u8 type = rec[TGPU_FAULT_REC_TYPE];
+	u8 engine = rec[TGPU_FAULT_REC_ENGINE];
+	u8 access = rec[TGPU_FAULT_REC_ACCESS];
+
+	if (rec[TGPU_FAULT_REC_VALID] != 1) {
+		dev_err_ratelimited(tdev->base.dev, "MMU fault: invalid record in the fault buffer\n");
+		return;
+	}
+
+	dev_err_ratelimited(tdev->base.dev,
+			    "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u, engine %s\n",
+			    tgpu_name(tgpu_fault_types,
+				      ARRAY_SIZE(tgpu_fault_types), type),
+			    access == TGPU_FAULT_ACCESS_WRITE ? "write" : "read",
+			    get_unaligned_le64(rec + TGPU_FAULT_REC_VA),
+			    get_unaligned_le32(rec + TGPU_FAULT_REC_ASID),
+			    get_unaligned_le32(rec + TGPU_FAULT_REC_CHID),
+			    tgpu_name(tgpu_fault_engines,
+				      ARRAY_SIZE(tgpu_fault_engines), engine));
+}
+
+/* MMU unit: drain the fault buffer from GET to PUT. */
+static void tgpu_irq_mmu(struct tgpu_device *tdev)
+{
+	struct tgpu_fault_buf *fb = &tdev->irq.fault_buf;
+	struct device *dev = tdev->base.dev;
+	u8 rec[TGPU_FAULT_RECORD_SIZE];
+	u32 intr, get, put;
+
+	/* Acknowledge first: a fault recorded while draining raises it again. */
+	intr = tgpu_rd32(tdev, TGPU_MMU_INTR);
+	intr &= TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW;
+	if (intr)
+		tgpu_wr32(tdev, TGPU_MMU_INTR, intr);
+
+	if (intr & TGPU_MMU_INTR_OVERFLOW) {
+		atomic64_inc(&tdev->irq.mmu_overflows);
+		dev_err_ratelimited(dev, "MMU fault buffer overflow: faults were dropped\n");
+	}
+
+	if (!fb->entries)
+		return;
+
+	get = tgpu_rd32(tdev, TGPU_MMU_FAULT_BUF_GET);
+	put = tgpu_rd32(tdev, TGPU_MMU_FAULT_BUF_PUT);
+	if (get >= fb->entries || put >= fb->entries) {
+		dev_err_ratelimited(dev, "MMU fault buffer: GET %u, PUT %u out of range\n",
+				    get, put);
+		return;
+	}
+
+	while (get != put) {
+		memcpy_fromio(rec, fb->map + get * TGPU_FAULT_RECORD_SIZE,
+			      sizeof(rec));
+		atomic64_inc(&tdev->irq.mmu_faults);
+		tgpu_irq_log_fault(tdev, rec);
+		get = (get + 1) % fb->entries;
+	}
+	tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_GET, get);
+}
+
+/* Service the units in @units (TGPU_INTR_* bits).  Called with the lock. */
+static void tgpu_irq_service(struct tgpu_device *tdev, u32 units)
+{
+	if (units & TGPU_INTR_FIFO)
+		tgpu_irq_fifo(tdev);
+	if (units & TGPU_INTR_NONSTALL)
+		tgpu_irq_nonstall(tdev);
+	if (units & TGPU_INTR_MMU)
+		tgpu_irq_mmu(tdev);
+}
 
 /*
- * The device signals one MSI-X vector per source class (TGPU_MSIX_VEC_*).
- * Interface 1.0 defines no interrupt source behind any of them yet, so the
- * handlers only count; each unit adds its own handling here as it grows
- * one.  An MSI-X vector is never shared, so whatever arrives on it is ours.
+ * The device signals one MSI-X vector per source class (TGPU_MSIX_VEC_*,
+ * numbered as the TGPU_INTR_* bits).  An MSI-X vector is never shared, so
+ * whatever arrives on it is ours; a message may find its unit already
+ * serviced, which is harmless.  ECC and thermal have no unit yet.
  */
 static irqreturn_t tgpu_irq_vector(struct tgpu_device *tdev, unsigned int vec)
 {
 	atomic64_inc(&tdev->irq.count[vec]);
+
+	spin_lock(&tdev->irq.lock);
+	tgpu_irq_service(tdev, BIT(vec) & tdev->irq.enabled);
+	spin_unlock(&tdev->irq.lock);
 	return IRQ_HANDLED;
 }
 
@@ -26,12 +234,12 @@ static irqreturn_t tgpu_irq_stall(int irq, void *data)
 	return tgpu_irq_vector(data, TGPU_MSIX_VEC_STALL);
 }
 
-static irqreturn_t tgpu_irq_nonstall(int irq, void *data)
+static irqreturn_t tgpu_irq_nonstall_vec(int irq, void *data)
 {
 	return tgpu_irq_vector(data, TGPU_MSIX_VEC_NONSTALL);
 }
 
-static irqreturn_t tgpu_irq_mmu(int irq, void *data)
+static irqreturn_t tgpu_irq_mmu_vec(int irq, void *data)
 {
 	return tgpu_irq_vector(data, TGPU_MSIX_VEC_MMU);
 }
@@ -51,29 +259,40 @@ static const struct tgpu_irq_vector_desc {
 	irq_handler_t handler;
 } tgpu_irq_vectors[] = {
 	[TGPU_MSIX_VEC_STALL] = { "stall", tgpu_irq_stall },
-	[TGPU_MSIX_VEC_NONSTALL] = { "nonstall", tgpu_irq_nonstall },
-	[TGPU_MSIX_VEC_MMU] = { "mmu", tgpu_irq_mmu },
+	[TGPU_MSIX_VEC_NONSTALL] = { "nonstall", tgpu_irq_nonstall_vec },
+	[TGPU_MSIX_VEC_MMU] = { "mmu", tgpu_irq_mmu_vec },
 	[TGPU_MSIX_VEC_ECC] = { "ecc", tgpu_irq_ecc },
 	[TGPU_MSIX_VEC_THERMAL] = { "thermal", tgpu_irq_thermal },
 };
 
 static_assert(ARRAY_SIZE(tgpu_irq_vectors) == TGPU_MSIX_NR_VECTORS);
+static_assert(BIT(TGPU_MSIX_VEC_STALL) == TGPU_INTR_FIFO);
+static_assert(BIT(TGPU_MSIX_VEC_NONSTALL) == TGPU_INTR_NONSTALL);
+static_assert(BIT(TGPU_MSIX_VEC_MMU) == TGPU_INTR_MMU);
 
 /*
- * With a single vector every source class shares it.  Interface 1.0 has
- * no interrupt status register to tell them apart, so the combined handler
- * only counts.  A message-signalled vector is ours alone; an INTx line may
- * be shared with other devices, and with nothing to read that says the
- * tgpu raised it, the handler cannot claim it.
+ * With a single vector every source class shares it, and PMC_INTR tells
+ * them apart.  An INTx line may be shared with other devices: it is ours
+ * only when an enabled unit is pending.  A message-signalled vector is
+ * ours alone, even when the unit it was sent for is already serviced.
  */
 static irqreturn_t tgpu_irq_combined(int irq, void *data)
 {
 	struct tgpu_device *tdev = data;
+	u32 pending;
 
-	if (tdev->irq.mode == TGPU_IRQ_MODE_INTX)
+	pending = tgpu_rd32(tdev, TGPU_PMC_INTR);
+	if (pending == U32_MAX)		/* the device is gone */
+		return IRQ_NONE;
+
+	pending &= tdev->irq.enabled;
+	if (!pending && tdev->irq.mode == TGPU_IRQ_MODE_INTX)
 		return IRQ_NONE;
 
 	atomic64_inc(&tdev->irq.combined);
+	spin_lock(&tdev->irq.lock);
+	tgpu_irq_service(tdev, pending);
+	spin_unlock(&tdev->irq.lock);
 	return IRQ_HANDLED;
 }
 
@@ -108,16 +327,116 @@ static int tgpu_irq_request(struct tgpu_device *tdev, unsigned int nr,
 	return 0;
 }
 
+static void tgpu_fault_buf_fini(void *data)
+{
+	struct tgpu_device *tdev = data;
+	struct tgpu_fault_buf *fb = &tdev->irq.fault_buf;
+
+	/* The MMU must stop writing the ring before its VRAM is reused. */
+	tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_SIZE, 0);
+	fb->entries = 0;
+	tgpu_vram_free(tdev, &fb->blocks);
+}
+
+/*
+ * The MMU fault buffer: a ring in VRAM, at the top, that the MMU interrupt
+ * handler reads through BAR1.  Without BAR1 there is no ring: faults are
+ * then only counted as dropped (MMU_INTR.OVERFLOW).
+ */
+static int tgpu_fault_buf_init(struct tgpu_device *tdev)
+{
+	struct tgpu_fault_buf *fb = &tdev->irq.fault_buf;
+	struct device *dev = tdev->base.dev;
+	struct gpu_buddy_block *block;
+	int ret;
+
+	INIT_LIST_HEAD(&fb->blocks);
+	if (tdev->vram.visible < TGPU_FAULT_BUF_BYTES) {
+		dev_warn(dev, "no CPU access to VRAM: MMU faults will not be reported\n");
+		return 0;
+	}
+
+	/* One naturally aligned block: 4 KiB alignment is all the MMU needs. */
+	ret = tgpu_vram_alloc(tdev, TGPU_FAULT_BUF_BYTES, TGPU_FAULT_BUF_BYTES,
+			      tdev->vram.visible, GPU_BUDDY_TOPDOWN_ALLOCATION,
+			      &fb->blocks);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot allocate the MMU fault buffer\n");
+
+	ret = devm_add_action_or_reset(dev, tgpu_fault_buf_fini, tdev);
+	if (ret)
+		return ret;
+
+	block = list_first_entry(&fb->blocks, struct gpu_buddy_block, link);
+	fb->addr = gpu_buddy_block_offset(block);
+	fb->map = devm_ioremap_wc(dev, tdev->vram_bar.start + fb->addr,
+				  TGPU_FAULT_BUF_BYTES);
+	if (!fb->map)
+		return dev_err_probe(dev, -ENOMEM, "cannot map the MMU fault buffer\n");
+	memset_io(fb->map, 0, TGPU_FAULT_BUF_BYTES);
+
+	tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_LO,
+		  lower_32_bits(fb->addr) & ~(TGPU_PAGE_SIZE - 1));
+	tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_HI, upper_32_bits(fb->addr));
+	/* Writing the size empties the ring: GET = PUT = 0. */
+	tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_SIZE, TGPU_FAULT_BUF_ENTRIES);
+	fb->entries = TGPU_FAULT_BUF_ENTRIES;
+	return 0;
+}
+
+static void tgpu_irq_disable(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	tgpu_wr32(tdev, TGPU_PMC_INTR_EN, 0);
+	tgpu_wr32(tdev, TGPU_FIFO_INTR_EN, 0);
+	tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_INTR_EN, 0);
+	tgpu_wr32(tdev, TGPU_MMU_INTR_EN, 0);
+	tdev->irq.enabled = 0;
+}
+
+/*
+ * Enable the FIFO, non-stall and MMU units, then service whatever was
+ * already pending: enabling a unit whose status is set sends no message.
+ */
+static int tgpu_irq_enable(struct tgpu_device *tdev)
+{
+	struct tgpu_irq *tirq = &tdev->irq;
+	unsigned long flags;
+	int ret;
+
+	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_irq_disable, tdev);
+	if (ret)
+		return ret;
+
+	tgpu_wr32(tdev, TGPU_FIFO_INTR_EN,
+		  TGPU_FIFO_INTR_CHAN_ERROR | TGPU_FIFO_INTR_RUNLIST);
+	tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_INTR_EN,
+		  TGPU_FIFO_NONSTALL_INTR_PENDING);
+	tgpu_wr32(tdev, TGPU_MMU_INTR_EN,
+		  TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW);
+
+	spin_lock_irqsave(&tirq->lock, flags);
+	tirq->enabled = TGPU_INTR_UNITS;
+	tgpu_wr32(tdev, TGPU_PMC_INTR_EN, TGPU_INTR_UNITS);
+	tgpu_irq_service(tdev, tgpu_rd32(tdev, TGPU_PMC_INTR) & TGPU_INTR_UNITS);
+	spin_unlock_irqrestore(&tirq->lock, flags);
+	return 0;
+}
+
 /**
  * tgpu_irq_init() - allocate interrupt vectors and install their handlers
  * @tdev: the device, with the PCI function enabled
  *
- * Asks for TGPU_MSIX_NR_VECTORS MSI-X vectors, one handler per source
- * class.  If the platform cannot give that many, falls back to a single
- * vector (MSI-X, MSI or INTx, in that order) with one combined handler.
+ * Sets up the MMU fault buffer, then asks for TGPU_MSIX_NR_VECTORS MSI-X
+ * vectors, one handler per source class.  If the platform cannot give
+ * that many, falls back to a single vector (MSI-X, MSI or INTx, in that
+ * order) with one combined handler.  Finally enables the FIFO, non-stall
+ * and MMU interrupt sources.
  *
  * The vectors are freed by the PCI core (the device is pcim-managed) and
- * the handlers by devres, handlers first, when the driver unbinds.
+ * the rest by devres when the driver unbinds, in reverse: sources
+ * disabled, handlers freed, fault buffer released.
  *
  * Return: 0 on success, a negative errno otherwise.
  */
@@ -128,6 +447,12 @@ int tgpu_irq_init(struct tgpu_device *tdev)
 	struct device *dev = &pdev->dev;
 	int nvec, msix_err, ret;
 	unsigned int i;
+
+	spin_lock_init(&tirq->lock);
+
+	ret = tgpu_fault_buf_init(tdev);
+	if (ret)
+		return ret;
 
 	nvec = pci_alloc_irq_vectors(pdev, TGPU_MSIX_NR_VECTORS,
 				     TGPU_MSIX_NR_VECTORS, PCI_IRQ_MSIX);
@@ -166,7 +491,7 @@ int tgpu_irq_init(struct tgpu_device *tdev)
 			 tirq->mode == TGPU_IRQ_MODE_MSI ? "MSI" : "INTx");
 	}
 
-	return 0;
+	return tgpu_irq_enable(tdev);
 }
 
 /**

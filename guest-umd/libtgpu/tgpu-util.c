@@ -65,6 +65,7 @@ static const char *const param_names[] = {
 	[DRM_TGPU_PARAM_CLK_MEM_MHZ] = "CLK_MEM_MHZ",
 	[DRM_TGPU_PARAM_POWER_LIMIT_MW] = "POWER_LIMIT_MW",
 	[DRM_TGPU_PARAM_MSIX_VECTORS] = "MSIX_VECTORS",
+	[DRM_TGPU_PARAM_VRAM_USED] = "VRAM_USED",
 };
 /* A new uAPI parameter must get a name here (the unit test checks holes). */
 _Static_assert(ARRAY_SIZE(param_names) == DRM_TGPU_PARAM_COUNT,

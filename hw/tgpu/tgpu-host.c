@@ -394,7 +394,7 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     case TGPU_M_WFI:
         return MTHD_OK;
     case TGPU_M_NON_STALL_INTERRUPT:
-        s->nonstall_intr |= 1;
+        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
         tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
         return MTHD_OK;
     case TGPU_M_MEM_OP_A:
@@ -1052,11 +1052,11 @@ bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val)
         tgpu_irq_update(s);
         return true;
     case TGPU_FIFO_NONSTALL_INTR:
-        s->nonstall_intr &= ~(val & 1);
+        s->nonstall_intr &= ~(val & TGPU_FIFO_NONSTALL_INTR_PENDING);
         tgpu_irq_update(s);
         return true;
     case TGPU_FIFO_NONSTALL_INTR_EN:
-        s->nonstall_intr_en = val & 1;
+        s->nonstall_intr_en = val & TGPU_FIFO_NONSTALL_INTR_PENDING;
         tgpu_irq_update(s);
         return true;
     }

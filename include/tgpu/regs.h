@@ -98,7 +98,8 @@
 #define TGPU_FIFO_ERR_CHID          0x002104u   /* first unacked error */
 #define TGPU_FIFO_ERR_CODE          0x002108u
 #define TGPU_FIFO_ERR_INFO          0x00210cu
-#define TGPU_FIFO_NONSTALL_INTR     0x002110u   /* R/W1C, bit 0 */
+#define TGPU_FIFO_NONSTALL_INTR     0x002110u   /* R/W1C */
+#define   TGPU_FIFO_NONSTALL_INTR_PENDING   (1u << 0)
 #define TGPU_FIFO_DOORBELLS         0x002120u   /* doorbells accepted */
 #define TGPU_FIFO_DOORBELLS_BAD     0x002124u   /* unknown/disabled channel */
 #define TGPU_FIFO_CTXSW_COUNT       0x002128u   /* context switches */

@@ -33,26 +33,9 @@
 #include "libtgpu.h"
 #include "tgpu-util.h"
 
+#include "guest-tap.h"
+
 /* ---- TAP ------------------------------------------------------------------ */
-
-static int tap_n, tap_failed;
-
-__attribute__((format(printf, 2, 3)))
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	return cond;
-}
 
 #define is_u64(got, exp, ...)                                                 \
 	({                                                                    \
@@ -75,17 +58,6 @@ static bool ok(bool cond, const char *fmt, ...)
 		r_;                                                           \
 	})
 
-static int done(void)
-{
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
-}
-
-static void bail(const char *why)
-{
-	printf("Bail out! %s\n", why);
-	exit(1);
-}
 
 /* ---- models --------------------------------------------------------------- */
 
@@ -429,5 +401,5 @@ int main(int argc, char **argv)
 
 	drmFreeVersion(ver);
 	close(fd);
-	return done();
+	return tap_done();
 }

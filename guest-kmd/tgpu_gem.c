@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+#include <linux/gpu_buddy.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/pfn.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+#include <drm/tgpu_drm.h>
+
+#include "tgpu_device.h"
+#include "tgpu_gem.h"
+#include "tgpu_vram.h"
+
+/* Pages mapped ahead of the faulting one, within its block, as TTM does. */
+#define TGPU_BO_FAULT_AROUND	16
+
+static void tgpu_bo_free(struct drm_gem_object *obj)
+{
+	struct tgpu_device *tdev = to_tgpu_device(obj->dev);
+	struct tgpu_bo *bo = to_tgpu_bo(obj);
+
+	tgpu_vram_free(tdev, &bo->blocks);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+/*
+ * CPU faults map BAR1 pages.  The object's blocks need not be contiguous,
+ * so find the one that holds the faulting page, then map it and a few
+ * pages after it that lie in the same block.
+ */
+static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct tgpu_device *tdev = to_tgpu_device(obj->dev);
+	struct tgpu_bo *bo = to_tgpu_bo(obj);
+	struct gpu_buddy_block *block;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	unsigned long pfn, i, n;
+	vm_fault_t ret = VM_FAULT_SIGBUS, r;
+	u64 offset, bsize = 0;
+	int idx;
+
+	offset = ((u64)(addr - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff -
+		 drm_vma_node_start(&obj->vma_node);
+	offset <<= PAGE_SHIFT;
+
+	/* After unplug BAR1 is no longer ours: no new mappings. */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return VM_FAULT_SIGBUS;
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
+		if (offset < bsize)
+			break;
+		offset -= bsize;
+	}
+	if (list_entry_is_head(block, &bo->blocks, link))
+		goto out;
+
+	pfn = PHYS_PFN(tdev->vram_bar.start + gpu_buddy_block_offset(block) +
+		       offset);
+	n = min3((unsigned long)((bsize - offset) >> PAGE_SHIFT),
+		 (vma->vm_end - addr) >> PAGE_SHIFT,
+		 (unsigned long)TGPU_BO_FAULT_AROUND);
+	for (i = 0; i < n; i++) {
+		r = vmf_insert_pfn_prot(vma, addr + i * PAGE_SIZE, pfn + i,
+					vma->vm_page_prot);
+		/* Only the faulting page must succeed; the rest is a bonus. */
+		if (!i)
+			ret = r;
+		if (r & VM_FAULT_ERROR)
+			break;
+	}
+
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct tgpu_bo_vm_ops = {
+	.fault = tgpu_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static int tgpu_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	/* A private writable PFN mapping cannot copy on write. */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot =
+		pgprot_decrypted(pgprot_writecombine(vm_get_page_prot(vma->vm_flags)));
+	return 0;
+}
+
+static const struct drm_gem_object_funcs tgpu_bo_funcs = {
+	.free = tgpu_bo_free,
+	.mmap = tgpu_bo_mmap,
+	.vm_ops = &tgpu_bo_vm_ops,
+};
+
+static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size)
+{
+	struct tgpu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+
+	INIT_LIST_HEAD(&bo->blocks);
+	bo->base.funcs = &tgpu_bo_funcs;
+	drm_gem_private_object_init(&tdev->base, &bo->base, size);
+
+	/* From here on the last put frees the blocks and the object. */
+	ret = tgpu_vram_alloc(tdev, size, PAGE_SIZE, tdev->vram.visible, 0,
+			      &bo->blocks);
+	if (!ret)
+		ret = tgpu_vram_clear(tdev, &bo->blocks);
+	if (ret) {
+		drm_gem_object_put(&bo->base);
+		return ERR_PTR(ret);
+	}
+	return bo;
+}
+
+/**
+ * tgpu_ioctl_gem_create() - DRM_IOCTL_TGPU_GEM_CREATE
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_gem_create
+ * @file: the DRM file that gets the handle
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
+			  struct drm_file *file)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+	struct drm_tgpu_gem_create *args = data;
+	struct tgpu_bo *bo;
+	u64 size;
+	int idx, ret;
+
+	if (args->flags)
+		return -EINVAL;
+
+	size = PAGE_ALIGN(args->size);
+	if (!args->size || size < args->size)
+		return -EINVAL;
+	if (size > tdev->vram.visible)
+		return -E2BIG;
+
+	if (!drm_dev_enter(ddev, &idx))
+		return -ENODEV;
+	bo = tgpu_bo_create(tdev, size);
+	drm_dev_exit(idx);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+
+	ret = drm_gem_handle_create(file, &bo->base, &args->handle);
+	/* The handle, if any, holds the object now. */
+	drm_gem_object_put(&bo->base);
+	if (ret)
+		return ret;
+
+	args->size = size;
+	return 0;
+}
+
+/**
+ * tgpu_ioctl_gem_mmap_offset() - DRM_IOCTL_TGPU_GEM_MMAP_OFFSET
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_gem_mmap_offset
+ * @file: the DRM file that holds the handle
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,
+			       struct drm_file *file)
+{
+	struct drm_tgpu_gem_mmap_offset *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->pad)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret)
+		args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+
+	drm_gem_object_put(obj);
+	return ret;
+}

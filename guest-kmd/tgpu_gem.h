@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_GEM_H__
+#define __TGPU_GEM_H__
+
+#include <linux/list.h>
+
+#include <drm/drm_gem.h>
+
+struct drm_device;
+struct drm_file;
+
+/**
+ * struct tgpu_bo - a buffer object in VRAM
+ * @base: the GEM object
+ * @blocks: its VRAM, buddy blocks linked by their @link, in object order;
+ *	not necessarily contiguous, fixed for the object's lifetime
+ */
+struct tgpu_bo {
+	struct drm_gem_object base;
+	struct list_head blocks;
+};
+
+static inline struct tgpu_bo *to_tgpu_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct tgpu_bo, base);
+}
+
+int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
+			  struct drm_file *file);
+int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,
+			       struct drm_file *file);
+
+#endif /* __TGPU_GEM_H__ */

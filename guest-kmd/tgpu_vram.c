@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+#include <linux/io.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+
+#include <drm/drm_managed.h>
+
+#include "tgpu_device.h"
+#include "tgpu_vram.h"
+
+/* VRAM cleared per mapping, between two chances to reschedule. */
+#define TGPU_VRAM_CLEAR_CHUNK	SZ_8M
+
+static void tgpu_vram_fini(struct drm_device *ddev, void *data)
+{
+	struct tgpu_vram *vram = data;
+
+	gpu_buddy_fini(&vram->mm);
+}
+
+/**
+ * tgpu_vram_init() - set up the VRAM allocator
+ * @tdev: the device, identified, with BAR1 recorded
+ *
+ * The allocator is DRM-managed: it is torn down when the DRM device is
+ * released, after the last buffer object is gone.
+ *
+ * Return: 0 on success, a negative errno otherwise.
+ */
+int tgpu_vram_init(struct tgpu_device *tdev)
+{
+	struct tgpu_vram *vram = &tdev->vram;
+	struct drm_device *ddev = &tdev->base;
+	int ret;
+
+	ret = drmm_mutex_init(ddev, &vram->lock);
+	if (ret)
+		return ret;
+
+	vram->size = round_down(tdev->id.vram_size, SZ_4K);
+	if (!vram->size) {
+		drm_err(ddev, "the device reports no VRAM\n");
+		return -ENODEV;
+	}
+	vram->visible = min_t(u64, vram->size,
+			      round_down(tdev->vram_bar.size, SZ_4K));
+
+	ret = gpu_buddy_init(&vram->mm, vram->size, SZ_4K);
+	if (ret)
+		return ret;
+
+	return drmm_add_action_or_reset(ddev, tgpu_vram_fini, vram);
+}
+
+/**
+ * tgpu_vram_alloc() - allocate VRAM
+ * @tdev: the device
+ * @size: bytes, a multiple of @min_block
+ * @min_block: smallest block (and alignment), a power of two >= 4 KiB
+ * @end: allocate below this VRAM offset
+ * @flags: GPU_BUDDY_* allocation flags
+ * @blocks: list the blocks are added to, linked by their @link
+ *
+ * Return: 0 on success, -ENOSPC when VRAM has no room, another negative
+ * errno otherwise.
+ */
+int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
+		    u64 end, unsigned long flags, struct list_head *blocks)
+{
+	struct tgpu_vram *vram = &tdev->vram;
+	int ret;
+
+	mutex_lock(&vram->lock);
+	ret = gpu_buddy_alloc_blocks(&vram->mm, 0, end, size, min_block,
+				     blocks, flags);
+	mutex_unlock(&vram->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vram_free() - give blocks back to the allocator
+ * @tdev: the device
+ * @blocks: blocks from tgpu_vram_alloc(); the list is left empty
+ */
+void tgpu_vram_free(struct tgpu_device *tdev, struct list_head *blocks)
+{
+	struct tgpu_vram *vram = &tdev->vram;
+
+	mutex_lock(&vram->lock);
+	gpu_buddy_free_list(&vram->mm, blocks, 0);
+	mutex_unlock(&vram->lock);
+}
+
+/**
+ * tgpu_vram_used() - bytes of VRAM allocated
+ * @tdev: the device
+ *
+ * Return: bytes allocated, the driver's own reservations included.
+ */
+u64 tgpu_vram_used(struct tgpu_device *tdev)
+{
+	struct tgpu_vram *vram = &tdev->vram;
+	u64 used;
+
+	mutex_lock(&vram->lock);
+	used = vram->mm.size - vram->mm.avail;
+	mutex_unlock(&vram->lock);
+	return used;
+}
+
+/**
+ * tgpu_vram_clear() - zero blocks of VRAM with the CPU, through BAR1
+ * @tdev: the device
+ * @blocks: blocks below @tdev->vram.visible
+ *
+ * Maps and clears TGPU_VRAM_CLEAR_CHUNK bytes at a time, rescheduling in
+ * between: objects can be gigabytes.
+ *
+ * Return: 0 on success, -ENOMEM when VRAM cannot be mapped, -EINTR when
+ * the task is being killed.
+ */
+int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks)
+{
+	struct gpu_buddy_block *block;
+	void __iomem *map;
+	u64 start, end, len;
+
+	list_for_each_entry(block, blocks, link) {
+		start = gpu_buddy_block_offset(block);
+		end = start + gpu_buddy_block_size(&tdev->vram.mm, block);
+		for (; start < end; start += len) {
+			len = min_t(u64, end - start, TGPU_VRAM_CLEAR_CHUNK);
+			map = ioremap_wc(tdev->vram_bar.start + start, len);
+			if (!map)
+				return -ENOMEM;
+			memset_io(map, 0, len);
+			iounmap(map);
+
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_VRAM_H__
+#define __TGPU_VRAM_H__
+
+#include <linux/gpu_buddy.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+struct tgpu_device;
+
+/**
+ * struct tgpu_vram - the VRAM allocator
+ * @mm: buddy allocator over the managed range, 4 KiB minimum block
+ * @lock: protects @mm
+ * @size: bytes managed: VRAM rounded down to 4 KiB
+ * @visible: bytes of @size the CPU reaches through BAR1
+ *
+ * Lives as long as the DRM device: buffer objects may outlive the PCI
+ * binding and give their blocks back when the last reference goes.
+ */
+struct tgpu_vram {
+	struct gpu_buddy mm;
+	struct mutex lock; /* protects mm */
+	u64 size;
+	u64 visible;
+};
+
+int tgpu_vram_init(struct tgpu_device *tdev);
+int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
+		    u64 end, unsigned long flags, struct list_head *blocks);
+void tgpu_vram_free(struct tgpu_device *tdev, struct list_head *blocks);
+u64 tgpu_vram_used(struct tgpu_device *tdev);
+int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks);
+
+#endif /* __TGPU_VRAM_H__ */

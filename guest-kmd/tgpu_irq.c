@@ -24,30 +24,6 @@
 
 #define TGPU_INTR_UNITS	(TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU)
 
-static const struct {
-	const char *name;
-	const char *what;
-} tgpu_chan_errors[TGPU_ERR_COUNT] = {
-	[TGPU_ERR_NONE] = { "NONE", "no error" },
-	[TGPU_ERR_INVALID_INSTANCE] = { "INVALID_INSTANCE", "instance block rejected at enable" },
-	[TGPU_ERR_USERD_FAULT] = { "USERD_FAULT", "USERD unreachable" },
-	[TGPU_ERR_GP_PUT_INVALID] = { "GP_PUT_INVALID", "GP_PUT beyond the GPFIFO ring" },
-	[TGPU_ERR_GPFIFO_FAULT] = { "GPFIFO_FAULT", "GPFIFO entry unreachable" },
-	[TGPU_ERR_GPFIFO_ENTRY] = { "GPFIFO_ENTRY", "bad GPFIFO entry or control op" },
-	[TGPU_ERR_PB_FAULT] = { "PB_FAULT", "pushbuffer unreachable" },
-	[TGPU_ERR_PB_HEADER] = { "PB_HEADER", "illegal method header opcode" },
-	[TGPU_ERR_ILLEGAL_METHOD] = { "ILLEGAL_METHOD", "unknown host method" },
-	[TGPU_ERR_ILLEGAL_SUBCH] = { "ILLEGAL_SUBCH", "engine method on an unbound subchannel" },
-	[TGPU_ERR_BAD_CLASS] = { "BAD_CLASS", "SET_OBJECT class unknown to this engine" },
-	[TGPU_ERR_SEM_FAULT] = { "SEM_FAULT", "semaphore unreachable or misaligned" },
-	[TGPU_ERR_SEM_INVALID_OP] = { "SEM_INVALID_OP", "unknown semaphore operation" },
-	[TGPU_ERR_ACQUIRE_TIMEOUT] = { "ACQUIRE_TIMEOUT", "semaphore acquire timed out" },
-	[TGPU_ERR_MEM_OP] = { "MEM_OP", "unknown MEM_OP operation" },
-	[TGPU_ERR_ENGINE] = { "ENGINE", "engine error" },
-	[TGPU_ERR_ENGINE_RESET] = { "ENGINE_RESET", "engine reset under the channel" },
-	[TGPU_ERR_KILLED] = { "KILLED", "killed by the driver" },
-};
-
 static const char * const tgpu_fault_types[] = {
 	[TGPU_FAULT_NOT_PRESENT] = "NOT_PRESENT",
 	[TGPU_FAULT_READ_ONLY] = "READ_ONLY",
@@ -90,8 +66,8 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 			atomic64_inc(&tdev->irq.chan_errors);
 			if (code < TGPU_ERR_COUNT)
 				dev_err_ratelimited(dev, "channel %u: error %s (%u, %s), info 0x%08x\n",
-						    chid, tgpu_chan_errors[code].name,
-						    code, tgpu_chan_errors[code].what,
+						    chid, tgpu_chan_error_name(code),
+						    code, tgpu_chan_error_meaning(code),
 						    info);
 			else
 				dev_err_ratelimited(dev, "channel %u: unknown error %u, info 0x%08x\n",

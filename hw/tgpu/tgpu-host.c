@@ -19,26 +19,6 @@
 #include "tgpu.h"
 #include "trace.h"
 
-static const char *const tgpu_err_names[TGPU_ERR_COUNT] = {
-    [TGPU_ERR_NONE] = "NONE",
-    [TGPU_ERR_INVALID_INSTANCE] = "INVALID_INSTANCE",
-    [TGPU_ERR_USERD_FAULT] = "USERD_FAULT",
-    [TGPU_ERR_GP_PUT_INVALID] = "GP_PUT_INVALID",
-    [TGPU_ERR_GPFIFO_FAULT] = "GPFIFO_FAULT",
-    [TGPU_ERR_GPFIFO_ENTRY] = "GPFIFO_ENTRY",
-    [TGPU_ERR_PB_FAULT] = "PB_FAULT",
-    [TGPU_ERR_PB_HEADER] = "PB_HEADER",
-    [TGPU_ERR_ILLEGAL_METHOD] = "ILLEGAL_METHOD",
-    [TGPU_ERR_ILLEGAL_SUBCH] = "ILLEGAL_SUBCH",
-    [TGPU_ERR_BAD_CLASS] = "BAD_CLASS",
-    [TGPU_ERR_SEM_FAULT] = "SEM_FAULT",
-    [TGPU_ERR_SEM_INVALID_OP] = "SEM_INVALID_OP",
-    [TGPU_ERR_ACQUIRE_TIMEOUT] = "ACQUIRE_TIMEOUT",
-    [TGPU_ERR_MEM_OP] = "MEM_OP",
-    [TGPU_ERR_ENGINE] = "ENGINE",
-    [TGPU_ERR_ENGINE_RESET] = "ENGINE_RESET",
-    [TGPU_ERR_KILLED] = "KILLED",
-};
 
 /* What running a channel for a while ended with. */
 typedef enum {
@@ -118,8 +98,8 @@ static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
     runlists_forget(s, ch);
     qemu_log_mask(LOG_GUEST_ERROR,
                   "tgpu: channel %u: error %u (%s), info 0x%08x\n",
-                  ch->id, code, tgpu_err_names[code], info);
-    trace_tgpu_chan_error(ch->id, tgpu_err_names[code], info);
+                  ch->id, code, tgpu_chan_error_name(code), info);
+    trace_tgpu_chan_error(ch->id, tgpu_chan_error_name(code), info);
     if (code == TGPU_ERR_KILLED) {
         return;
     }

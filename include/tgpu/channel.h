@@ -148,24 +148,111 @@
 
 /* ---- channel error codes (CHAN_ERROR, FIFO_ERR_CODE) ------------------- */
 
-#define TGPU_ERR_NONE               0
-#define TGPU_ERR_INVALID_INSTANCE   1   /* instance block rejected at enable */
-#define TGPU_ERR_USERD_FAULT        2   /* USERD unreachable */
-#define TGPU_ERR_GP_PUT_INVALID     3   /* GP_PUT >= GPFIFO entries */
-#define TGPU_ERR_GPFIFO_FAULT       4   /* GPFIFO entry unreachable */
-#define TGPU_ERR_GPFIFO_ENTRY       5   /* reserved bits or bad control op */
-#define TGPU_ERR_PB_FAULT           6   /* pushbuffer unreachable */
-#define TGPU_ERR_PB_HEADER          7   /* illegal method header opcode */
-#define TGPU_ERR_ILLEGAL_METHOD     8   /* unknown host method */
-#define TGPU_ERR_ILLEGAL_SUBCH      9   /* engine method, no object bound */
-#define TGPU_ERR_BAD_CLASS          10  /* SET_OBJECT class unknown here */
-#define TGPU_ERR_SEM_FAULT          11  /* semaphore unreachable/misaligned */
-#define TGPU_ERR_SEM_INVALID_OP     12  /* SEM_EXECUTE operation unknown */
-#define TGPU_ERR_ACQUIRE_TIMEOUT    13  /* semaphore acquire timed out */
-#define TGPU_ERR_MEM_OP             14  /* MEM_OP operation unknown */
-#define TGPU_ERR_ENGINE             15  /* engine error or no such engine */
-#define TGPU_ERR_ENGINE_RESET       16  /* on an engine when it was reset */
-#define TGPU_ERR_KILLED             17  /* CHAN_CTRL.KILL */
-#define TGPU_ERR_COUNT              18
+#define TGPU_ERR_NONE                 0
+#define TGPU_ERR_INVALID_INSTANCE     1
+#define TGPU_ERR_USERD_FAULT          2
+#define TGPU_ERR_GP_PUT_INVALID       3
+#define TGPU_ERR_GPFIFO_FAULT         4
+#define TGPU_ERR_GPFIFO_ENTRY         5
+#define TGPU_ERR_PB_FAULT             6
+#define TGPU_ERR_PB_HEADER            7
+#define TGPU_ERR_ILLEGAL_METHOD       8
+#define TGPU_ERR_ILLEGAL_SUBCH        9
+#define TGPU_ERR_BAD_CLASS            10
+#define TGPU_ERR_SEM_FAULT            11
+#define TGPU_ERR_SEM_INVALID_OP       12
+#define TGPU_ERR_ACQUIRE_TIMEOUT      13
+#define TGPU_ERR_MEM_OP               14
+#define TGPU_ERR_ENGINE               15
+#define TGPU_ERR_ENGINE_RESET         16
+#define TGPU_ERR_KILLED               17
+#define TGPU_ERR_COUNT               18
+
+/* The name and meaning of each code, for the logs of device and driver. */
+static inline const char *tgpu_chan_error_name(unsigned int code)
+{
+    switch (code) {
+    case TGPU_ERR_NONE:
+        return "NONE";
+    case TGPU_ERR_INVALID_INSTANCE:
+        return "INVALID_INSTANCE";
+    case TGPU_ERR_USERD_FAULT:
+        return "USERD_FAULT";
+    case TGPU_ERR_GP_PUT_INVALID:
+        return "GP_PUT_INVALID";
+    case TGPU_ERR_GPFIFO_FAULT:
+        return "GPFIFO_FAULT";
+    case TGPU_ERR_GPFIFO_ENTRY:
+        return "GPFIFO_ENTRY";
+    case TGPU_ERR_PB_FAULT:
+        return "PB_FAULT";
+    case TGPU_ERR_PB_HEADER:
+        return "PB_HEADER";
+    case TGPU_ERR_ILLEGAL_METHOD:
+        return "ILLEGAL_METHOD";
+    case TGPU_ERR_ILLEGAL_SUBCH:
+        return "ILLEGAL_SUBCH";
+    case TGPU_ERR_BAD_CLASS:
+        return "BAD_CLASS";
+    case TGPU_ERR_SEM_FAULT:
+        return "SEM_FAULT";
+    case TGPU_ERR_SEM_INVALID_OP:
+        return "SEM_INVALID_OP";
+    case TGPU_ERR_ACQUIRE_TIMEOUT:
+        return "ACQUIRE_TIMEOUT";
+    case TGPU_ERR_MEM_OP:
+        return "MEM_OP";
+    case TGPU_ERR_ENGINE:
+        return "ENGINE";
+    case TGPU_ERR_ENGINE_RESET:
+        return "ENGINE_RESET";
+    case TGPU_ERR_KILLED:
+        return "KILLED";
+    }
+    return "UNKNOWN";
+}
+
+static inline const char *tgpu_chan_error_meaning(unsigned int code)
+{
+    switch (code) {
+    case TGPU_ERR_NONE:
+        return "no error";
+    case TGPU_ERR_INVALID_INSTANCE:
+        return "instance block rejected at enable";
+    case TGPU_ERR_USERD_FAULT:
+        return "USERD unreachable";
+    case TGPU_ERR_GP_PUT_INVALID:
+        return "GP_PUT beyond the GPFIFO ring";
+    case TGPU_ERR_GPFIFO_FAULT:
+        return "GPFIFO entry unreachable";
+    case TGPU_ERR_GPFIFO_ENTRY:
+        return "bad GPFIFO entry or control op";
+    case TGPU_ERR_PB_FAULT:
+        return "pushbuffer unreachable";
+    case TGPU_ERR_PB_HEADER:
+        return "illegal method header opcode";
+    case TGPU_ERR_ILLEGAL_METHOD:
+        return "unknown host method";
+    case TGPU_ERR_ILLEGAL_SUBCH:
+        return "engine method on an unbound subchannel";
+    case TGPU_ERR_BAD_CLASS:
+        return "SET_OBJECT class unknown to this engine";
+    case TGPU_ERR_SEM_FAULT:
+        return "semaphore unreachable or misaligned";
+    case TGPU_ERR_SEM_INVALID_OP:
+        return "unknown semaphore operation";
+    case TGPU_ERR_ACQUIRE_TIMEOUT:
+        return "semaphore acquire timed out";
+    case TGPU_ERR_MEM_OP:
+        return "unknown MEM_OP operation";
+    case TGPU_ERR_ENGINE:
+        return "engine error";
+    case TGPU_ERR_ENGINE_RESET:
+        return "engine reset under the channel";
+    case TGPU_ERR_KILLED:
+        return "killed by the driver";
+    }
+    return "unknown error code";
+}
 
 #endif /* TGPU_CHANNEL_H */

@@ -11,6 +11,7 @@
 #include <linux/unaligned.h>
 
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
 #include <tgpu/mmu.h>
 
 #include "tgpu_device.h"
@@ -45,6 +46,24 @@ static const char *tgpu_name(const char * const *names, size_t n,
 	return i < n && names[i] ? names[i] : "unknown";
 }
 
+/* A copy-engine error: why, how far the launch got, where it stopped. */
+static void tgpu_irq_copy_error(struct tgpu_device *tdev, unsigned int chid,
+				u32 info)
+{
+	unsigned int ce = TGPU_CE_ERR_INFO_CE(info);
+	u64 done, va;
+
+	done = tgpu_rd32(tdev, TGPU_CE_REG(ce, TGPU_CE_PROGRESS_LO)) |
+	       (u64)tgpu_rd32(tdev, TGPU_CE_REG(ce, TGPU_CE_PROGRESS_HI)) << 32;
+	va = tgpu_rd32(tdev, TGPU_CE_REG(ce, TGPU_CE_ERROR_VA_LO)) |
+	     (u64)tgpu_rd32(tdev, TGPU_CE_REG(ce, TGPU_CE_ERROR_VA_HI)) << 32;
+	dev_err_ratelimited(tdev->base.dev,
+			    "channel %u: CE%u: %s, at 0x%010llx after %llu bytes\n",
+			    chid, ce,
+			    tgpu_ce_error_meaning(TGPU_CE_ERR_INFO_ERR(info)),
+			    va, done);
+}
+
 /* Log every channel with a pending error, then acknowledge them. */
 static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 {
@@ -72,6 +91,8 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 			else
 				dev_err_ratelimited(dev, "channel %u: unknown error %u, info 0x%08x\n",
 						    chid, code, info);
+			if (code == TGPU_ERR_COPY)
+				tgpu_irq_copy_error(tdev, chid, info);
 		}
 		tgpu_wr32(tdev, TGPU_FIFO_ERR_PENDING(i), pending);
 	}

@@ -32,6 +32,7 @@ typedef enum {
     MTHD_OK,
     MTHD_BLOCK,
     MTHD_YIELD,
+    MTHD_ENGINE,    /* the engine works for the channel: it waits */
     MTHD_ERROR,
 } MethodResult;
 
@@ -64,6 +65,9 @@ static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
     if (ch->blocked) {
         return TGPU_CHAN_STATE_BLOCKED;
     }
+    if (ch->ce_wait) {
+        return TGPU_CHAN_STATE_RUNNING;
+    }
     if (!chan_has_work(ch)) {
         return TGPU_CHAN_STATE_IDLE;
     }
@@ -79,6 +83,20 @@ static void host_kick(TGPUState *s)
     qemu_bh_schedule(s->host_bh);
 }
 
+void tgpu_host_kick(TGPUState *s)
+{
+    host_kick(s);
+}
+
+/* A launch of the channel's still runs on a copy engine: stop it. */
+static void chan_stop_engines(TGPUState *s, TGPUChannel *ch)
+{
+    if (ch->ce_wait) {
+        tgpu_ce_cancel_chan(s, ch->id);
+        ch->ce_wait = false;
+    }
+}
+
 static void runlists_forget(TGPUState *s, TGPUChannel *ch)
 {
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
@@ -92,6 +110,7 @@ static void runlists_forget(TGPUState *s, TGPUChannel *ch)
 static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
                       uint32_t info)
 {
+    chan_stop_engines(s, ch);
     ch->error = code;
     ch->error_info = info;
     ch->blocked = false;
@@ -107,10 +126,17 @@ static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
     tgpu_irq_raise(s, TGPU_UNIT_FIFO);
 }
 
+void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
+                    uint32_t info)
+{
+    chan_fail(s, ch, code, info);
+}
+
 static void chan_reset(TGPUState *s, TGPUChannel *ch)
 {
     uint32_t id = ch->id;
 
+    chan_stop_engines(s, ch);
     runlists_forget(s, ch);
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         if (s->runlist[r].last == (int)id) {
@@ -260,13 +286,45 @@ static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
     return false;
 }
 
+/*
+ * Write a semaphore's payload (and the time at +8) as @ch; false when
+ * that faults.  Whoever waits may go on.
+ */
+bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
+                      uint64_t payload, bool is64, bool timestamp)
+{
+    uint64_t le = cpu_to_le64(payload), ts;
+
+    if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &le, is64 ? 8 : 4, true)) {
+        return false;
+    }
+    if (timestamp) {
+        ts = cpu_to_le64(tgpu_ptimer_now(s));
+        if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr + 8, &ts, 8, true)) {
+            return false;
+        }
+    }
+    trace_tgpu_sem_release(ch->id, addr, payload);
+    /*
+     * Whoever waits may now go on, on any engine: another pass is needed
+     * for runlists this one has already been through.
+     */
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        if (s->chan[i].blocked) {
+            s->chan[i].acq_retry = true;
+            host_kick(s);
+        }
+    }
+    return true;
+}
+
 static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
 {
     uint32_t op = exec & TGPU_SEM_OP_MASK;
     bool is64 = exec & TGPU_SEM_PAYLOAD_64;
     uint64_t addr = sem_addr(ch);
     uint64_t align = (exec & TGPU_SEM_TIMESTAMP) ? 16 : is64 ? 8 : 4;
-    uint64_t payload, ts;
+    uint64_t payload;
     bool fault;
 
     if (op != TGPU_SEM_OP_ACQUIRE && op != TGPU_SEM_OP_RELEASE &&
@@ -280,30 +338,12 @@ static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
     }
 
     if (op == TGPU_SEM_OP_RELEASE) {
-        payload = cpu_to_le64(is64 ? (uint64_t)ch->sem_payload_hi << 32 |
-                                     ch->sem_payload_lo : ch->sem_payload_lo);
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &payload, is64 ? 8 : 4,
-                        true)) {
+        payload = is64 ? (uint64_t)ch->sem_payload_hi << 32 |
+                         ch->sem_payload_lo : ch->sem_payload_lo;
+        if (!tgpu_sem_release(s, ch, addr, payload, is64,
+                              exec & TGPU_SEM_TIMESTAMP)) {
             chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
             return MTHD_ERROR;
-        }
-        if (exec & TGPU_SEM_TIMESTAMP) {
-            ts = cpu_to_le64(tgpu_ptimer_now(s));
-            if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr + 8, &ts, 8, true)) {
-                chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
-                return MTHD_ERROR;
-            }
-        }
-        trace_tgpu_sem_release(ch->id, addr, le64_to_cpu(payload));
-        /*
-         * Whoever waits may now go on, on any engine: another pass is
-         * needed for runlists this one has already been through.
-         */
-        for (uint32_t i = 0; i < s->num_channels; i++) {
-            if (s->chan[i].blocked) {
-                s->chan[i].acq_retry = true;
-                host_kick(s);
-            }
         }
         return MTHD_OK;
     }
@@ -438,7 +478,17 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
         chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
         return MTHD_ERROR;
     }
-    /* no engine implements its class methods yet: never drop them */
+    if (cls == TGPU_CLASS_COPY) {
+        switch (tgpu_ce_method(s, ch, mthd, data)) {
+        case TGPU_CE_MTHD_OK:
+            return MTHD_OK;
+        case TGPU_CE_MTHD_LAUNCHED:
+            return MTHD_ENGINE;
+        case TGPU_CE_MTHD_ERROR:
+            return MTHD_ERROR;
+        }
+    }
+    /* the compute engine has no class methods yet: never drop them */
     chan_fail(s, ch, TGPU_ERR_ENGINE, cls << 16 | mthd);
     return MTHD_ERROR;
 }
@@ -568,7 +618,7 @@ static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
 static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
                           int64_t now)
 {
-    if (!ch->enabled || ch->error || ch->engine != r) {
+    if (!ch->enabled || ch->error || ch->engine != r || ch->ce_wait) {
         return false;
     }
     if (ch->blocked) {
@@ -638,7 +688,7 @@ static RunResult chan_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
             continue;
         }
         mr = pb_step(s, ch);
-        if (mr == MTHD_BLOCK || mr == MTHD_ERROR) {
+        if (mr == MTHD_BLOCK || mr == MTHD_ENGINE || mr == MTHD_ERROR) {
             return RUN_STOP;
         }
         if (mr == MTHD_YIELD) {
@@ -654,7 +704,14 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
     TGPURunlist *rl = &s->runlist[r];
 
     while (budget > 0) {
-        TGPUChannel *ch = runlist_pick(s, r, now);
+        TGPUChannel *ch;
+
+        /* a launch is not preempted: its channel keeps the engine */
+        if (r != TGPU_RUNLIST_COMPUTE &&
+            tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0)) {
+            return false;
+        }
+        ch = runlist_pick(s, r, now);
 
         if (!ch) {
             rl->resident = -1;
@@ -784,12 +841,24 @@ void tgpu_engine_reset(TGPUState *s, uint32_t engines)
         TGPURunlist *rl = &s->runlist[r];
         TGPUChannel *ch;
 
-        if (!(engines & runlist_of[r]) || rl->last < 0) {
+        if (!(engines & runlist_of[r])) {
+            continue;
+        }
+        if (r != TGPU_RUNLIST_COMPUTE) {
+            int owner = tgpu_ce_cancel(s, r - TGPU_RUNLIST_CE0);
+
+            if (owner >= 0 && !s->chan[owner].error) {
+                chan_fail(s, &s->chan[owner], TGPU_ERR_ENGINE_RESET,
+                          runlist_of[r]);
+            }
+        }
+        if (rl->last < 0) {
             continue;
         }
         ch = &s->chan[rl->last];
         if (!ch->error && ch->enabled &&
-            (ch->blocked || ch->pb_cur < ch->pb_end || ch->mthd_count)) {
+            (ch->blocked || ch->ce_wait || ch->pb_cur < ch->pb_end ||
+             ch->mthd_count)) {
             chan_fail(s, ch, TGPU_ERR_ENGINE_RESET, runlist_of[r]);
         }
         rl->resident = -1;
@@ -876,6 +945,7 @@ static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
         if ((val & TGPU_CHAN_CTRL_ENABLE) && !ch->enabled && !ch->error) {
             chan_enable(s, ch);
         } else if (!(val & TGPU_CHAN_CTRL_ENABLE)) {
+            chan_stop_engines(s, ch);
             ch->enabled = false;
             runlists_forget(s, ch);
         }

@@ -6,6 +6,10 @@
  * at most three entries, checks every table address against VRAM and
  * against the tables it already used, and faults instead of guessing.
  *
+ * The copy engines translate on their own threads: mmu_lock guards the
+ * TLB and its counters.  The fault buffer and interrupts stay under the
+ * BQL; an engine hands its fault to tgpu_mmu_report_fault() from there.
+ *
  * Copyright (c) 2026 The tgpu authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -14,10 +18,18 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "qemu/log.h"
+#include "qemu/lockable.h"
 #include "hw/pci/pci_device.h"
 #include "system/dma.h"
 #include "tgpu.h"
 #include "trace.h"
+
+static const char *const engine_names[] = {
+    [TGPU_FAULT_ENGINE_HOST] = "host",
+    [TGPU_FAULT_ENGINE_COMPUTE] = "compute",
+    [TGPU_FAULT_ENGINE_CE0] = "CE0",
+    [TGPU_FAULT_ENGINE_CE1] = "CE1",
+};
 
 static const char *const fault_names[] = {
     [TGPU_FAULT_NOT_PRESENT] = "not present",
@@ -104,12 +116,13 @@ static void tlb_fill(TGPUState *s, uint32_t asid, uint64_t va, bool large,
 }
 
 /* An access through this entry failed: it must not be used again. */
-static void tlb_forget(TGPUState *s, TGPUChannel *ch, uint64_t va)
+void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va)
 {
     TGPUTlbEntry *e;
 
-    if (ch->flags & TGPU_INST_FLAGS_PAGED) {
-        e = tlb_find(s, ch->asid, va);
+    if (ctx->flags & TGPU_INST_FLAGS_PAGED) {
+        QEMU_LOCK_GUARD(&s->mmu_lock);
+        e = tlb_find(s, ctx->asid, va);
         if (e) {
             e->valid = false;
         }
@@ -141,6 +154,7 @@ void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
     uint64_t end = pages ? va + pages * TGPU_PAGE_SIZE : TGPU_VA_LIMIT;
 
     trace_tgpu_mmu_invalidate(asid, va, pages);
+    QEMU_LOCK_GUARD(&s->mmu_lock);
     tlb_drop(s, asid, pages ? va : 0, end);
 }
 
@@ -148,6 +162,7 @@ void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
 void tgpu_mmu_context_switch(TGPUState *s)
 {
     if (!s->tlb_tagging) {
+        QEMU_LOCK_GUARD(&s->mmu_lock);
         tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
     }
 }
@@ -201,7 +216,7 @@ static int walk_page(TGPUState *s, uint64_t pte, uint64_t size)
     return 0;
 }
 
-static int mmu_walk(TGPUState *s, TGPUChannel *ch, uint64_t va,
+static int mmu_walk(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va,
                     uint64_t *pte, bool *large)
 {
     const uint64_t dir_bad = TGPU_PTE_RSVD_MASK | TGPU_PTE_SYSMEM |
@@ -210,10 +225,10 @@ static int mmu_walk(TGPUState *s, TGPUChannel *ch, uint64_t va,
     uint64_t e;
 
     s->mmu_walks++;
-    if (!walk_table(s, &w, ch->pdb, TGPU_PD1_ENTRIES * 8)) {
+    if (!walk_table(s, &w, ctx->pdb, TGPU_PD1_ENTRIES * 8)) {
         return TGPU_FAULT_WALK;
     }
-    e = walk_entry(s, ch->pdb, TGPU_PD1_INDEX(va));
+    e = walk_entry(s, ctx->pdb, TGPU_PD1_INDEX(va));
     if (!(e & TGPU_PTE_VALID)) {
         return TGPU_FAULT_NOT_PRESENT;
     }
@@ -253,8 +268,9 @@ static int mmu_walk(TGPUState *s, TGPUChannel *ch, uint64_t va,
 
 /* ---- faults ---- */
 
-static void mmu_fault(TGPUState *s, TGPUChannel *ch, uint64_t va,
-                      bool is_write, int type)
+void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
+                           unsigned int engine, uint64_t va, bool is_write,
+                           int type)
 {
     uint64_t base = ((uint64_t)(s->fault_buf_hi & 0xff) << 32) |
                     (s->fault_buf_lo & ~0xfffu);
@@ -265,18 +281,19 @@ static void mmu_fault(TGPUState *s, TGPUChannel *ch, uint64_t va,
 
     s->fault_count++;
     qemu_log_mask(LOG_GUEST_ERROR,
-                  "tgpu: MMU fault: channel %u ASID %u %s at VA 0x%010"
-                  PRIx64 ": %s\n", ch->id, ch->asid,
-                  is_write ? "write" : "read", va, fault_names[type]);
-    trace_tgpu_mmu_fault(ch->id, ch->asid, va, is_write, type);
+                  "tgpu: MMU fault: channel %u ASID %u %s %s at VA 0x%010"
+                  PRIx64 ": %s\n", ctx->chid, ctx->asid,
+                  engine_names[engine], is_write ? "write" : "read", va,
+                  fault_names[type]);
+    trace_tgpu_mmu_fault(ctx->chid, ctx->asid, engine, va, is_write, type);
 
     if (s->fault_buf_size &&
         (s->fault_buf_put + 1) % s->fault_buf_size != s->fault_buf_get) {
         stq_le_p(rec + TGPU_FAULT_REC_VA, va);
         stq_le_p(rec + TGPU_FAULT_REC_TIMESTAMP, tgpu_ptimer_now(s));
-        stl_le_p(rec + TGPU_FAULT_REC_ASID, ch->asid);
-        stl_le_p(rec + TGPU_FAULT_REC_CHID, ch->id);
-        rec[TGPU_FAULT_REC_ENGINE] = TGPU_FAULT_ENGINE_HOST;
+        stl_le_p(rec + TGPU_FAULT_REC_ASID, ctx->asid);
+        stl_le_p(rec + TGPU_FAULT_REC_CHID, ctx->chid);
+        rec[TGPU_FAULT_REC_ENGINE] = engine;
         rec[TGPU_FAULT_REC_ACCESS] = is_write ? TGPU_FAULT_ACCESS_WRITE
                                               : TGPU_FAULT_ACCESS_READ;
         rec[TGPU_FAULT_REC_TYPE] = type;
@@ -309,8 +326,9 @@ typedef struct Xlate {
     uint64_t pte;
 } Xlate;
 
-static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
-                         uint64_t va, bool is_write, Xlate *x)
+static int mmu_translate(TGPUState *s, const TGPUVmCtx *ctx,
+                         TGPUAccessor who, uint64_t va, bool is_write,
+                         Xlate *x)
 {
     TGPUTlbEntry *e;
     uint64_t pte, size;
@@ -318,7 +336,7 @@ static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
     int fault;
 
     x->fill = false;
-    if (!(ch->flags & TGPU_INST_FLAGS_PAGED)) {
+    if (!(ctx->flags & TGPU_INST_FLAGS_PAGED)) {
         x->sysmem = va >= TGPU_BYPASS_SYSMEM_BASE;
         if (!x->sysmem && va >= s->vram_size) {
             return TGPU_FAULT_BAD_APERTURE;
@@ -328,14 +346,14 @@ static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
         return 0;
     }
 
-    e = tlb_find(s, ch->asid, va);
+    e = tlb_find(s, ctx->asid, va);
     if (e) {
         s->tlb_hits++;
         pte = e->pte;
         large = e->large;
     } else {
         s->tlb_misses++;
-        fault = mmu_walk(s, ch, va, &pte, &large);
+        fault = mmu_walk(s, ctx, va, &pte, &large);
         if (fault) {
             return fault;
         }
@@ -344,7 +362,7 @@ static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
         return TGPU_FAULT_READ_ONLY;
     }
     if ((pte & TGPU_PTE_PRIV) && who != TGPU_ACC_FETCH &&
-        !(ch->flags & TGPU_INST_FLAGS_PRIV)) {
+        !(ctx->flags & TGPU_INST_FLAGS_PRIV)) {
         return TGPU_FAULT_PRIVILEGE;
     }
     size = large ? TGPU_LARGE_PAGE_SIZE : TGPU_PAGE_SIZE;
@@ -360,10 +378,12 @@ static int mmu_translate(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
 MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
                         uint64_t va, void *buf, uint64_t len, bool is_write)
 {
+    TGPUVmCtx ctx = tgpu_chan_vm(ch);
     uint8_t *p = buf;
 
     if (va >= TGPU_VA_LIMIT || len > TGPU_VA_LIMIT - va) {
-        mmu_fault(s, ch, va, is_write, TGPU_FAULT_BAD_APERTURE);
+        tgpu_mmu_report_fault(s, &ctx, TGPU_FAULT_ENGINE_HOST, va, is_write,
+                              TGPU_FAULT_BAD_APERTURE);
         return MEMTX_DECODE_ERROR;
     }
     while (len) {
@@ -372,22 +392,27 @@ MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
         bool ok;
         int fault;
 
-        fault = mmu_translate(s, ch, who, va, is_write, &x);
+        WITH_QEMU_LOCK_GUARD(&s->mmu_lock) {
+            fault = mmu_translate(s, &ctx, who, va, is_write, &x);
+        }
         if (fault) {
-            mmu_fault(s, ch, va, is_write, fault);
+            tgpu_mmu_report_fault(s, &ctx, TGPU_FAULT_ENGINE_HOST, va,
+                                  is_write, fault);
             return MEMTX_DECODE_ERROR;
         }
         n = MIN(len, x.avail);
         ok = x.sysmem ? sysmem_rw(s, x.pa, p, n, is_write)
                       : tgpu_vram_rw(s, x.pa, p, n, is_write);
         if (!ok) {
-            tlb_forget(s, ch, va);
-            mmu_fault(s, ch, va, is_write, TGPU_FAULT_BAD_APERTURE);
+            tgpu_mmu_forget(s, &ctx, va);
+            tgpu_mmu_report_fault(s, &ctx, TGPU_FAULT_ENGINE_HOST, va,
+                                  is_write, TGPU_FAULT_BAD_APERTURE);
             return MEMTX_DECODE_ERROR;
         }
         /* faults are never cached: only an access that worked fills */
         if (x.fill) {
-            tlb_fill(s, ch->asid, va, x.large, x.pte);
+            QEMU_LOCK_GUARD(&s->mmu_lock);
+            tlb_fill(s, ctx.asid, va, x.large, x.pte);
         }
         va += n;
         p += n;
@@ -396,10 +421,58 @@ MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
     return MEMTX_OK;
 }
 
+/*
+ * For an engine thread: translate [va, va + max) as far as it maps to one
+ * physically contiguous run of one aperture, page by page through the
+ * TLB.  Entries are filled as they are found; an engine whose access then
+ * fails drops the entry again with tgpu_mmu_forget().  Returns 0 with the
+ * run in *pa, *sysmem and *len (at least one byte), or the fault type of
+ * @va.  A fault further on only ends the run there.
+ */
+int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
+                           TGPUAccessor who, uint64_t va, uint64_t max,
+                           bool is_write, uint64_t *pa, bool *sysmem,
+                           uint64_t *len)
+{
+    uint64_t done = 0;
+    Xlate x;
+    int fault;
+
+    if (va >= TGPU_VA_LIMIT) {
+        return TGPU_FAULT_BAD_APERTURE;
+    }
+    max = MIN(max, TGPU_VA_LIMIT - va);
+
+    QEMU_LOCK_GUARD(&s->mmu_lock);
+    while (done < max) {
+        fault = mmu_translate(s, ctx, who, va + done, is_write, &x);
+        if (fault) {
+            if (!done) {
+                return fault;
+            }
+            break;
+        }
+        if (!done) {
+            *pa = x.pa;
+            *sysmem = x.sysmem;
+        } else if (x.pa != *pa + done || x.sysmem != *sysmem) {
+            break;
+        }
+        if (x.fill) {
+            tlb_fill(s, ctx->asid, va + done, x.large, x.pte);
+        }
+        done += MIN(x.avail, max - done);
+    }
+    *len = done;
+    return 0;
+}
+
 /* ---- registers ---- */
 
 uint32_t tgpu_mmu_read(TGPUState *s, hwaddr addr, bool *ok)
 {
+    QEMU_LOCK_GUARD(&s->mmu_lock);
+
     *ok = true;
     switch (addr) {
     case TGPU_MMU_INTR:
@@ -507,7 +580,9 @@ bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
         switch (val) {
         case TGPU_MMU_INV_ALL:
             trace_tgpu_mmu_invalidate(0xffffffff, 0, 0);
-            tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
+            WITH_QEMU_LOCK_GUARD(&s->mmu_lock) {
+                tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
+            }
             return true;
         case TGPU_MMU_INV_ASID:
             tgpu_mmu_invalidate(s, s->inv_asid, 0, 0);
@@ -525,6 +600,8 @@ bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
 
 void tgpu_mmu_reset(TGPUState *s)
 {
+    QEMU_LOCK_GUARD(&s->mmu_lock);
+
     memset(s->tlb, 0, sizeof(s->tlb));
     memset(s->tlb_victim, 0, sizeof(s->tlb_victim));
     s->mmu_intr = 0;
@@ -545,4 +622,14 @@ void tgpu_mmu_reset(TGPUState *s)
     s->tlb_flushes = 0;
     s->tlb_evictions = 0;
     s->mmu_walks = 0;
+}
+
+void tgpu_mmu_init(TGPUState *s)
+{
+    qemu_mutex_init(&s->mmu_lock);
+}
+
+void tgpu_mmu_exit(TGPUState *s)
+{
+    qemu_mutex_destroy(&s->mmu_lock);
 }

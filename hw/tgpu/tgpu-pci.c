@@ -66,6 +66,8 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     } else if (addr >= TGPU_MMU_BASE &&
                addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
         val = tgpu_mmu_read(s, addr, &ok);
+    } else if (addr >= TGPU_CE_BASE && addr < TGPU_CE_BASE + TGPU_CE_SIZE) {
+        val = tgpu_ce_read(s, addr, &ok);
     } else if (addr >= TGPU_USERMODE_BASE &&
                addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
         val = tgpu_ptimer_read(s, addr, &ok);
@@ -238,7 +240,9 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
+    tgpu_mmu_init(s);
     tgpu_host_init(s);
+    tgpu_ce_init(s);
 }
 
 static void tgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
@@ -252,7 +256,9 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
+    tgpu_ce_exit(s);
     tgpu_host_exit(s);
+    tgpu_mmu_exit(s);
     pcie_aer_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
     pcie_cap_exit(pdev);
@@ -264,6 +270,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
 
     trace_tgpu_reset(s->model->name);
     tgpu_pmc_reset(s);
+    tgpu_ce_reset(s);
     tgpu_host_reset(s);
     tgpu_mmu_reset(s);
     tgpu_irq_update(s);

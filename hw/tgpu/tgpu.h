@@ -11,9 +11,11 @@
 
 #include "hw/pci/pci_device.h"
 #include "qom/object.h"
+#include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
+#include "tgpu/copy.h"
 #include "tgpu/mmu.h"
 
 #define TYPE_TGPU "tgpu"
@@ -82,7 +84,30 @@ typedef struct TGPUChannel {
     int64_t acq_start_ns;
     int64_t acq_next_try_ns;
     bool acq_retry;             /* retry at the next scheduler pass */
+
+    /* copy class state (tgpu-ce.c) */
+    uint32_t ce_sem_a, ce_sem_b, ce_sem_payload;
+    uint32_t ce_in_upper, ce_in_lower, ce_out_upper, ce_out_lower;
+    uint32_t ce_pitch_in, ce_pitch_out, ce_line_length, ce_line_count;
+    uint32_t ce_desc_upper, ce_desc_lower;
+    uint32_t ce_const_a, ce_const_b, ce_remap;
+    bool ce_wait;               /* its LAUNCH_DMA runs on the engine */
 } TGPUChannel;
+
+/* An address space as an engine uses it: the channel's at launch time. */
+typedef struct TGPUVmCtx {
+    uint32_t chid;
+    uint32_t flags;             /* TGPU_INST_FLAGS_* */
+    uint32_t asid;
+    uint64_t pdb;
+} TGPUVmCtx;
+
+static inline TGPUVmCtx tgpu_chan_vm(const TGPUChannel *ch)
+{
+    return (TGPUVmCtx) {
+        .chid = ch->id, .flags = ch->flags, .asid = ch->asid, .pdb = ch->pdb,
+    };
+}
 
 typedef struct TGPUTlbEntry {
     bool valid;
@@ -96,7 +121,52 @@ typedef struct TGPUTlbEntry {
 typedef enum {
     TGPU_ACC_FETCH,             /* host unit: GPFIFO, pushbuffer, USERD */
     TGPU_ACC_SEM,               /* host unit: semaphore methods */
+    TGPU_ACC_COPY,              /* copy engines */
 } TGPUAccessor;
+
+/*
+ * What a copy engine is asked to do: the launch as the channel's methods
+ * set it up, captured under the BQL so the engine thread needs nothing
+ * else of the channel.
+ */
+typedef struct TGPUCopyJob {
+    TGPUVmCtx vm;
+    uint32_t launch;
+    uint64_t src, dst;
+    uint32_t pitch_in, pitch_out, line_length, line_count;
+    uint64_t desc;
+    uint32_t const_a, const_b, remap;
+    uint64_t sem_addr;
+    uint32_t sem_payload;
+} TGPUCopyJob;
+
+/* One copy engine: its thread, and what it shares with the BQL side. */
+typedef struct TGPUCopyEngine {
+    struct TGPUState *s;
+    unsigned int index;         /* 0: CE0, 1: CE1 */
+    QemuThread thread;
+    QemuMutex lock;             /* guards everything below */
+    QemuCond wake;              /* to the thread: a job, pause, stop */
+    QemuCond idle;              /* from the thread: parked or done */
+    QEMUBH *done_bh;
+    int state;                  /* CE_IDLE, _QUEUED, _RUNNING, _DONE */
+    bool quit;
+    bool paused;                /* the VM is stopped: hold at a step */
+    bool parked;                /* the thread holds, as paused asked */
+    bool abort;                 /* drop the job at the next step */
+    bool stop;                  /* abort || paused || quit, read unlocked */
+    TGPUCopyJob job;
+    /* the result, and the registers */
+    uint32_t chid;
+    uint32_t launches;
+    uint32_t error;             /* TGPU_CE_ERR_* */
+    uint64_t error_va;
+    int fault_type;             /* TGPU_FAULT_*, with TGPU_CE_ERR_FAULT */
+    bool fault_write;
+    uint64_t progress;
+    uint32_t desc_done;
+    uint64_t bytes;
+} TGPUCopyEngine;
 
 typedef struct TGPURunlist {
     uint32_t base_lo, base_hi;
@@ -147,7 +217,12 @@ struct TGPUState {
     QEMUBH *host_bh;
     QEMUTimer *acquire_timer;
 
-    /* MMU (tgpu-mmu.c) */
+    /* copy engines (tgpu-ce.c) */
+    TGPUCopyEngine ce[TGPU_CE_COUNT];
+    VMChangeStateEntry *ce_vmstate;
+
+    /* MMU (tgpu-mmu.c); mmu_lock guards the TLB and its counters */
+    QemuMutex mmu_lock;
     bool tlb_tagging;
     TGPUTlbEntry tlb[TGPU_TLB_SETS][TGPU_TLB_WAYS];
     uint8_t tlb_victim[TGPU_TLB_SETS];
@@ -189,12 +264,22 @@ MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
                         uint64_t va, void *buf, uint64_t len, bool is_write);
 void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
                          uint64_t pages);
+int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
+                           TGPUAccessor who, uint64_t va, uint64_t max,
+                           bool is_write, uint64_t *pa, bool *sysmem,
+                           uint64_t *len);
+void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va);
+void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
+                           unsigned int engine, uint64_t va, bool is_write,
+                           int type);
 void tgpu_mmu_context_switch(TGPUState *s);
 bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
                   bool is_write);
 uint32_t tgpu_mmu_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val);
 void tgpu_mmu_reset(TGPUState *s);
+void tgpu_mmu_init(TGPUState *s);
+void tgpu_mmu_exit(TGPUState *s);
 
 /* tgpu-host.c: channels, PFIFO, runlists, the scheduler */
 void tgpu_host_init(TGPUState *s);
@@ -204,5 +289,27 @@ uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val);
 uint32_t tgpu_fifo_intr_status(TGPUState *s);
 void tgpu_engine_reset(TGPUState *s, uint32_t engines);
+void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
+                    uint32_t info);
+bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
+                      uint64_t payload, bool is64, bool timestamp);
+void tgpu_host_kick(TGPUState *s);
+
+/* tgpu-ce.c: the copy engines */
+typedef enum {
+    TGPU_CE_MTHD_OK,
+    TGPU_CE_MTHD_LAUNCHED,      /* the channel waits for the engine */
+    TGPU_CE_MTHD_ERROR,         /* the channel failed */
+} TGPUCeMethodResult;
+
+void tgpu_ce_init(TGPUState *s);
+void tgpu_ce_exit(TGPUState *s);
+void tgpu_ce_reset(TGPUState *s);
+TGPUCeMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
+                                  uint32_t mthd, uint32_t data);
+bool tgpu_ce_busy(TGPUState *s, unsigned int ce);
+int tgpu_ce_cancel(TGPUState *s, unsigned int ce);
+void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid);
+uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok);
 
 #endif /* HW_TGPU_TGPU_H */

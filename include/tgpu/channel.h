@@ -166,7 +166,8 @@
 #define TGPU_ERR_ENGINE               15
 #define TGPU_ERR_ENGINE_RESET         16
 #define TGPU_ERR_KILLED               17
-#define TGPU_ERR_COUNT               18
+#define TGPU_ERR_COPY                 18  /* info: TGPU_CE_ERR_INFO */
+#define TGPU_ERR_COUNT               19
 
 /* The name and meaning of each code, for the logs of device and driver. */
 static inline const char *tgpu_chan_error_name(unsigned int code)
@@ -208,6 +209,8 @@ static inline const char *tgpu_chan_error_name(unsigned int code)
         return "ENGINE_RESET";
     case TGPU_ERR_KILLED:
         return "KILLED";
+    case TGPU_ERR_COPY:
+        return "COPY";
     }
     return "UNKNOWN";
 }
@@ -251,6 +254,8 @@ static inline const char *tgpu_chan_error_meaning(unsigned int code)
         return "engine reset under the channel";
     case TGPU_ERR_KILLED:
         return "killed by the driver";
+    case TGPU_ERR_COPY:
+        return "copy engine error (reason in the info, see copy.h)";
     }
     return "unknown error code";
 }

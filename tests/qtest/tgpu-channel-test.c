@@ -1130,8 +1130,8 @@ static void test_err_method(void)
         /* 15 */
         { 1, 1, 0x200, 0, 1, TGPU_CLASS_COMPUTE,
           TGPU_ERR_ENGINE, TGPU_CLASS_COMPUTE << 16 | 0x200 },
-        { 26, 4, 0x300, 0, 4, TGPU_CLASS_COPY,
-          TGPU_ERR_ENGINE, (uint32_t)TGPU_CLASS_COPY << 16 | 0x300 },
+        { 26, 4, 0xffc, 0, 4, TGPU_CLASS_COPY,
+          TGPU_ERR_ENGINE, (uint32_t)TGPU_CLASS_COPY << 16 | 0xffc },
     };
     g_autofree PB *pb = pb_new();
     T t;

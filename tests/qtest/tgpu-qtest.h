@@ -96,6 +96,7 @@ typedef struct T {
     Chan ch[NR_TEST_CHANNELS];
     /* tgpu-mmu-test: page allocators, the fault buffer */
     uint64_t next_table;
+    uint64_t tables_end;
     uint64_t next_page;
     uint64_t next_sys_page;
     uint64_t fb;            /* the fault buffer, as programmed */
@@ -478,6 +479,72 @@ static inline void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
     pb_dw(pb, b);
     pb_dw(pb, 0);
     pb_dw(pb, op << TGPU_MEM_OP_SHIFT);
+}
+
+/* ---- page tables: built in VRAM from t->next_table to t->tables_end ---- */
+
+static inline uint64_t table_alloc(T *t, uint64_t size)
+{
+    uint64_t pa = ROUND_UP(t->next_table, size);
+
+    t->next_table = pa + size;
+    g_assert_cmpuint(t->next_table, <=, t->tables_end);
+    pa_zero(t, pa, size);
+    return pa;
+}
+
+static inline void ctx_init(T *t, Ctx *x, uint32_t asid)
+{
+    x->pdb = table_alloc(t, TGPU_PDB_ALIGN);
+    x->asid = asid;
+}
+
+/* The entry that maps PA with FLAGS (a test's physical address form). */
+static inline uint64_t pte(uint64_t pa, uint64_t flags)
+{
+    if (pa_is_sys(pa)) {
+        return (pa - TGPU_BYPASS_SYSMEM_BASE) | TGPU_PTE_SYSMEM |
+               TGPU_PTE_VALID | flags;
+    }
+    return pa | TGPU_PTE_VALID | flags;
+}
+
+/* The next table below directory entry EA, made if it does not exist. */
+static inline uint64_t next_table(T *t, uint64_t ea)
+{
+    uint64_t e = pa_rd64(t, ea);
+
+    if (!(e & TGPU_PTE_VALID)) {
+        uint64_t tbl = table_alloc(t, TGPU_PT_ALIGN);
+
+        pa_wr64(t, ea, tbl | TGPU_PTE_VALID);
+        return tbl;
+    }
+    g_assert_cmphex(e & ~(TGPU_PTE_ADDR_MASK | TGPU_PTE_VALID), ==, 0);
+    return e & TGPU_PTE_ADDR_MASK;
+}
+
+/* VRAM addresses of the PD0 entry and the PTE of VA (see also pd1e_of). */
+static inline uint64_t pd0e_of(T *t, Ctx *x, uint64_t va)
+{
+    return next_table(t, pd1e_of(x, va)) + 8 * TGPU_PD0_INDEX(va);
+}
+
+static inline uint64_t ptee_of(T *t, Ctx *x, uint64_t va)
+{
+    return next_table(t, pd0e_of(t, x, va)) + 8 * TGPU_PT_INDEX(va);
+}
+
+static inline void map4k(T *t, Ctx *x, uint64_t va, uint64_t pa,
+                         uint64_t flags)
+{
+    pa_wr64(t, ptee_of(t, x, va), pte(pa, flags));
+}
+
+static inline void map2m(T *t, Ctx *x, uint64_t va, uint64_t pa,
+                         uint64_t flags)
+{
+    pa_wr64(t, pd0e_of(t, x, va), pte(pa, flags | TGPU_PTE_LARGE));
 }
 
 /* ---- channels ---------------------------------------------------------- */

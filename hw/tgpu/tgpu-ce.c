@@ -1,0 +1,983 @@
+/*
+ * tgpu copy engines CE0 and CE1: the copy class, linked-list descriptors
+ * and one thread per engine
+ *
+ * docs/hw/copy.md is the manual.  The host unit hands each LAUNCH_DMA to
+ * its engine under the BQL, as a TGPUCopyJob; the engine's thread runs it
+ * without the BQL, in steps of at most CE_CHUNK bytes, and between steps
+ * honours a reset, a kill, a disable or a VM stop.  The thread touches
+ * only RAM (VRAM, or guest RAM reached through the PCI address space, so
+ * a vIOMMU applies), never MMIO: it never needs the BQL, so the BQL side
+ * may wait for it.  MMU faults, the semaphore and the interrupt of a
+ * finished launch are done by done_bh, under the BQL.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/units.h"
+#include "system/runstate.h"
+#include "tgpu.h"
+#include "trace.h"
+
+/* Bytes an engine moves between two looks at reset, kill and VM stop. */
+#define CE_CHUNK            (1 * MiB)
+/* Lines or descriptors between two such looks, for tiny ones. */
+#define CE_STEPS            4096
+/* Elements a remap stages at a time: 16 bytes at most each. */
+#define CE_REMAP_BATCH      4096
+/* A fill pattern is repeated into this many bytes before it is copied. */
+#define CE_PATTERN_SIZE     (64 * KiB)
+
+enum {
+    CE_IDLE,
+    CE_QUEUED,          /* launched, the thread has not taken it yet */
+    CE_RUNNING,
+    CE_DONE,            /* the thread finished: done_bh reports it */
+};
+
+/* How a launch ended, as the thread found it. */
+typedef struct CeRun {
+    TGPUCopyEngine *ce;
+    const TGPUCopyJob *job;
+    uint32_t error;             /* TGPU_CE_ERR_* */
+    uint64_t error_va;
+    int fault_type;
+    bool fault_write;
+    uint64_t progress;          /* bytes written */
+    uint32_t desc_done;
+    uint64_t since_check;       /* bytes since the last checkpoint */
+    uint32_t steps;             /* lines or descriptors since then */
+    uint8_t *pattern;           /* fills: the element, repeated */
+    uint64_t pattern_len;
+} CeRun;
+
+static const char *const ce_names[TGPU_CE_COUNT] = { "CE0", "CE1" };
+
+static void ce_update_stop(TGPUCopyEngine *ce)
+{
+    qatomic_set(&ce->stop, ce->abort || ce->paused || ce->quit);
+}
+
+/* ---- the engine thread: moving bytes --------------------------------- */
+
+/*
+ * Between steps: publish the progress, hold while the VM is stopped, and
+ * tell whether to go on (false: the launch was cancelled).
+ */
+static bool ce_checkpoint(CeRun *r)
+{
+    TGPUCopyEngine *ce = r->ce;
+    bool go;
+
+    r->since_check = 0;
+    r->steps = 0;
+    QEMU_LOCK_GUARD(&ce->lock);
+    ce->progress = r->progress;
+    ce->desc_done = r->desc_done;
+    while (ce->paused && !ce->abort && !ce->quit) {
+        ce->parked = true;
+        qemu_cond_broadcast(&ce->idle);
+        qemu_cond_wait(&ce->wake, &ce->lock);
+    }
+    ce->parked = false;
+    go = !ce->abort && !ce->quit;
+    return go;
+}
+
+static bool ce_step(CeRun *r, uint64_t bytes)
+{
+    r->since_check += bytes;
+    if (++r->steps >= CE_STEPS || r->since_check >= CE_CHUNK ||
+        qatomic_read(&r->ce->stop)) {
+        return ce_checkpoint(r);
+    }
+    return true;
+}
+
+static bool ce_fault(CeRun *r, uint32_t err, uint64_t va, int type,
+                     bool is_write)
+{
+    r->error = err;
+    r->error_va = va;
+    r->fault_type = type;
+    r->fault_write = is_write;
+    return false;
+}
+
+/* Where a run of GPU addresses is in host memory, while it is mapped. */
+typedef struct CeMap {
+    uint8_t *p;
+    uint64_t len;
+    bool sysmem;
+    uint64_t vram;              /* VRAM offset, when !sysmem */
+} CeMap;
+
+static AddressSpace *ce_dma_as(CeRun *r)
+{
+    return pci_get_address_space(PCI_DEVICE(r->ce->s));
+}
+
+/* Is guest-physical [pa, pa + len) RAM from its start?  (Not MMIO.) */
+static bool ce_sysmem_is_ram(CeRun *r, uint64_t pa, bool is_write)
+{
+    MemoryRegion *mr;
+    hwaddr xlat, l = 1;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(ce_dma_as(r), pa, &xlat, &l, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    return l && memory_access_is_direct(mr, is_write,
+                                        MEMTXATTRS_UNSPECIFIED);
+}
+
+/*
+ * Map where [va, va + max) starts: m->p and the m->len bytes from there.
+ * 0, or a fault type.  System memory is mapped with address_space_map(),
+ * and only when it is RAM: a bounce buffer for MMIO would need the BQL,
+ * which this thread must never wait for (the BQL side waits for it).
+ */
+static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
+                  CeMap *m)
+{
+    TGPUState *s = r->ce->s;
+    uint64_t pa, n;
+    hwaddr l;
+    int fault;
+
+    fault = tgpu_mmu_translate_run(s, &r->job->vm, TGPU_ACC_COPY, va,
+                                   MIN(max, CE_CHUNK), is_write, &pa,
+                                   &m->sysmem, &n);
+    if (fault) {
+        return fault;
+    }
+    if (!m->sysmem) {
+        /* the MMU checked that a VRAM run lies inside VRAM */
+        m->vram = pa;
+        m->p = (uint8_t *)memory_region_get_ram_ptr(&s->vram) + pa;
+        m->len = n;
+        return 0;
+    }
+    l = n;
+    m->p = NULL;
+    if (ce_sysmem_is_ram(r, pa, is_write)) {
+        m->p = address_space_map(ce_dma_as(r), pa, &l, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    }
+    if (!m->p || !l) {
+        /* not RAM (MMIO, a hole, bus mastering off): never cached */
+        tgpu_mmu_forget(s, &r->job->vm, va);
+        return TGPU_FAULT_BAD_APERTURE;
+    }
+    m->len = l;
+    return 0;
+}
+
+/* Unmap, DONE bytes written when IS_WRITE (they become dirty). */
+static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
+{
+    if (m->sysmem) {
+        address_space_unmap(ce_dma_as(r), m->p, m->len, is_write, done);
+    } else if (is_write && done) {
+        memory_region_set_dirty(&r->ce->s->vram, m->vram, done);
+    }
+}
+
+/* Copy [src, src + len) to dst, both GPU addresses. */
+static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
+{
+    while (len) {
+        CeMap sm, dm;
+        uint64_t n;
+        int fault;
+
+        fault = ce_map(r, src, len, false, &sm);
+        if (fault) {
+            return ce_fault(r, TGPU_CE_ERR_FAULT, src, fault, false);
+        }
+        fault = ce_map(r, dst, sm.len, true, &dm);
+        if (fault) {
+            ce_unmap(r, &sm, false, 0);
+            return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
+        }
+        n = MIN(sm.len, dm.len);
+        memmove(dm.p, sm.p, n);
+        ce_unmap(r, &dm, true, n);
+        ce_unmap(r, &sm, false, n);
+        src += n;
+        dst += n;
+        len -= n;
+        r->progress += n;
+        if (!ce_step(r, n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Fill [dst, dst + len) with r->pattern, which starts at element 0. */
+static bool ce_fill(CeRun *r, uint64_t dst, uint64_t len)
+{
+    uint64_t at = 0;
+
+    while (at < len) {
+        uint64_t ph = at % r->pattern_len;
+        CeMap dm;
+        int fault;
+
+        fault = ce_map(r, dst + at, MIN(len - at, r->pattern_len - ph), true,
+                       &dm);
+        if (fault) {
+            return ce_fault(r, TGPU_CE_ERR_FAULT, dst + at, fault, true);
+        }
+        memcpy(dm.p, r->pattern + ph, dm.len);
+        ce_unmap(r, &dm, true, dm.len);
+        at += dm.len;
+        r->progress += dm.len;
+        if (!ce_step(r, dm.len)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Move bytes between a GPU address and a host buffer. */
+static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
+                    bool is_write, uint32_t err)
+{
+    uint8_t *b = buf;
+
+    while (len) {
+        CeMap m;
+        int fault;
+
+        fault = ce_map(r, va, len, is_write, &m);
+        if (fault) {
+            return ce_fault(r, err, va, fault, is_write);
+        }
+        if (is_write) {
+            memcpy(m.p, b, m.len);
+        } else {
+            memcpy(b, m.p, m.len);
+        }
+        ce_unmap(r, &m, is_write, m.len);
+        va += m.len;
+        b += m.len;
+        len -= m.len;
+    }
+    return true;
+}
+
+/* ---- the engine thread: launches --------------------------------------- */
+
+static unsigned int remap_comp_size(uint32_t remap)
+{
+    return ((remap >> TGPU_CE_REMAP_COMP_SIZE_SHIFT) & 3) + 1;
+}
+
+static unsigned int remap_nsrc(uint32_t remap)
+{
+    return ((remap >> TGPU_CE_REMAP_NUM_SRC_SHIFT) & 3) + 1;
+}
+
+static unsigned int remap_ndst(uint32_t remap)
+{
+    return ((remap >> TGPU_CE_REMAP_NUM_DST_SHIFT) & 3) + 1;
+}
+
+static unsigned int remap_sel(uint32_t remap, unsigned int c)
+{
+    return (remap >> TGPU_CE_REMAP_DST_SHIFT(c)) & TGPU_CE_REMAP_SEL_MASK;
+}
+
+/* Is every destination component a constant?  Then a remap is a fill. */
+static bool remap_is_fill(uint32_t remap)
+{
+    for (unsigned int c = 0; c < remap_ndst(remap); c++) {
+        unsigned int sel = remap_sel(remap, c);
+
+        if (sel != TGPU_CE_REMAP_CONST_A && sel != TGPU_CE_REMAP_CONST_B) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* r->pattern: ELEM bytes repeated into a buffer of whole elements. */
+static void ce_pattern(CeRun *r, const uint8_t *elem, unsigned int size)
+{
+    r->pattern_len = CE_PATTERN_SIZE - CE_PATTERN_SIZE % size;
+    r->pattern = g_malloc(r->pattern_len);
+    for (uint64_t i = 0; i < r->pattern_len; i += size) {
+        memcpy(r->pattern + i, elem, size);
+    }
+}
+
+/* One destination element of a remap from its source element. */
+static void remap_element(uint32_t remap, const uint8_t consts[2][4],
+                          const uint8_t *src, uint8_t *dst)
+{
+    unsigned int cs = remap_comp_size(remap);
+
+    for (unsigned int c = 0; c < remap_ndst(remap); c++) {
+        unsigned int sel = remap_sel(remap, c);
+
+        if (sel <= TGPU_CE_REMAP_SRC_W) {
+            memcpy(dst + c * cs, src + sel * cs, cs);
+        } else if (sel != TGPU_CE_REMAP_NO_WRITE) {
+            memcpy(dst + c * cs, consts[sel - TGPU_CE_REMAP_CONST_A], cs);
+        }
+    }
+}
+
+/* One line of a remap that reads its source: staged through buffers. */
+static bool ce_remap_line(CeRun *r, uint64_t dst, uint64_t src,
+                          uint64_t elems, const uint8_t consts[2][4],
+                          uint8_t *sbuf, uint8_t *dbuf)
+{
+    uint32_t remap = r->job->remap;
+    unsigned int cs = remap_comp_size(remap);
+    uint64_t selem = cs * remap_nsrc(remap), delem = cs * remap_ndst(remap);
+    bool keeps = false;
+
+    for (unsigned int c = 0; c < remap_ndst(remap); c++) {
+        keeps |= remap_sel(remap, c) == TGPU_CE_REMAP_NO_WRITE;
+    }
+    while (elems) {
+        uint64_t k = MIN(elems, CE_REMAP_BATCH);
+
+        if (!ce_xfer(r, src, sbuf, k * selem, false, TGPU_CE_ERR_FAULT) ||
+            (keeps &&
+             !ce_xfer(r, dst, dbuf, k * delem, false, TGPU_CE_ERR_FAULT))) {
+            return false;
+        }
+        for (uint64_t e = 0; e < k; e++) {
+            remap_element(remap, consts, sbuf + e * selem, dbuf + e * delem);
+        }
+        if (!ce_xfer(r, dst, dbuf, k * delem, true, TGPU_CE_ERR_FAULT)) {
+            return false;
+        }
+        src += k * selem;
+        dst += k * delem;
+        elems -= k;
+        r->progress += k * delem;
+        if (!ce_step(r, k * delem)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* BASE + LINE * PITCH, or the VA limit (which faults) when beyond it. */
+static uint64_t line_va(uint64_t base, uint32_t line, uint32_t pitch)
+{
+    uint64_t off = (uint64_t)line * pitch;
+
+    if (base >= TGPU_VA_LIMIT || off >= TGPU_VA_LIMIT - base) {
+        return TGPU_VA_LIMIT;
+    }
+    return base + off;
+}
+
+/* A pitch launch: LINE_COUNT lines (one without MULTI_LINE). */
+static bool ce_run_pitch(CeRun *r)
+{
+    const TGPUCopyJob *j = r->job;
+    bool remap = j->launch & TGPU_CE_LAUNCH_REMAP;
+    uint32_t lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count
+                                                              : 1;
+    uint64_t delem = 1;
+    g_autofree uint8_t *sbuf = NULL, *dbuf = NULL;
+    uint8_t consts[2][4];
+    bool ok = true;
+
+    stl_le_p(consts[0], j->const_a);
+    stl_le_p(consts[1], j->const_b);
+    if (remap) {
+        unsigned int cs = remap_comp_size(j->remap);
+        uint8_t elem[16];
+
+        delem = cs * remap_ndst(j->remap);
+        if (remap_is_fill(j->remap)) {
+            remap_element(j->remap, consts, NULL, elem);
+            ce_pattern(r, elem, delem);
+        } else {
+            sbuf = g_malloc(CE_REMAP_BATCH * cs * remap_nsrc(j->remap));
+            dbuf = g_malloc(CE_REMAP_BATCH * delem);
+        }
+    }
+    if (!j->line_length) {
+        return true;
+    }
+    for (uint32_t i = 0; ok && i < lines; i++) {
+        uint64_t src = line_va(j->src, i, j->pitch_in);
+        uint64_t dst = line_va(j->dst, i, j->pitch_out);
+
+        if (!remap) {
+            ok = ce_copy(r, dst, src, j->line_length);
+        } else if (r->pattern) {
+            ok = ce_fill(r, dst, j->line_length * delem);
+        } else {
+            ok = ce_remap_line(r, dst, src, j->line_length, consts, sbuf,
+                               dbuf);
+        }
+        ok = ok && ce_step(r, 0);
+    }
+    return ok;
+}
+
+typedef struct CeDesc {
+    uint64_t src, dst, next;
+    uint32_t length, flags;
+} CeDesc;
+
+static bool ce_read_desc(CeRun *r, uint64_t va, CeDesc *d)
+{
+    uint8_t raw[TGPU_CE_DESC_SIZE];
+
+    if (va % TGPU_CE_DESC_SIZE) {
+        return ce_fault(r, TGPU_CE_ERR_DESC_BAD, va, 0, false);
+    }
+    if (!ce_xfer(r, va, raw, sizeof(raw), false, TGPU_CE_ERR_DESC_FAULT)) {
+        return false;
+    }
+    d->src = ldq_le_p(raw + TGPU_CE_DESC_SRC);
+    d->dst = ldq_le_p(raw + TGPU_CE_DESC_DST);
+    d->next = ldq_le_p(raw + TGPU_CE_DESC_NEXT);
+    d->length = ldl_le_p(raw + TGPU_CE_DESC_LENGTH);
+    d->flags = ldl_le_p(raw + TGPU_CE_DESC_FLAGS);
+    if (d->flags & ~TGPU_CE_DESC_FLAGS_VALID) {
+        return ce_fault(r, TGPU_CE_ERR_DESC_BAD, va, 0, false);
+    }
+    return true;
+}
+
+/*
+ * Walk the chain once before copying anything: every descriptor must be
+ * readable and valid, the chain must end within TGPU_CE_CHAIN_MAX, and
+ * it must not loop (Brent's cycle finding: constant memory, at most a
+ * few times the chain's length in steps).  Returns its length, or 0.
+ */
+static uint32_t ce_chain_check(CeRun *r)
+{
+    uint64_t va = r->job->desc, tortoise = va;
+    uint32_t n = 0, power = 1, lam = 0;
+    CeDesc d;
+
+    while (va) {
+        if (n == TGPU_CE_CHAIN_MAX) {
+            ce_fault(r, TGPU_CE_ERR_CHAIN_LONG, va, 0, false);
+            return 0;
+        }
+        if (!ce_read_desc(r, va, &d)) {
+            return 0;
+        }
+        n++;
+        if (d.next && d.next == tortoise) {
+            ce_fault(r, TGPU_CE_ERR_CHAIN_CYCLE, d.next, 0, false);
+            return 0;
+        }
+        if (++lam == power) {
+            tortoise = d.next;
+            power *= 2;
+            lam = 0;
+        }
+        va = d.next;
+        if (!ce_step(r, 0)) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+static bool ce_run_chain(CeRun *r)
+{
+    uint32_t n = ce_chain_check(r);
+    uint64_t va = r->job->desc;
+    uint8_t fill[4];
+    CeDesc d;
+
+    if (r->error || !n) {
+        return !r->error && !qatomic_read(&r->ce->abort);
+    }
+    stl_le_p(fill, r->job->const_a);
+    ce_pattern(r, fill, sizeof(fill));
+    /* the chain may change under the engine: it runs no more than it saw */
+    for (uint32_t i = 0; i < n && va; i++) {
+        if (!ce_read_desc(r, va, &d)) {
+            return false;
+        }
+        if ((d.flags & TGPU_CE_DESC_FILL) ? !ce_fill(r, d.dst, d.length)
+                                          : !ce_copy(r, d.dst, d.src,
+                                                     d.length)) {
+            return false;
+        }
+        r->desc_done++;
+        va = d.next;
+        if (!ce_step(r, 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ce_run(CeRun *r)
+{
+    uint32_t launch = r->job->launch;
+
+    if ((launch & TGPU_CE_LAUNCH_TRANSFER_MASK) == TGPU_CE_TRANSFER_NONE) {
+        return;
+    }
+    if (launch & TGPU_CE_LAUNCH_LINKED_LIST) {
+        ce_run_chain(r);
+    } else {
+        ce_run_pitch(r);
+    }
+}
+
+static void *ce_thread(void *opaque)
+{
+    TGPUCopyEngine *ce = opaque;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&ce->lock);
+    for (;;) {
+        CeRun r = { .ce = ce };
+        TGPUCopyJob job;
+
+        while (!ce->quit && (ce->state != CE_QUEUED || ce->paused)) {
+            qemu_cond_wait(&ce->wake, &ce->lock);
+        }
+        if (ce->quit) {
+            break;
+        }
+        ce->state = CE_RUNNING;
+        job = ce->job;
+        r.job = &job;
+        qemu_mutex_unlock(&ce->lock);
+
+        trace_tgpu_ce_start(ce->index, job.vm.chid, job.launch, job.src,
+                            job.dst);
+        ce_run(&r);
+        g_free(r.pattern);
+
+        qemu_mutex_lock(&ce->lock);
+        ce->progress = r.progress;
+        ce->desc_done = r.desc_done;
+        ce->bytes += r.progress;
+        if (ce->abort || ce->quit) {
+            ce->state = CE_IDLE;
+        } else {
+            ce->error = r.error;
+            ce->error_va = r.error_va;
+            ce->fault_type = r.fault_type;
+            ce->fault_write = r.fault_write;
+            ce->state = CE_DONE;
+            qemu_bh_schedule(ce->done_bh);
+        }
+        trace_tgpu_ce_end(ce->index, job.vm.chid, r.progress, r.error);
+        qemu_cond_broadcast(&ce->idle);
+    }
+    qemu_mutex_unlock(&ce->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* ---- under the BQL: launches and their end ----------------------------- */
+
+/* Semaphore and interrupt of a launch that ended well. */
+static void ce_finish(TGPUState *s, TGPUChannel *ch, const TGPUCopyJob *j)
+{
+    unsigned int sem = (j->launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
+                       TGPU_CE_LAUNCH_SEM_MASK;
+    unsigned int intr = (j->launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
+                        TGPU_CE_LAUNCH_INTR_MASK;
+    bool four = sem == TGPU_CE_SEM_FOUR_WORD;
+
+    if (sem != TGPU_CE_SEM_NONE &&
+        (j->sem_addr % (four ? 16 : 4) ||
+         !tgpu_sem_release(s, ch, j->sem_addr, j->sem_payload, four,
+                           four))) {
+        tgpu_chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)j->sem_addr);
+        return;
+    }
+    if (intr != TGPU_CE_INTR_NONE) {
+        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
+        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+    }
+}
+
+static void ce_done_bh(void *opaque)
+{
+    TGPUCopyEngine *ce = opaque;
+    TGPUState *s = ce->s;
+    TGPUCopyJob job;
+    TGPUChannel *ch;
+    uint32_t err;
+    uint64_t va;
+    int type;
+    bool is_write;
+
+    WITH_QEMU_LOCK_GUARD(&ce->lock) {
+        if (ce->state != CE_DONE) {
+            return;
+        }
+        ce->state = CE_IDLE;
+        job = ce->job;
+        err = ce->error;
+        va = ce->error_va;
+        type = ce->fault_type;
+        is_write = ce->fault_write;
+    }
+    ch = &s->chan[job.vm.chid];
+    ch->ce_wait = false;
+    if (err == TGPU_CE_ERR_FAULT ||
+        (err == TGPU_CE_ERR_DESC_FAULT && type)) {
+        tgpu_mmu_report_fault(s, &job.vm,
+                              TGPU_FAULT_ENGINE_CE0 + ce->index, va,
+                              is_write, type);
+    }
+    if (err) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: %s: channel %u: launch failed at 0x%010"
+                      PRIx64 ": %s\n", ce_names[ce->index], job.vm.chid,
+                      va, tgpu_ce_error_meaning(err));
+        tgpu_chan_fail(s, ch, TGPU_ERR_COPY,
+                       TGPU_CE_ERR_INFO(ce->index, err));
+    } else {
+        ce_finish(s, ch, &job);
+    }
+    tgpu_host_kick(s);
+}
+
+/* Why LAUNCH_DMA cannot run, or TGPU_CE_ERR_NONE. */
+static uint32_t ce_launch_check(TGPUChannel *ch, uint32_t launch)
+{
+    bool copies = (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
+                  TGPU_CE_TRANSFER_NONE;
+    const uint32_t pitch = TGPU_CE_LAUNCH_SRC_PITCH |
+                           TGPU_CE_LAUNCH_DST_PITCH;
+    uint32_t remap = ch->ce_remap;
+
+    if ((launch & ~TGPU_CE_LAUNCH_VALID_MASK) ||
+        (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) == 3 ||
+        ((launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
+         TGPU_CE_LAUNCH_SEM_MASK) == 3 ||
+        ((launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
+         TGPU_CE_LAUNCH_INTR_MASK) == 3 ||
+        (copies && (launch & pitch) != pitch) ||
+        ((launch & TGPU_CE_LAUNCH_LINKED_LIST) &&
+         (launch & (TGPU_CE_LAUNCH_MULTI_LINE | TGPU_CE_LAUNCH_REMAP)))) {
+        return TGPU_CE_ERR_LAUNCH;
+    }
+    if (copies && (launch & TGPU_CE_LAUNCH_REMAP)) {
+        if (remap & ~TGPU_CE_REMAP_VALID_MASK) {
+            return TGPU_CE_ERR_REMAP;
+        }
+        for (unsigned int c = 0; c < remap_ndst(remap); c++) {
+            unsigned int sel = remap_sel(remap, c);
+
+            if (sel > TGPU_CE_REMAP_NO_WRITE ||
+                (sel <= TGPU_CE_REMAP_SRC_W && sel >= remap_nsrc(remap))) {
+                return TGPU_CE_ERR_REMAP;
+            }
+        }
+    }
+    return TGPU_CE_ERR_NONE;
+}
+
+static TGPUCeMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
+                                    uint32_t launch)
+{
+    TGPUCopyEngine *ce = &s->ce[ch->engine - TGPU_RUNLIST_CE0];
+    uint32_t err = ce_launch_check(ch, launch);
+    TGPUCopyJob job = {
+        .vm = tgpu_chan_vm(ch),
+        .launch = launch,
+        .src = (uint64_t)(ch->ce_in_upper & TGPU_CE_UPPER_MASK) << 32 |
+               ch->ce_in_lower,
+        .dst = (uint64_t)(ch->ce_out_upper & TGPU_CE_UPPER_MASK) << 32 |
+               ch->ce_out_lower,
+        .pitch_in = ch->ce_pitch_in,
+        .pitch_out = ch->ce_pitch_out,
+        .line_length = ch->ce_line_length,
+        .line_count = ch->ce_line_count,
+        .desc = (uint64_t)(ch->ce_desc_upper & TGPU_CE_UPPER_MASK) << 32 |
+                ch->ce_desc_lower,
+        .const_a = ch->ce_const_a,
+        .const_b = ch->ce_const_b,
+        .remap = ch->ce_remap,
+        .sem_addr = (uint64_t)(ch->ce_sem_a & TGPU_CE_UPPER_MASK) << 32 |
+                    ch->ce_sem_b,
+        .sem_payload = ch->ce_sem_payload,
+    };
+
+    trace_tgpu_ce_launch(ce->index, ch->id, launch);
+    WITH_QEMU_LOCK_GUARD(&ce->lock) {
+        /* the runlist holds other channels back while the engine is busy */
+        assert(ce->state == CE_IDLE);
+        ce->chid = ch->id;
+        ce->launches++;
+        ce->error = err;
+        ce->error_va = 0;
+        ce->progress = 0;
+        ce->desc_done = 0;
+        if (!err && (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
+                    TGPU_CE_TRANSFER_NONE) {
+            ce->job = job;
+            ce->state = CE_QUEUED;
+            qemu_cond_signal(&ce->wake);
+            ch->ce_wait = true;
+            return TGPU_CE_MTHD_LAUNCHED;
+        }
+    }
+    if (err) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: %s: channel %u: LAUNCH_DMA 0x%08x refused: "
+                      "%s\n", ce_names[ce->index], ch->id, launch,
+                      tgpu_ce_error_meaning(err));
+        tgpu_chan_fail(s, ch, TGPU_ERR_COPY, TGPU_CE_ERR_INFO(ce->index, err));
+        return TGPU_CE_MTHD_ERROR;
+    }
+    ce_finish(s, ch, &job);
+    return ch->error ? TGPU_CE_MTHD_ERROR : TGPU_CE_MTHD_OK;
+}
+
+TGPUCeMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
+                                  uint32_t mthd, uint32_t data)
+{
+    switch (mthd) {
+    case TGPU_CE_M_NOP:
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_SEMAPHORE_A:
+        ch->ce_sem_a = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_SEMAPHORE_B:
+        ch->ce_sem_b = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_SEMAPHORE_PAYLOAD:
+        ch->ce_sem_payload = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_LAUNCH_DMA:
+        return ce_launch(s, ch, data);
+    case TGPU_CE_M_OFFSET_IN_UPPER:
+        ch->ce_in_upper = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_OFFSET_IN_LOWER:
+        ch->ce_in_lower = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_OFFSET_OUT_UPPER:
+        ch->ce_out_upper = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_OFFSET_OUT_LOWER:
+        ch->ce_out_lower = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_PITCH_IN:
+        ch->ce_pitch_in = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_PITCH_OUT:
+        ch->ce_pitch_out = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_LINE_LENGTH_IN:
+        ch->ce_line_length = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_LINE_COUNT:
+        ch->ce_line_count = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_DESC_LIST_UPPER:
+        ch->ce_desc_upper = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_DESC_LIST_LOWER:
+        ch->ce_desc_lower = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_REMAP_CONST_A:
+        ch->ce_const_a = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_REMAP_CONST_B:
+        ch->ce_const_b = data;
+        return TGPU_CE_MTHD_OK;
+    case TGPU_CE_M_SET_REMAP_COMPONENTS:
+        ch->ce_remap = data;
+        return TGPU_CE_MTHD_OK;
+    }
+    tgpu_chan_fail(s, ch, TGPU_ERR_ENGINE, TGPU_CLASS_COPY << 16 | mthd);
+    return TGPU_CE_MTHD_ERROR;
+}
+
+bool tgpu_ce_busy(TGPUState *s, unsigned int i)
+{
+    QEMU_LOCK_GUARD(&s->ce[i].lock);
+    return s->ce[i].state != CE_IDLE;
+}
+
+/*
+ * Drop the engine's launch, waiting for its thread to reach the end of
+ * a step.  Returns the channel it worked for, or -1 when it was idle.
+ */
+int tgpu_ce_cancel(TGPUState *s, unsigned int i)
+{
+    TGPUCopyEngine *ce = &s->ce[i];
+    int chid = -1;
+
+    qemu_bh_cancel(ce->done_bh);
+    QEMU_LOCK_GUARD(&ce->lock);
+    if (ce->state != CE_IDLE) {
+        chid = ce->job.vm.chid;
+        trace_tgpu_ce_cancel(i, chid);
+    }
+    if (ce->state == CE_RUNNING) {
+        ce->abort = true;
+        ce_update_stop(ce);
+        qemu_cond_broadcast(&ce->wake);
+        while (ce->state == CE_RUNNING) {
+            qemu_cond_wait(&ce->idle, &ce->lock);
+        }
+        ce->abort = false;
+        ce_update_stop(ce);
+    }
+    ce->state = CE_IDLE;
+    return chid;
+}
+
+void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        bool mine;
+
+        WITH_QEMU_LOCK_GUARD(&s->ce[i].lock) {
+            mine = s->ce[i].state != CE_IDLE && s->ce[i].job.vm.chid == chid;
+        }
+        if (mine) {
+            tgpu_ce_cancel(s, i);
+        }
+    }
+}
+
+/* A stopped VM: every engine holds at the end of its step until it runs. */
+static void ce_vm_state_change(void *opaque, bool running, RunState state)
+{
+    TGPUState *s = opaque;
+
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = &s->ce[i];
+
+        QEMU_LOCK_GUARD(&ce->lock);
+        ce->paused = !running;
+        ce_update_stop(ce);
+        qemu_cond_broadcast(&ce->wake);
+        while (!running && ce->state == CE_RUNNING && !ce->parked) {
+            qemu_cond_wait(&ce->idle, &ce->lock);
+        }
+    }
+}
+
+/* ---- registers and life cycle ------------------------------------------ */
+
+uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok)
+{
+    unsigned int i = (addr - TGPU_CE_BASE) / TGPU_CE_STRIDE;
+    TGPUCopyEngine *ce;
+
+    *ok = false;
+    if (i >= TGPU_CE_COUNT) {
+        return TGPU_REG_BADF;
+    }
+    ce = &s->ce[i];
+    QEMU_LOCK_GUARD(&ce->lock);
+    *ok = true;
+    switch ((addr - TGPU_CE_BASE) % TGPU_CE_STRIDE) {
+    case TGPU_CE_STATUS:
+        if (ce->state == CE_IDLE) {
+            return 0;
+        }
+        return TGPU_CE_STATUS_BUSY | (ce->paused ? TGPU_CE_STATUS_PAUSED : 0);
+    case TGPU_CE_CHID:
+        return ce->chid;
+    case TGPU_CE_LAUNCHES:
+        return ce->launches;
+    case TGPU_CE_ERROR:
+        return ce->error;
+    case TGPU_CE_PROGRESS_LO:
+        return ce->progress;
+    case TGPU_CE_PROGRESS_HI:
+        return ce->progress >> 32;
+    case TGPU_CE_DESC_DONE:
+        return ce->desc_done;
+    case TGPU_CE_ERROR_VA_LO:
+        return ce->error_va;
+    case TGPU_CE_ERROR_VA_HI:
+        return ce->error_va >> 32;
+    case TGPU_CE_BYTES_LO:
+        return ce->bytes;
+    case TGPU_CE_BYTES_HI:
+        return ce->bytes >> 32;
+    }
+    *ok = false;
+    return TGPU_REG_BADF;
+}
+
+void tgpu_ce_reset(TGPUState *s)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = &s->ce[i];
+
+        tgpu_ce_cancel(s, i);
+        QEMU_LOCK_GUARD(&ce->lock);
+        ce->chid = 0xffffffff;
+        ce->launches = 0;
+        ce->error = 0;
+        ce->error_va = 0;
+        ce->fault_type = 0;
+        ce->progress = 0;
+        ce->desc_done = 0;
+        ce->bytes = 0;
+    }
+}
+
+void tgpu_ce_init(TGPUState *s)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = &s->ce[i];
+        g_autofree char *name = g_strdup_printf("tgpu-ce%u", i);
+
+        ce->s = s;
+        ce->index = i;
+        ce->state = CE_IDLE;
+        ce->chid = 0xffffffff;
+        ce->paused = !runstate_is_running();
+        ce_update_stop(ce);
+        qemu_mutex_init(&ce->lock);
+        qemu_cond_init(&ce->wake);
+        qemu_cond_init(&ce->idle);
+        ce->done_bh = qemu_bh_new_guarded(ce_done_bh, ce,
+                                          &DEVICE(s)->mem_reentrancy_guard);
+        qemu_thread_create(&ce->thread, name, ce_thread, ce,
+                           QEMU_THREAD_JOINABLE);
+    }
+    s->ce_vmstate = qemu_add_vm_change_state_handler(ce_vm_state_change, s);
+}
+
+void tgpu_ce_exit(TGPUState *s)
+{
+    qemu_del_vm_change_state_handler(s->ce_vmstate);
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = &s->ce[i];
+
+        WITH_QEMU_LOCK_GUARD(&ce->lock) {
+            ce->quit = true;
+            ce_update_stop(ce);
+            qemu_cond_broadcast(&ce->wake);
+        }
+        qemu_thread_join(&ce->thread);
+        qemu_bh_delete(ce->done_bh);
+        qemu_cond_destroy(&ce->idle);
+        qemu_cond_destroy(&ce->wake);
+        qemu_mutex_destroy(&ce->lock);
+    }
+}

@@ -26,14 +26,20 @@
 #include "tgpu.h"
 #include "trace.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Bytes an engine moves between two looks at reset, kill and VM stop. */
-#define CE_CHUNK            (1 * MiB)
+#define CE_CHUNK            (4 * MiB)
 /* Lines or descriptors between two such looks, for tiny ones. */
 #define CE_STEPS            4096
 /* Elements a remap stages at a time: 16 bytes at most each. */
 #define CE_REMAP_BATCH      4096
 /* A fill pattern is repeated into this many bytes before it is copied. */
 #define CE_PATTERN_SIZE     (64 * KiB)
+/* Blocks from this size up are streamed past the CPU caches. */
+#define CE_STREAM_MIN       (64 * KiB)
 
 enum {
     CE_IDLE,
@@ -189,6 +195,41 @@ static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
     }
 }
 
+/*
+ * Move bytes as a DMA engine does: large blocks with non-temporal stores,
+ * which do not pull the destination into the CPU caches first.  That
+ * cuts a copy's memory traffic by a third and keeps the two engines from
+ * evicting each other's data, so they scale when they run together.
+ */
+static void ce_memmove(uint8_t *d, const uint8_t *s, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= CE_STREAM_MIN && (d + n <= s || s + n <= d)) {
+        size_t head = -(uintptr_t)d & 15;
+
+        memcpy(d, s, head);
+        d += head;
+        s += head;
+        n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)s);
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        _mm_sfence();
+        memcpy(d, s, n);
+        return;
+    }
+#endif
+    memmove(d, s, n);
+}
+
 /* Copy [src, src + len) to dst, both GPU addresses. */
 static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
 {
@@ -207,7 +248,7 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
         }
         n = MIN(sm.len, dm.len);
-        memmove(dm.p, sm.p, n);
+        ce_memmove(dm.p, sm.p, n);
         ce_unmap(r, &dm, true, n);
         ce_unmap(r, &sm, false, n);
         src += n;

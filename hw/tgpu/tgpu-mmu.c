@@ -24,6 +24,9 @@
 #include "tgpu.h"
 #include "trace.h"
 
+/* Pages an engine translates per hold of mmu_lock. */
+#define TGPU_MMU_RUN_BATCH  64
+
 static const char *const engine_names[] = {
     [TGPU_FAULT_ENGINE_HOST] = "host",
     [TGPU_FAULT_ENGINE_COMPUTE] = "compute",
@@ -436,20 +439,21 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
 {
     uint64_t done = 0;
     Xlate x;
-    int fault;
+    int fault = TGPU_FAULT_BAD_APERTURE;
 
     if (va >= TGPU_VA_LIMIT) {
         return TGPU_FAULT_BAD_APERTURE;
     }
     max = MIN(max, TGPU_VA_LIMIT - va);
 
-    QEMU_LOCK_GUARD(&s->mmu_lock);
-    while (done < max) {
+    /*
+     * A batch of pages per lock: few lock round trips for the engines,
+     * and the host unit never waits for more than a batch.
+     */
+    qemu_mutex_lock(&s->mmu_lock);
+    for (unsigned int n = 1; done < max; n++) {
         fault = mmu_translate(s, ctx, who, va + done, is_write, &x);
         if (fault) {
-            if (!done) {
-                return fault;
-            }
             break;
         }
         if (!done) {
@@ -462,6 +466,14 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
             tlb_fill(s, ctx->asid, va + done, x.large, x.pte);
         }
         done += MIN(x.avail, max - done);
+        if (n % TGPU_MMU_RUN_BATCH == 0) {
+            qemu_mutex_unlock(&s->mmu_lock);
+            qemu_mutex_lock(&s->mmu_lock);
+        }
+    }
+    qemu_mutex_unlock(&s->mmu_lock);
+    if (!done) {
+        return fault;
     }
     *len = done;
     return 0;

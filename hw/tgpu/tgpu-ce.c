@@ -26,7 +26,7 @@
 #include "tgpu.h"
 #include "trace.h"
 
-#ifdef __SSE2__
+#ifdef HOST_X86_64
 #include <emmintrin.h>
 #endif
 
@@ -200,10 +200,11 @@ static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
  * which do not pull the destination into the CPU caches first.  That
  * cuts a copy's memory traffic by a third and keeps the two engines from
  * evicting each other's data, so they scale when they run together.
+ * x86-64 hosts (all of which have SSE2); elsewhere plain memmove.
  */
 static void ce_memmove(uint8_t *d, const uint8_t *s, size_t n)
 {
-#ifdef __SSE2__
+#ifdef HOST_X86_64
     if (n >= CE_STREAM_MIN && (d + n <= s || s + n <= d)) {
         size_t head = -(uintptr_t)d & 15;
 

@@ -417,15 +417,16 @@ static void test_bandwidth(void)
     g_print("# %u MiB copies, median of %d after a warm-up\n", len >> 20,
             runs);
     for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
-        g_print("bench: ce.%s_gbs %.2f GB/s\n", shapes[s].name, single[s]);
-        g_print("ref: ce.%s_gbs %.2f GB/s\n", shapes[s].name, host);
+        g_print("bench: copy.%s_64m_gbps %.2f GB/s\n", shapes[s].name,
+                single[s]);
+        g_print("ref: copy.%s_64m_gbps %.2f GB/s\n", shapes[s].name, host);
     }
-    g_print("bench: ce.h2d_d2h_concurrent_gbs %.2f GB/s\n", both);
-    g_print("ref: ce.h2d_d2h_concurrent_gbs %.2f GB/s\n",
+    g_print("bench: copy.h2d_d2h_concurrent_gbps %.2f GB/s\n", both);
+    g_print("ref: copy.h2d_d2h_concurrent_gbps %.2f GB/s\n",
             (single[0] + single[1]) / 2);
-    g_print("bench: host.memcpy_gbs %.2f GB/s\n", host);
-    g_print("bench: host.memcpy_2threads_gbs %.2f GB/s\n", host2);
-    g_print("ref: host.memcpy_2threads_gbs %.2f GB/s\n", host);
+    g_print("bench: host.memcpy_64m_gbps %.2f GB/s\n", host);
+    g_print("bench: host.memcpy_64m_2threads_gbps %.2f GB/s\n", host2);
+    g_print("ref: host.memcpy_64m_2threads_gbps %.2f GB/s\n", host);
 }
 
 int main(int argc, char **argv)

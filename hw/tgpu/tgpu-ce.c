@@ -130,19 +130,6 @@ static AddressSpace *ce_dma_as(CeRun *r)
     return pci_get_address_space(PCI_DEVICE(r->ce->s));
 }
 
-/* Is guest-physical [pa, pa + len) RAM from its start?  (Not MMIO.) */
-static bool ce_sysmem_is_ram(CeRun *r, uint64_t pa, bool is_write)
-{
-    MemoryRegion *mr;
-    hwaddr xlat, l = 1;
-
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(ce_dma_as(r), pa, &xlat, &l, is_write,
-                                 MEMTXATTRS_UNSPECIFIED);
-    return l && memory_access_is_direct(mr, is_write,
-                                        MEMTXATTRS_UNSPECIFIED);
-}
-
 /*
  * Map where [va, va + max) starts: m->p and the m->len bytes from there.
  * 0, or a fault type.  System memory is mapped with address_space_map(),
@@ -172,7 +159,7 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
     }
     l = n;
     m->p = NULL;
-    if (ce_sysmem_is_ram(r, pa, is_write)) {
+    if (tgpu_mmu_sysmem_is_ram(s, pa, is_write)) {
         m->p = address_space_map(ce_dma_as(r), pa, &l, is_write,
                                  MEMTXATTRS_UNSPECIFIED);
     }
@@ -636,23 +623,7 @@ static void *ce_thread(void *opaque)
 /* Semaphore and interrupt of a launch that ended well. */
 static void ce_finish(TGPUState *s, TGPUChannel *ch, const TGPUCopyJob *j)
 {
-    unsigned int sem = (j->launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
-                       TGPU_CE_LAUNCH_SEM_MASK;
-    unsigned int intr = (j->launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
-                        TGPU_CE_LAUNCH_INTR_MASK;
-    bool four = sem == TGPU_CE_SEM_FOUR_WORD;
-
-    if (sem != TGPU_CE_SEM_NONE &&
-        (j->sem_addr % (four ? 16 : 4) ||
-         !tgpu_sem_release(s, ch, j->sem_addr, j->sem_payload, four,
-                           four))) {
-        tgpu_chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)j->sem_addr);
-        return;
-    }
-    if (intr != TGPU_CE_INTR_NONE) {
-        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
-        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
-    }
+    tgpu_launch_done(s, ch, j->launch, j->sem_addr, j->sem_payload);
 }
 
 static void ce_done_bh(void *opaque)
@@ -734,7 +705,7 @@ static uint32_t ce_launch_check(TGPUChannel *ch, uint32_t launch)
     return TGPU_CE_ERR_NONE;
 }
 
-static TGPUCeMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
+static TGPUMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
                                     uint32_t launch)
 {
     TGPUCopyEngine *ce = &s->ce[ch->engine - TGPU_RUNLIST_CE0];
@@ -776,7 +747,7 @@ static TGPUCeMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
             ce->state = CE_QUEUED;
             qemu_cond_signal(&ce->wake);
             ch->ce_wait = true;
-            return TGPU_CE_MTHD_LAUNCHED;
+            return TGPU_MTHD_LAUNCHED;
         }
     }
     if (err) {
@@ -785,71 +756,71 @@ static TGPUCeMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
                       "%s\n", ce_names[ce->index], ch->id, launch,
                       tgpu_ce_error_meaning(err));
         tgpu_chan_fail(s, ch, TGPU_ERR_COPY, TGPU_CE_ERR_INFO(ce->index, err));
-        return TGPU_CE_MTHD_ERROR;
+        return TGPU_MTHD_ERROR;
     }
     ce_finish(s, ch, &job);
-    return ch->error ? TGPU_CE_MTHD_ERROR : TGPU_CE_MTHD_OK;
+    return ch->error ? TGPU_MTHD_ERROR : TGPU_MTHD_OK;
 }
 
-TGPUCeMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
+TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
                                   uint32_t mthd, uint32_t data)
 {
     switch (mthd) {
     case TGPU_CE_M_NOP:
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_SEMAPHORE_A:
         ch->ce_sem_a = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_SEMAPHORE_B:
         ch->ce_sem_b = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_SEMAPHORE_PAYLOAD:
         ch->ce_sem_payload = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_LAUNCH_DMA:
         return ce_launch(s, ch, data);
     case TGPU_CE_M_OFFSET_IN_UPPER:
         ch->ce_in_upper = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_OFFSET_IN_LOWER:
         ch->ce_in_lower = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_OFFSET_OUT_UPPER:
         ch->ce_out_upper = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_OFFSET_OUT_LOWER:
         ch->ce_out_lower = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_PITCH_IN:
         ch->ce_pitch_in = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_PITCH_OUT:
         ch->ce_pitch_out = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_LINE_LENGTH_IN:
         ch->ce_line_length = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_LINE_COUNT:
         ch->ce_line_count = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_DESC_LIST_UPPER:
         ch->ce_desc_upper = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_DESC_LIST_LOWER:
         ch->ce_desc_lower = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_REMAP_CONST_A:
         ch->ce_const_a = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_REMAP_CONST_B:
         ch->ce_const_b = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     case TGPU_CE_M_SET_REMAP_COMPONENTS:
         ch->ce_remap = data;
-        return TGPU_CE_MTHD_OK;
+        return TGPU_MTHD_OK;
     }
     tgpu_chan_fail(s, ch, TGPU_ERR_ENGINE, TGPU_CLASS_COPY << 16 | mthd);
-    return TGPU_CE_MTHD_ERROR;
+    return TGPU_MTHD_ERROR;
 }
 
 bool tgpu_ce_busy(TGPUState *s, unsigned int i)

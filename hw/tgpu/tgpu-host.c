@@ -39,7 +39,7 @@ typedef enum {
 static bool chan_has_work(TGPUChannel *ch)
 {
     return ch->gp_put_dirty || ch->gp_get != ch->gp_put ||
-           ch->pb_cur < ch->pb_end;
+           ch->pb_cur < ch->pb_end || ch->gr_kernel;
 }
 
 static bool chan_on_runlist(TGPUState *s, TGPUChannel *ch)
@@ -65,7 +65,7 @@ static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
     if (ch->blocked) {
         return TGPU_CHAN_STATE_BLOCKED;
     }
-    if (ch->ce_wait) {
+    if (ch->ce_wait || ch->gr_wait) {
         return TGPU_CHAN_STATE_RUNNING;
     }
     if (!chan_has_work(ch)) {
@@ -94,6 +94,9 @@ static void chan_stop_engines(TGPUState *s, TGPUChannel *ch)
     if (ch->ce_wait) {
         tgpu_ce_cancel_chan(s, ch->id);
         ch->ce_wait = false;
+    }
+    if (ch->gr_kernel) {
+        tgpu_gr_cancel_chan(s, ch);
     }
 }
 
@@ -318,6 +321,31 @@ bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
     return true;
 }
 
+/*
+ * An engine's launch ended well: release its semaphore and raise its
+ * interrupt, as the LAUNCH word's SEMAPHORE_TYPE and INTERRUPT_TYPE say.
+ */
+void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
+                      uint64_t sem_addr, uint32_t payload)
+{
+    unsigned int sem = (launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
+                       TGPU_CE_LAUNCH_SEM_MASK;
+    unsigned int intr = (launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
+                        TGPU_CE_LAUNCH_INTR_MASK;
+    bool four = sem == TGPU_CE_SEM_FOUR_WORD;
+
+    if (sem != TGPU_CE_SEM_NONE &&
+        (sem_addr % (four ? 16 : 4) ||
+         !tgpu_sem_release(s, ch, sem_addr, payload, four, four))) {
+        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr);
+        return;
+    }
+    if (intr != TGPU_CE_INTR_NONE) {
+        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
+        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+    }
+}
+
 static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
 {
     uint32_t op = exec & TGPU_SEM_OP_MASK;
@@ -478,19 +506,15 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
         chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
         return MTHD_ERROR;
     }
-    if (cls == TGPU_CLASS_COPY) {
-        switch (tgpu_ce_method(s, ch, mthd, data)) {
-        case TGPU_CE_MTHD_OK:
-            return MTHD_OK;
-        case TGPU_CE_MTHD_LAUNCHED:
-            return MTHD_ENGINE;
-        case TGPU_CE_MTHD_ERROR:
-            return MTHD_ERROR;
-        }
+    switch (cls == TGPU_CLASS_COPY ? tgpu_ce_method(s, ch, mthd, data)
+                                   : tgpu_gr_method(s, ch, mthd, data)) {
+    case TGPU_MTHD_OK:
+        return MTHD_OK;
+    case TGPU_MTHD_LAUNCHED:
+        return MTHD_ENGINE;
+    default:
+        return MTHD_ERROR;
     }
-    /* the compute engine has no class methods yet: never drop them */
-    chan_fail(s, ch, TGPU_ERR_ENGINE, cls << 16 | mthd);
-    return MTHD_ERROR;
 }
 
 /* ---- GPFIFO and pushbuffer ---- */
@@ -618,7 +642,8 @@ static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
 static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
                           int64_t now)
 {
-    if (!ch->enabled || ch->error || ch->engine != r || ch->ce_wait) {
+    if (!ch->enabled || ch->error || ch->engine != r || ch->ce_wait ||
+        ch->gr_wait) {
         return false;
     }
     if (ch->blocked) {
@@ -661,6 +686,11 @@ static RunResult chan_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
 {
     MethodResult mr;
 
+    /* a kernel whose slice ended goes on before anything after it */
+    if (tgpu_gr_resume(s, ch)) {
+        (*budget)--;
+        return RUN_STOP;
+    }
     if (ch->blocked) {
         (*budget)--;
         rl->slice_left_ns -= TGPU_HOST_DWORD_COST_NS;
@@ -706,9 +736,9 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
     while (budget > 0) {
         TGPUChannel *ch;
 
-        /* a launch is not preempted: its channel keeps the engine */
-        if (r != TGPU_RUNLIST_COMPUTE &&
-            tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0)) {
+        /* an engine at work keeps its channel until its launch or slice ends */
+        if (r == TGPU_RUNLIST_COMPUTE ? tgpu_gr_busy(s)
+                                      : tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0)) {
             return false;
         }
         ch = runlist_pick(s, r, now);
@@ -844,8 +874,10 @@ void tgpu_engine_reset(TGPUState *s, uint32_t engines)
         if (!(engines & runlist_of[r])) {
             continue;
         }
-        if (r != TGPU_RUNLIST_COMPUTE) {
-            int owner = tgpu_ce_cancel(s, r - TGPU_RUNLIST_CE0);
+        {
+            int owner = r == TGPU_RUNLIST_COMPUTE ?
+                        tgpu_gr_cancel(s) :
+                        tgpu_ce_cancel(s, r - TGPU_RUNLIST_CE0);
 
             if (owner >= 0 && !s->chan[owner].error) {
                 chan_fail(s, &s->chan[owner], TGPU_ERR_ENGINE_RESET,
@@ -857,8 +889,8 @@ void tgpu_engine_reset(TGPUState *s, uint32_t engines)
         }
         ch = &s->chan[rl->last];
         if (!ch->error && ch->enabled &&
-            (ch->blocked || ch->ce_wait || ch->pb_cur < ch->pb_end ||
-             ch->mthd_count)) {
+            (ch->blocked || ch->ce_wait || ch->gr_kernel ||
+             ch->pb_cur < ch->pb_end || ch->mthd_count)) {
             chan_fail(s, ch, TGPU_ERR_ENGINE_RESET, runlist_of[r]);
         }
         rl->resident = -1;

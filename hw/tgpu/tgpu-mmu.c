@@ -19,6 +19,7 @@
 #include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "qemu/lockable.h"
+#include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
 #include "system/dma.h"
 #include "tgpu.h"
@@ -477,6 +478,23 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
     }
     *len = done;
     return 0;
+}
+
+/*
+ * Is guest-physical PA RAM (not MMIO, not a hole, bus mastering on)?
+ * Engine threads reach only RAM: anything else would need the BQL.
+ */
+bool tgpu_mmu_sysmem_is_ram(TGPUState *s, uint64_t pa, bool is_write)
+{
+    MemoryRegion *mr;
+    hwaddr xlat, l = 1;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(pci_get_address_space(PCI_DEVICE(s)), pa,
+                                 &xlat, &l, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    return l && memory_access_is_direct(mr, is_write,
+                                        MEMTXATTRS_UNSPECIFIED);
 }
 
 /* ---- registers ---- */

@@ -68,6 +68,8 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = tgpu_mmu_read(s, addr, &ok);
     } else if (addr >= TGPU_CE_BASE && addr < TGPU_CE_BASE + TGPU_CE_SIZE) {
         val = tgpu_ce_read(s, addr, &ok);
+    } else if (addr >= TGPU_GR_BASE && addr < TGPU_GR_BASE + TGPU_GR_SIZE) {
+        val = tgpu_gr_read(s, addr, &ok);
     } else if (addr >= TGPU_USERMODE_BASE &&
                addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
         val = tgpu_ptimer_read(s, addr, &ok);
@@ -243,6 +245,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     tgpu_mmu_init(s);
     tgpu_host_init(s);
     tgpu_ce_init(s);
+    tgpu_gr_init(s);
 }
 
 static void tgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
@@ -256,6 +259,7 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
+    tgpu_gr_exit(s);
     tgpu_ce_exit(s);
     tgpu_host_exit(s);
     tgpu_mmu_exit(s);
@@ -271,6 +275,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     trace_tgpu_reset(s->model->name);
     tgpu_pmc_reset(s);
     tgpu_ce_reset(s);
+    tgpu_gr_reset(s);
     tgpu_host_reset(s);
     tgpu_mmu_reset(s);
     tgpu_irq_update(s);

@@ -16,10 +16,13 @@
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
+#include "tgpu/isa.h"
 #include "tgpu/mmu.h"
 
 #define TYPE_TGPU "tgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
+
+typedef struct TGPUKernel TGPUKernel;
 
 /* A board configuration: what model=p100|p40|m40 selects. */
 typedef struct TGPUModel {
@@ -92,6 +95,15 @@ typedef struct TGPUChannel {
     uint32_t ce_desc_upper, ce_desc_lower;
     uint32_t ce_const_a, ce_const_b, ce_remap;
     bool ce_wait;               /* its LAUNCH_DMA runs on the engine */
+
+    /* compute class state (tgpu-compute.c) */
+    uint32_t gr_prog_upper, gr_prog_lower, gr_prog_size;
+    uint32_t gr_grid[3], gr_block[3];
+    uint32_t gr_shared;
+    uint32_t gr_param_upper, gr_param_lower, gr_param_size;
+    uint32_t gr_sem_a, gr_sem_b, gr_sem_payload;
+    TGPUKernel *gr_kernel;      /* launched and not finished */
+    bool gr_wait;               /* its kernel runs on the engine now */
 } TGPUChannel;
 
 /* An address space as an engine uses it: the channel's at launch time. */
@@ -122,6 +134,7 @@ typedef enum {
     TGPU_ACC_FETCH,             /* host unit: GPFIFO, pushbuffer, USERD */
     TGPU_ACC_SEM,               /* host unit: semaphore methods */
     TGPU_ACC_COPY,              /* copy engines */
+    TGPU_ACC_COMPUTE,           /* compute engine: loads, stores, code */
 } TGPUAccessor;
 
 /*
@@ -217,6 +230,9 @@ struct TGPUState {
     QEMUBH *host_bh;
     QEMUTimer *acquire_timer;
 
+    /* compute engine (tgpu-compute.c) */
+    struct TGPUComputeEngine *gr;
+
     /* copy engines (tgpu-ce.c) */
     TGPUCopyEngine ce[TGPU_CE_COUNT];
     VMChangeStateEntry *ce_vmstate;
@@ -269,6 +285,7 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
                            bool is_write, uint64_t *pa, bool *sysmem,
                            uint64_t *len);
 void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va);
+bool tgpu_mmu_sysmem_is_ram(TGPUState *s, uint64_t pa, bool is_write);
 void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
                            unsigned int engine, uint64_t va, bool is_write,
                            int type);
@@ -294,18 +311,33 @@ void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
 bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
                       uint64_t payload, bool is64, bool timestamp);
 void tgpu_host_kick(TGPUState *s);
+void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
+                      uint64_t sem_addr, uint32_t payload);
+
+/* What an engine method did to its channel. */
+typedef enum {
+    TGPU_MTHD_OK,
+    TGPU_MTHD_LAUNCHED,         /* the channel waits for the engine */
+    TGPU_MTHD_ERROR,            /* the channel failed */
+} TGPUMethodResult;
+
+/* tgpu-compute.c: the compute engine */
+void tgpu_gr_init(TGPUState *s);
+void tgpu_gr_exit(TGPUState *s);
+void tgpu_gr_reset(TGPUState *s);
+TGPUMethodResult tgpu_gr_method(TGPUState *s, TGPUChannel *ch,
+                                  uint32_t mthd, uint32_t data);
+bool tgpu_gr_busy(TGPUState *s);
+bool tgpu_gr_resume(TGPUState *s, TGPUChannel *ch);
+int tgpu_gr_cancel(TGPUState *s);
+void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch);
+uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-ce.c: the copy engines */
-typedef enum {
-    TGPU_CE_MTHD_OK,
-    TGPU_CE_MTHD_LAUNCHED,      /* the channel waits for the engine */
-    TGPU_CE_MTHD_ERROR,         /* the channel failed */
-} TGPUCeMethodResult;
-
 void tgpu_ce_init(TGPUState *s);
 void tgpu_ce_exit(TGPUState *s);
 void tgpu_ce_reset(TGPUState *s);
-TGPUCeMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
+TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
                                   uint32_t mthd, uint32_t data);
 bool tgpu_ce_busy(TGPUState *s, unsigned int ce);
 int tgpu_ce_cancel(TGPUState *s, unsigned int ce);

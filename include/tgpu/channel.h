@@ -167,7 +167,8 @@
 #define TGPU_ERR_ENGINE_RESET         16
 #define TGPU_ERR_KILLED               17
 #define TGPU_ERR_COPY                 18  /* info: TGPU_CE_ERR_INFO */
-#define TGPU_ERR_COUNT               19
+#define TGPU_ERR_COMPUTE              19  /* info: TGPU_KERR_* (isa.h) */
+#define TGPU_ERR_COUNT               20
 
 /* The name and meaning of each code, for the logs of device and driver. */
 static inline const char *tgpu_chan_error_name(unsigned int code)
@@ -211,6 +212,8 @@ static inline const char *tgpu_chan_error_name(unsigned int code)
         return "KILLED";
     case TGPU_ERR_COPY:
         return "COPY";
+    case TGPU_ERR_COMPUTE:
+        return "COMPUTE";
     }
     return "UNKNOWN";
 }
@@ -256,6 +259,8 @@ static inline const char *tgpu_chan_error_meaning(unsigned int code)
         return "killed by the driver";
     case TGPU_ERR_COPY:
         return "copy engine error (reason in the info, see copy.h)";
+    case TGPU_ERR_COMPUTE:
+        return "kernel error (reason in the info, see isa.h)";
     }
     return "unknown error code";
 }

@@ -1,0 +1,1656 @@
+/*
+ * tgpu compute engine: the compute class, kernels, and the SIMT
+ * interpreter that runs them on a thread of its own
+ *
+ * docs/hw/isa.md is the manual.  A LAUNCH makes a TGPUKernel that its
+ * channel owns until the kernel ends.  The engine's thread fetches and
+ * decodes the program once, then runs CTAs one after another, the warps
+ * of a CTA in turn (a warp runs until it exits, waits at a barrier or
+ * sleeps).  Each warp instruction works on all 32 lanes at once, as
+ * arrays the host compiler can vectorise, under an execution mask.
+ *
+ * A kernel runs for one timeslice of modelled GPU time at a time: one
+ * warp instruction per SM clock cycle.  Then the engine hands it back to
+ * the host unit, which may run another channel's kernel first; a kernel
+ * that never ends keeps coming back until the driver kills its channel
+ * or resets the engine, as a hung GPU does.  Everything the thread
+ * touches is the kernel's, VRAM or guest RAM: it never needs the BQL.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qemu/bswap.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "qemu/lockable.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/units.h"
+#include "system/runstate.h"
+#include "tgpu.h"
+#include "trace.h"
+
+#define W                   TGPU_WARP_SIZE
+#define ALL_LANES           0xffffffffu
+/* register rows: R0..R63, then RZ as a zero pair */
+#define ROW_RZ              TGPU_NR_REGS
+#define NR_ROWS             (TGPU_NR_REGS + 2)
+/* warp instructions between two looks at cancel and VM stop */
+#define GR_CHECK_EVERY      65536
+
+enum { GR_IDLE, GR_QUEUED, GR_RUNNING, GR_DONE };
+enum { WARP_RUN, WARP_BAR, WARP_SLEEP, WARP_EXITED };
+enum { SIMT_SSY, SIMT_DIV };
+
+/* A decoded instruction: fields checked once, at decode. */
+typedef struct GrInsn {
+    uint8_t op;             /* TGPU_OP_*, or 0xff: illegal */
+    uint8_t pg, pgneg;
+    uint8_t rd, ra, rb, rc; /* register rows (RZ: ROW_RZ) */
+    uint8_t sub;
+    bool bimm;
+    int16_t imm16;
+    uint32_t imm32;
+} GrInsn;
+
+#define OP_ILLEGAL          0xff
+
+typedef struct GrWarp {
+    uint32_t pc;
+    uint32_t active;        /* lanes on the current path */
+    uint32_t live;          /* lanes that have not exited */
+    uint32_t exists;        /* lanes that are threads of the CTA */
+    int state;
+    uint32_t bar;
+    uint32_t sp;
+    struct {
+        uint32_t pc, mask, type;
+    } stack[TGPU_SIMT_STACK_DEPTH];
+    uint32_t p[TGPU_NR_PREDS + 1];      /* per-lane masks; PT = all */
+    uint32_t r[NR_ROWS][W];
+} GrWarp;
+
+struct TGPUKernel {
+    TGPUVmCtx vm;
+    uint32_t launch;
+    uint64_t prog_va;
+    uint32_t ninsns;
+    GrInsn *code;           /* NULL until the engine fetched it */
+    uint32_t grid[3], block[3];
+    uint32_t shared_size;
+    uint8_t param[TGPU_GR_PARAM_MAX];
+    uint32_t param_size;
+    uint64_t sem_addr;
+    uint32_t sem_payload;
+
+    /* where it is: the CTA in progress and its state */
+    uint64_t ncta, cta;
+    uint32_t nwarps, cur_warp;
+    GrWarp *warps;
+    uint8_t *shared;
+    uint64_t cycles;
+
+    /* how it ended */
+    uint32_t error;
+    uint32_t err_pc, err_warp, err_lane, err_info;
+    uint64_t err_cta, err_va;
+    int fault_type;
+    bool fault_write;
+};
+
+typedef struct TGPUComputeEngine {
+    TGPUState *s;
+    QemuThread thread;
+    QemuMutex lock;
+    QemuCond wake, idle;
+    QEMUBH *done_bh;
+    int state;
+    bool quit, paused, parked, abort, stop;
+    TGPUKernel *k;          /* the kernel the thread works on */
+    bool finished;          /* ... and it ended (else: its slice did) */
+    uint64_t slice_insns;   /* warp instructions per timeslice */
+    VMChangeStateEntry *vmstate;
+    /* registers */
+    uint32_t chid, launches, preempts;
+    uint64_t warp_insns, lane_ops;
+    uint32_t error, err_pc, err_warp, err_lane, err_info;
+    uint64_t err_cta, err_va;
+} TGPUComputeEngine;
+
+/* A kernel's run on the thread, with what it counts. */
+typedef struct GrRun {
+    TGPUComputeEngine *gr;
+    TGPUKernel *k;
+    uint64_t budget;
+    uint64_t warp_insns, lane_ops;
+    /* the last VRAM page a lane reached, for the others */
+    uint64_t tlb_vpn;
+    uint8_t *tlb_host;
+    bool tlb_write, tlb_valid;
+} GrRun;
+
+static void gr_update_stop(TGPUComputeEngine *gr)
+{
+    qatomic_set(&gr->stop, gr->abort || gr->paused || gr->quit);
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+typedef struct GrOpInfo {
+    uint8_t fmt, akind;
+    bool known;
+} GrOpInfo;
+
+static const GrOpInfo gr_ops[256] = {
+#define GR_OPINFO(name, op, fmt, akind, mnem) \
+    [op] = { fmt, akind, true },
+    TGPU_ISA_OPCODES(GR_OPINFO)
+#undef GR_OPINFO
+};
+
+static bool reg_ok(unsigned int r, bool pair)
+{
+    if (r == TGPU_REG_RZ) {
+        return true;
+    }
+    return r < TGPU_NR_REGS && (!pair || !(r & 1));
+}
+
+static uint8_t row(unsigned int r)
+{
+    return r == TGPU_REG_RZ ? ROW_RZ : r;
+}
+
+/* Does the instruction write a 64-bit pair at rd? */
+static bool rd_is_pair(unsigned int op, unsigned int sub)
+{
+    switch (op) {
+    case TGPU_OP_IADD64:
+    case TGPU_OP_IMADW:
+        return true;
+    case TGPU_OP_LDG:
+    case TGPU_OP_LDS:
+    case TGPU_OP_LDC:
+    case TGPU_OP_STG:
+    case TGPU_OP_STS:
+        return sub == TGPU_W_64;
+    }
+    return false;
+}
+
+/* Decode one instruction; an invalid one decodes as OP_ILLEGAL. */
+static GrInsn gr_decode(uint64_t i)
+{
+    unsigned int op = TGPU_INSN_OP(i), sub = TGPU_INSN_SUB(i);
+    unsigned int rd = TGPU_INSN_RD(i), ra = TGPU_INSN_RA(i);
+    unsigned int rb = TGPU_INSN_RB(i), rc = TGPU_INSN_RC(i);
+    bool bimm = TGPU_INSN_BIMM(i), ok = gr_ops[op].known;
+    GrInsn d = {
+        .op = op, .pg = TGPU_INSN_PG(i), .pgneg = TGPU_INSN_PG_NEG(i),
+        .sub = sub, .bimm = bimm, .imm16 = TGPU_INSN_IMM16(i),
+        .imm32 = TGPU_INSN_IMM32(i),
+    };
+    bool a64 = gr_ops[op].akind == TGPU_A64;
+    unsigned int max_sub = 0;
+    bool need_imm = false, no_imm = false, regs_b = false;
+
+    switch (gr_ops[op].fmt) {
+    case TGPU_FMT_NONE:
+        ok = ok && !rd && !ra && !bimm && !rb && !rc && !d.imm16;
+        break;
+    case TGPU_FMT_IMM:
+    case TGPU_FMT_TARGET:
+    case TGPU_FMT_S2R:
+        need_imm = true;
+        ok = ok && !ra && (gr_ops[op].fmt == TGPU_FMT_S2R ? reg_ok(rd, false)
+                                                          : !rd);
+        if (op == TGPU_OP_BAR) {
+            ok = ok && d.imm32 < TGPU_NR_BARRIERS;
+        }
+        if (op == TGPU_OP_S2R) {
+            ok = ok && d.imm32 < TGPU_SR_COUNT;
+        }
+        break;
+    case TGPU_FMT_RB:
+        ok = ok && reg_ok(rd, false) && !ra;
+        regs_b = true;
+        break;
+    case TGPU_FMT_RA:
+        ok = ok && reg_ok(rd, false) && reg_ok(ra, false) && !bimm && !rb &&
+             !rc && !d.imm16;
+        break;
+    case TGPU_FMT_RAB:
+        ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, a64);
+        regs_b = true;
+        break;
+    case TGPU_FMT_RABC:
+        no_imm = true;
+        ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, false) &&
+             reg_ok(rb, false) &&
+             reg_ok(rc, op == TGPU_OP_IMADW) && !d.imm16;
+        break;
+    case TGPU_FMT_SETP:
+        max_sub = TGPU_CMP_COUNT - 1;
+        ok = ok && rd <= TGPU_PRED_PT && reg_ok(ra, false);
+        regs_b = true;
+        break;
+    case TGPU_FMT_SEL:
+        max_sub = TGPU_PRED_PT;
+        ok = ok && reg_ok(rd, false) && reg_ok(ra, false);
+        regs_b = true;
+        break;
+    case TGPU_FMT_PLOP:
+        no_imm = true;
+        max_sub = TGPU_PLOP_COUNT - 1;
+        ok = ok && rd <= TGPU_PRED_PT && ra <= TGPU_PRED_PT &&
+             rb <= TGPU_PRED_PT && !rc &&
+             !(d.imm16 & ~(TGPU_PLOP_NEG_A | TGPU_PLOP_NEG_B));
+        break;
+    case TGPU_FMT_LD:
+    case TGPU_FMT_ST:
+        need_imm = true;
+        max_sub = TGPU_W_COUNT - 1;
+        ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, a64);
+        break;
+    case TGPU_FMT_ATOM:
+        no_imm = true;
+        max_sub = TGPU_ATOM_COUNT - 1;
+        ok = ok && reg_ok(rd, false) && reg_ok(ra, a64) &&
+             reg_ok(rb, false) && reg_ok(rc, false);
+        break;
+    default:
+        ok = false;
+    }
+    if (regs_b) {
+        ok = ok && (bimm || (reg_ok(rb, a64 && op == TGPU_OP_IADD64) &&
+                             !rc && !d.imm16));
+    }
+    ok = ok && sub <= max_sub && !(need_imm && !bimm) && !(no_imm && bimm);
+    if (!ok) {
+        d.op = OP_ILLEGAL;
+        return d;
+    }
+    d.rd = gr_ops[op].fmt == TGPU_FMT_SETP || gr_ops[op].fmt == TGPU_FMT_PLOP
+           ? rd : row(rd);
+    d.ra = gr_ops[op].fmt == TGPU_FMT_PLOP ? ra : row(ra);
+    d.rb = gr_ops[op].fmt == TGPU_FMT_PLOP ? rb : row(rb);
+    d.rc = row(rc);
+    return d;
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+static bool gr_error(GrRun *r, GrWarp *w, uint32_t err, uint32_t lanes,
+                     uint64_t va, uint32_t info)
+{
+    TGPUKernel *k = r->k;
+
+    k->error = err;
+    k->err_pc = w ? w->pc : 0;
+    k->err_cta = k->cta;
+    k->err_warp = w ? w - k->warps : 0;
+    k->err_lane = lanes ? ctz32(lanes) : 0;
+    k->err_va = va;
+    k->err_info = info;
+    return false;
+}
+
+static AddressSpace *gr_dma_as(GrRun *r)
+{
+    return pci_get_address_space(PCI_DEVICE(r->gr->s));
+}
+
+/*
+ * LEN (at most 8, naturally aligned) bytes at global address VA: copy to
+ * or from BUF, or apply an atomic with fn.  Faults are recorded in the
+ * kernel; returns false then.
+ */
+typedef void GrAtomicFn(uint32_t *p, uint32_t *io, uint32_t b, uint32_t c,
+                        unsigned int op);
+
+static void gr_atomic32(uint32_t *p, uint32_t *io, uint32_t b, uint32_t c,
+                        unsigned int op)
+{
+    uint32_t old, want;
+
+    switch (op) {
+    case TGPU_ATOM_ADD:
+        *io = qatomic_fetch_add(p, b);
+        return;
+    case TGPU_ATOM_AND:
+        *io = qatomic_fetch_and(p, b);
+        return;
+    case TGPU_ATOM_OR:
+        *io = qatomic_fetch_or(p, b);
+        return;
+    case TGPU_ATOM_XOR:
+        *io = qatomic_fetch_xor(p, b);
+        return;
+    case TGPU_ATOM_EXCH:
+        *io = qatomic_xchg(p, cpu_to_le32(b));
+        *io = le32_to_cpu(*io);
+        return;
+    case TGPU_ATOM_CAS:
+        *io = le32_to_cpu(qatomic_cmpxchg(p, cpu_to_le32(b),
+                                          cpu_to_le32(c)));
+        return;
+    }
+    /* MIN, MAX (signed) */
+    old = qatomic_read(p);
+    for (;;) {
+        int32_t o = le32_to_cpu(old);
+
+        want = op == TGPU_ATOM_MIN ? MIN(o, (int32_t)b) : MAX(o, (int32_t)b);
+        want = qatomic_cmpxchg(p, old, cpu_to_le32(want));
+        if (want == old) {
+            break;
+        }
+        old = want;
+    }
+    *io = le32_to_cpu(old);
+}
+
+static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
+                      void *buf, unsigned int len, bool is_write,
+                      int atomic, uint32_t b, uint32_t c)
+{
+    TGPUState *s = r->gr->s;
+    uint64_t vpn = va >> TGPU_PAGE_SHIFT, pa, n;
+    uint8_t *p;
+    bool sysmem;
+    int fault;
+
+    if (va % len) {
+        return gr_error(r, w, TGPU_KERR_MISALIGNED, 1u << lane, va, 0);
+    }
+    if (!(r->tlb_valid && r->tlb_vpn == vpn && (r->tlb_write || !is_write))) {
+        fault = tgpu_mmu_translate_run(s, &r->k->vm, TGPU_ACC_COMPUTE, va,
+                                       len, is_write, &pa, &sysmem, &n);
+        if (fault) {
+            r->k->fault_type = fault;
+            r->k->fault_write = is_write;
+            return gr_error(r, w, TGPU_KERR_MMU_FAULT, 1u << lane, va, 0);
+        }
+        if (sysmem) {
+            hwaddr l = len;
+            void *m;
+
+            r->tlb_valid = false;
+            m = tgpu_mmu_sysmem_is_ram(s, pa, is_write) ?
+                address_space_map(gr_dma_as(r), pa, &l, is_write,
+                                  MEMTXATTRS_UNSPECIFIED) : NULL;
+            if (!m || l < len) {
+                if (m) {
+                    address_space_unmap(gr_dma_as(r), m, l, is_write, 0);
+                }
+                tgpu_mmu_forget(s, &r->k->vm, va);
+                r->k->fault_type = TGPU_FAULT_BAD_APERTURE;
+                r->k->fault_write = is_write;
+                return gr_error(r, w, TGPU_KERR_MMU_FAULT, 1u << lane, va, 0);
+            }
+            if (atomic >= 0) {
+                gr_atomic32(m, buf, b, c, atomic);
+            } else if (is_write) {
+                memcpy(m, buf, len);
+            } else {
+                memcpy(buf, m, len);
+            }
+            address_space_unmap(gr_dma_as(r), m, l, is_write, len);
+            return true;
+        }
+        r->tlb_valid = true;
+        r->tlb_vpn = vpn;
+        r->tlb_write = is_write;
+        r->tlb_host = (uint8_t *)memory_region_get_ram_ptr(&s->vram) +
+                      (pa & ~(TGPU_PAGE_SIZE - 1));
+    }
+    p = r->tlb_host + (va & (TGPU_PAGE_SIZE - 1));
+    if (atomic >= 0) {
+        gr_atomic32((uint32_t *)p, buf, b, c, atomic);
+    } else if (is_write) {
+        memcpy(p, buf, len);
+    } else {
+        memcpy(buf, p, len);
+    }
+    return true;
+}
+
+/* ---- executing ----------------------------------------------------------- */
+
+static unsigned int width_bytes(unsigned int w)
+{
+    static const uint8_t bytes[TGPU_W_COUNT] = { 1, 1, 2, 2, 4, 8 };
+
+    return bytes[w];
+}
+
+static uint64_t load_extend(const uint8_t *p, unsigned int w)
+{
+    switch (w) {
+    case TGPU_W_U8:
+        return p[0];
+    case TGPU_W_S8:
+        return (uint32_t)(int8_t)p[0];
+    case TGPU_W_U16:
+        return lduw_le_p(p);
+    case TGPU_W_S16:
+        return (uint32_t)(int16_t)lduw_le_p(p);
+    case TGPU_W_32:
+        return ldl_le_p(p);
+    }
+    return ldq_le_p(p);
+}
+
+static void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
+                 uint32_t exec)
+{
+    if (rd >= TGPU_NR_REGS) {
+        return;
+    }
+    for (int l = 0; l < W; l++) {
+        w->r[rd][l] = (exec >> l) & 1 ? v[l] : w->r[rd][l];
+    }
+}
+
+static void wr64(GrWarp *w, unsigned int rd, const uint64_t *v,
+                 uint32_t exec)
+{
+    if (rd >= TGPU_NR_REGS) {
+        return;
+    }
+    for (int l = 0; l < W; l++) {
+        if ((exec >> l) & 1) {
+            w->r[rd][l] = v[l];
+            w->r[rd + 1][l] = v[l] >> 32;
+        }
+    }
+}
+
+static uint64_t rd64(GrWarp *w, unsigned int ra, int l)
+{
+    return (uint64_t)w->r[ra + 1][l] << 32 | w->r[ra][l];
+}
+
+static float f32(uint32_t v)
+{
+    float f;
+
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static uint32_t u32f(float f)
+{
+    uint32_t v;
+
+    memcpy(&v, &f, 4);
+    return v;
+}
+
+static uint32_t f2i(float f, bool is_unsigned)
+{
+    if (isnan(f)) {
+        return 0;
+    }
+    if (is_unsigned) {
+        return f <= 0 ? 0 : f >= 4294967296.0f ? UINT32_MAX : (uint32_t)f;
+    }
+    return f <= -2147483648.0f ? (uint32_t)INT32_MIN :
+           f >= 2147483648.0f ? INT32_MAX : (uint32_t)(int32_t)f;
+}
+
+static bool cmp_i(int64_t a, int64_t b, unsigned int c)
+{
+    switch (c) {
+    case TGPU_CMP_EQ:
+        return a == b;
+    case TGPU_CMP_NE:
+        return a != b;
+    case TGPU_CMP_LT:
+        return a < b;
+    case TGPU_CMP_LE:
+        return a <= b;
+    case TGPU_CMP_GT:
+        return a > b;
+    }
+    return a >= b;
+}
+
+static bool cmp_f(float a, float b, unsigned int c)
+{
+    switch (c) {
+    case TGPU_CMP_EQ:
+        return a == b;
+    case TGPU_CMP_NE:
+        return a != b;      /* true when unordered, as in C */
+    case TGPU_CMP_LT:
+        return a < b;
+    case TGPU_CMP_LE:
+        return a <= b;
+    case TGPU_CMP_GT:
+        return a > b;
+    }
+    return a >= b;
+}
+
+static uint32_t special(GrRun *r, GrWarp *w, unsigned int sr, int lane)
+{
+    TGPUKernel *k = r->k;
+    uint32_t warp = w - k->warps, t = warp * W + lane;
+    uint64_t cta = k->cta;
+
+    switch (sr) {
+    case TGPU_SR_TID_X:
+        return t % k->block[0];
+    case TGPU_SR_TID_Y:
+        return t / k->block[0] % k->block[1];
+    case TGPU_SR_TID_Z:
+        return t / (k->block[0] * k->block[1]);
+    case TGPU_SR_NTID_X:
+    case TGPU_SR_NTID_Y:
+    case TGPU_SR_NTID_Z:
+        return k->block[sr - TGPU_SR_NTID_X];
+    case TGPU_SR_CTAID_X:
+        return cta % k->grid[0];
+    case TGPU_SR_CTAID_Y:
+        return cta / k->grid[0] % k->grid[1];
+    case TGPU_SR_CTAID_Z:
+        return cta / ((uint64_t)k->grid[0] * k->grid[1]);
+    case TGPU_SR_NCTAID_X:
+    case TGPU_SR_NCTAID_Y:
+    case TGPU_SR_NCTAID_Z:
+        return k->grid[sr - TGPU_SR_NCTAID_X];
+    case TGPU_SR_LANEID:
+        return lane;
+    case TGPU_SR_WARPID:
+        return warp;
+    case TGPU_SR_SMID:
+        return cta % r->gr->s->sm_count;
+    case TGPU_SR_CLOCK_LO:
+        return k->cycles;
+    }
+    return k->cycles >> 32;
+}
+
+/*
+ * The current path is done (SYNC, or every lane of it exited): take the
+ * next one from the SIMT stack.  false when the stack runs out with
+ * lanes still alive, an error.
+ */
+static bool simt_pop(GrRun *r, GrWarp *w)
+{
+    while (w->live) {
+        if (!w->sp) {
+            return gr_error(r, w, TGPU_KERR_STACK, w->live, 0, 0);
+        }
+        w->sp--;
+        w->active = w->stack[w->sp].mask & w->live;
+        w->pc = w->stack[w->sp].pc;
+        if (w->active) {
+            return true;
+        }
+    }
+    w->state = WARP_EXITED;
+    return true;
+}
+
+static bool simt_push(GrRun *r, GrWarp *w, uint32_t pc, uint32_t mask,
+                      uint32_t type)
+{
+    if (w->sp == TGPU_SIMT_STACK_DEPTH) {
+        return gr_error(r, w, TGPU_KERR_STACK, w->active, 0, 0);
+    }
+    w->stack[w->sp].pc = pc;
+    w->stack[w->sp].mask = mask;
+    w->stack[w->sp].type = type;
+    w->sp++;
+    return true;
+}
+
+static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    TGPUKernel *k = r->k;
+    unsigned int len = width_bytes(in->sub);
+    bool is_st = in->op == TGPU_OP_STG || in->op == TGPU_OP_STS;
+    uint64_t v[W];
+    uint8_t buf[8];
+
+    for (int l = 0; l < W; l++) {
+        uint64_t a;
+
+        if (!((exec >> l) & 1)) {
+            continue;
+        }
+        if (in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG) {
+            a = rd64(w, in->ra, l) + (int64_t)(int32_t)in->imm32;
+            if (is_st) {
+                stq_le_p(buf, rd64(w, in->rd, l));
+            }
+            if (!gr_global(r, w, l, a, buf, len, is_st, -1, 0, 0)) {
+                return false;
+            }
+        } else {
+            uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
+            uint32_t size = in->op == TGPU_OP_LDC ? k->param_size
+                                                   : k->shared_size;
+
+            a = (uint32_t)(w->r[in->ra][l] + in->imm32);
+            if (a % len) {
+                return gr_error(r, w, TGPU_KERR_MISALIGNED, 1u << l, a, 0);
+            }
+            if (a + len > size) {
+                return gr_error(r, w, in->op == TGPU_OP_LDC ?
+                                TGPU_KERR_CONST : TGPU_KERR_SHARED,
+                                1u << l, a, 0);
+            }
+            if (is_st) {
+                stq_le_p(buf, rd64(w, in->rd, l));
+                memcpy(mem + a, buf, len);
+                continue;
+            }
+            memcpy(buf, mem + a, len);
+        }
+        if (!is_st) {
+            v[l] = load_extend(buf, in->sub);
+        }
+    }
+    if (!is_st) {
+        if (len == 8) {
+            wr64(w, in->rd, v, exec);
+        } else {
+            uint32_t v32[W];
+
+            for (int l = 0; l < W; l++) {
+                v32[l] = v[l];
+            }
+            wr32(w, in->rd, v32, exec);
+        }
+    }
+    return true;
+}
+
+static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    TGPUKernel *k = r->k;
+    uint32_t v[W];
+
+    for (int l = 0; l < W; l++) {
+        uint32_t b = w->r[in->rb][l], c = w->r[in->rc][l];
+
+        if (!((exec >> l) & 1)) {
+            continue;
+        }
+        if (in->op == TGPU_OP_ATOMG) {
+            uint64_t a = rd64(w, in->ra, l) + in->imm16;
+
+            if (!gr_global(r, w, l, a, &v[l], 4, true, in->sub, b, c)) {
+                return false;
+            }
+        } else {
+            uint32_t a = w->r[in->ra][l] + in->imm16;
+
+            if (a % 4) {
+                return gr_error(r, w, TGPU_KERR_MISALIGNED, 1u << l, a, 0);
+            }
+            if ((uint64_t)a + 4 > k->shared_size) {
+                return gr_error(r, w, TGPU_KERR_SHARED, 1u << l, a, 0);
+            }
+            /* shared memory is the CTA's own: lanes in turn are atomic */
+            gr_atomic32((uint32_t *)(k->shared + a), &v[l], b, c, in->sub);
+        }
+    }
+    wr32(w, in->rd, v, exec);
+    return true;
+}
+
+/* Run warp W until it exits, waits, sleeps, or the budget ends. */
+static bool gr_warp(GrRun *r, GrWarp *w)
+{
+    TGPUKernel *k = r->k;
+
+    while (w->state == WARP_RUN && r->budget) {
+        const GrInsn *in;
+        uint32_t exec, res[W];
+        const uint32_t *A, *B;
+        uint32_t bsplat[W];
+
+        if (w->pc >= k->ninsns) {
+            return gr_error(r, w, TGPU_KERR_PC, w->active, 0, w->pc);
+        }
+        in = &k->code[w->pc];
+        exec = w->active & (in->pgneg ? ~w->p[in->pg] : w->p[in->pg]);
+        r->budget--;
+        r->warp_insns++;
+        r->lane_ops += ctpop32(exec);
+        k->cycles++;
+        A = w->r[in->ra];
+        if (in->bimm) {
+            for (int l = 0; l < W; l++) {
+                bsplat[l] = in->imm32;
+            }
+            B = bsplat;
+        } else {
+            B = w->r[in->rb];
+        }
+
+        switch (in->op) {
+        case TGPU_OP_NOP:
+            break;
+        case TGPU_OP_EXIT:
+            w->live &= ~exec;
+            w->active &= ~exec;
+            if (!w->active) {
+                if (!simt_pop(r, w)) {
+                    return false;
+                }
+                continue;
+            }
+            break;
+        case TGPU_OP_TRAP:
+            if (exec) {
+                return gr_error(r, w, TGPU_KERR_TRAP, exec, 0, in->imm32);
+            }
+            break;
+        case TGPU_OP_BRA:
+            if (exec == w->active) {
+                w->pc = in->imm32;
+                continue;
+            }
+            if (exec) {
+                if (!simt_push(r, w, w->pc + 1, w->active & ~exec,
+                               SIMT_DIV)) {
+                    return false;
+                }
+                w->active = exec;
+                w->pc = in->imm32;
+                continue;
+            }
+            break;
+        case TGPU_OP_SSY:
+            if (!simt_push(r, w, in->imm32, w->active, SIMT_SSY)) {
+                return false;
+            }
+            break;
+        case TGPU_OP_SYNC:
+            if (!simt_pop(r, w)) {
+                return false;
+            }
+            continue;
+        case TGPU_OP_BAR:
+            if (!exec) {
+                break;
+            }
+            w->pc++;
+            w->state = WARP_BAR;
+            w->bar = in->imm32;
+            return true;
+        case TGPU_OP_NANOSLEEP:
+            if (!exec) {
+                break;
+            }
+            w->pc++;
+            w->state = WARP_SLEEP;
+            return true;
+        case TGPU_OP_S2R:
+            for (int l = 0; l < W; l++) {
+                res[l] = special(r, w, in->imm32, l);
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_MOV:
+            wr32(w, in->rd, B, exec);
+            break;
+        case TGPU_OP_IADD:
+        case TGPU_OP_ISUB:
+        case TGPU_OP_IMUL:
+        case TGPU_OP_IMIN:
+        case TGPU_OP_IMAX:
+        case TGPU_OP_UMIN:
+        case TGPU_OP_UMAX:
+        case TGPU_OP_SHL:
+        case TGPU_OP_SHR:
+        case TGPU_OP_SAR:
+        case TGPU_OP_AND:
+        case TGPU_OP_OR:
+        case TGPU_OP_XOR:
+            for (int l = 0; l < W; l++) {
+                uint32_t a = A[l], b = B[l];
+
+                switch (in->op) {
+                case TGPU_OP_IADD:
+                    res[l] = a + b;
+                    break;
+                case TGPU_OP_ISUB:
+                    res[l] = a - b;
+                    break;
+                case TGPU_OP_IMUL:
+                    res[l] = a * b;
+                    break;
+                case TGPU_OP_IMIN:
+                    res[l] = MIN((int32_t)a, (int32_t)b);
+                    break;
+                case TGPU_OP_IMAX:
+                    res[l] = MAX((int32_t)a, (int32_t)b);
+                    break;
+                case TGPU_OP_UMIN:
+                    res[l] = MIN(a, b);
+                    break;
+                case TGPU_OP_UMAX:
+                    res[l] = MAX(a, b);
+                    break;
+                case TGPU_OP_SHL:
+                    res[l] = b >= 32 ? 0 : a << b;
+                    break;
+                case TGPU_OP_SHR:
+                    res[l] = b >= 32 ? 0 : a >> b;
+                    break;
+                case TGPU_OP_SAR:
+                    res[l] = (int32_t)a >> MIN(b, 31u);
+                    break;
+                case TGPU_OP_AND:
+                    res[l] = a & b;
+                    break;
+                case TGPU_OP_OR:
+                    res[l] = a | b;
+                    break;
+                default:
+                    res[l] = a ^ b;
+                    break;
+                }
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_NOT:
+            for (int l = 0; l < W; l++) {
+                res[l] = ~A[l];
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_IMAD:
+            for (int l = 0; l < W; l++) {
+                res[l] = A[l] * B[l] + w->r[in->rc][l];
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_IMADW: {
+            uint64_t v[W];
+
+            for (int l = 0; l < W; l++) {
+                v[l] = (uint64_t)A[l] * B[l] + rd64(w, in->rc, l);
+            }
+            wr64(w, in->rd, v, exec);
+            break;
+        }
+        case TGPU_OP_IADD64: {
+            uint64_t v[W];
+
+            for (int l = 0; l < W; l++) {
+                v[l] = rd64(w, in->ra, l) +
+                       (in->bimm ? (uint64_t)(int64_t)(int32_t)in->imm32
+                                 : rd64(w, in->rb, l));
+            }
+            wr64(w, in->rd, v, exec);
+            break;
+        }
+        case TGPU_OP_ISETP:
+        case TGPU_OP_USETP:
+        case TGPU_OP_FSETP: {
+            uint32_t m = 0;
+
+            for (int l = 0; l < W; l++) {
+                bool t;
+
+                if (in->op == TGPU_OP_FSETP) {
+                    t = cmp_f(f32(A[l]), f32(B[l]), in->sub);
+                } else if (in->op == TGPU_OP_ISETP) {
+                    t = cmp_i((int32_t)A[l], (int32_t)B[l], in->sub);
+                } else {
+                    t = cmp_i(A[l], B[l], in->sub);
+                }
+                m |= (uint32_t)t << l;
+            }
+            if (in->rd < TGPU_PRED_PT) {
+                w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
+            }
+            break;
+        }
+        case TGPU_OP_SEL:
+            for (int l = 0; l < W; l++) {
+                res[l] = (w->p[in->sub] >> l) & 1 ? A[l] : B[l];
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_PLOP: {
+            uint32_t a = w->p[in->ra], b = w->p[in->rb], m;
+
+            a = in->imm16 & TGPU_PLOP_NEG_A ? ~a : a;
+            b = in->imm16 & TGPU_PLOP_NEG_B ? ~b : b;
+            m = in->sub == TGPU_PLOP_AND ? a & b :
+                in->sub == TGPU_PLOP_OR ? a | b : a ^ b;
+            if (in->rd < TGPU_PRED_PT) {
+                w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
+            }
+            break;
+        }
+        case TGPU_OP_FADD:
+        case TGPU_OP_FSUB:
+        case TGPU_OP_FMUL:
+        case TGPU_OP_FMIN:
+        case TGPU_OP_FMAX:
+            for (int l = 0; l < W; l++) {
+                float a = f32(A[l]), b = f32(B[l]);
+
+                switch (in->op) {
+                case TGPU_OP_FADD:
+                    res[l] = u32f(a + b);
+                    break;
+                case TGPU_OP_FSUB:
+                    res[l] = u32f(a - b);
+                    break;
+                case TGPU_OP_FMUL:
+                    res[l] = u32f(a * b);
+                    break;
+                case TGPU_OP_FMIN:
+                    res[l] = u32f(fminf(a, b));
+                    break;
+                default:
+                    res[l] = u32f(fmaxf(a, b));
+                    break;
+                }
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_FFMA:
+            for (int l = 0; l < W; l++) {
+                res[l] = u32f(fmaf(f32(A[l]), f32(B[l]),
+                                   f32(w->r[in->rc][l])));
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_FABS:
+            for (int l = 0; l < W; l++) {
+                res[l] = A[l] & 0x7fffffffu;
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_FNEG:
+            for (int l = 0; l < W; l++) {
+                res[l] = A[l] ^ 0x80000000u;
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_I2F:
+        case TGPU_OP_U2F:
+        case TGPU_OP_F2I:
+        case TGPU_OP_F2U:
+            for (int l = 0; l < W; l++) {
+                switch (in->op) {
+                case TGPU_OP_I2F:
+                    res[l] = u32f((float)(int32_t)A[l]);
+                    break;
+                case TGPU_OP_U2F:
+                    res[l] = u32f((float)A[l]);
+                    break;
+                case TGPU_OP_F2I:
+                    res[l] = f2i(f32(A[l]), false);
+                    break;
+                default:
+                    res[l] = f2i(f32(A[l]), true);
+                    break;
+                }
+            }
+            wr32(w, in->rd, res, exec);
+            break;
+        case TGPU_OP_LDG:
+        case TGPU_OP_STG:
+        case TGPU_OP_LDS:
+        case TGPU_OP_STS:
+        case TGPU_OP_LDC:
+            r->tlb_valid = false;
+            if (exec && !gr_mem(r, w, in, exec)) {
+                return false;
+            }
+            break;
+        case TGPU_OP_ATOMG:
+        case TGPU_OP_ATOMS:
+            r->tlb_valid = false;
+            if (exec && !gr_atom(r, w, in, exec)) {
+                return false;
+            }
+            break;
+        default:
+            return gr_error(r, w, TGPU_KERR_ILLEGAL_INSN, w->active, 0,
+                            w->pc);
+        }
+        w->pc++;
+    }
+    return true;
+}
+
+/* ---- CTAs and the kernel ------------------------------------------------- */
+
+static uint32_t cta_threads(TGPUKernel *k)
+{
+    return k->block[0] * k->block[1] * k->block[2];
+}
+
+static void cta_start(TGPUKernel *k)
+{
+    uint32_t threads = cta_threads(k);
+
+    k->nwarps = DIV_ROUND_UP(threads, W);
+    k->cur_warp = 0;
+    memset(k->warps, 0, sizeof(GrWarp) * k->nwarps);
+    memset(k->shared, 0, k->shared_size);
+    for (uint32_t i = 0; i < k->nwarps; i++) {
+        GrWarp *w = &k->warps[i];
+        uint32_t n = MIN(threads - i * W, W);
+
+        w->exists = n == W ? ALL_LANES : (1u << n) - 1;
+        w->live = w->active = w->exists;
+        w->p[TGPU_PRED_PT] = ALL_LANES;
+        w->state = WARP_RUN;
+    }
+}
+
+/*
+ * Run the CTA in progress until it ends, fails or the budget is spent.
+ * Returns false on an error; *done when the CTA finished.
+ */
+static bool cta_run(GrRun *r, bool *done)
+{
+    TGPUKernel *k = r->k;
+
+    *done = false;
+    while (r->budget) {
+        uint32_t alive = 0, at_bar = 0;
+        GrWarp *first = NULL;
+        bool same = true;
+
+        for (uint32_t n = 0; n < k->nwarps && r->budget; n++) {
+            GrWarp *w = &k->warps[k->cur_warp];
+
+            if (w->state == WARP_SLEEP) {
+                w->state = WARP_RUN;
+            }
+            if (w->state == WARP_RUN && !gr_warp(r, w)) {
+                return false;
+            }
+            if (w->state == WARP_RUN) {
+                return true;    /* the budget ended inside this warp */
+            }
+            k->cur_warp = (k->cur_warp + 1) % k->nwarps;
+        }
+        for (uint32_t i = 0; i < k->nwarps; i++) {
+            GrWarp *w = &k->warps[i];
+
+            if (w->state == WARP_EXITED) {
+                continue;
+            }
+            alive++;
+            if (w->state == WARP_BAR) {
+                first = first ? first : w;
+                same = same && w->bar == first->bar;
+                at_bar++;
+            }
+        }
+        if (!alive) {
+            *done = true;
+            return true;
+        }
+        if (at_bar == alive) {
+            if (!same) {
+                /* every warp waits, not all at one barrier: none goes on */
+                gr_error(r, first, TGPU_KERR_BARRIER, first->active, 0,
+                         first->bar);
+                k->err_pc = first->pc - 1;
+                return false;
+            }
+            for (uint32_t i = 0; i < k->nwarps; i++) {
+                if (k->warps[i].state == WARP_BAR) {
+                    k->warps[i].state = WARP_RUN;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+static bool gr_fetch(GrRun *r)
+{
+    TGPUKernel *k = r->k;
+    TGPUState *s = r->gr->s;
+    g_autofree uint64_t *raw = g_new(uint64_t, k->ninsns);
+    uint64_t done = 0, len = (uint64_t)k->ninsns * TGPU_INSN_SIZE;
+
+    while (done < len) {
+        uint64_t pa, n;
+        bool sysmem;
+        int fault;
+
+        fault = tgpu_mmu_translate_run(s, &k->vm, TGPU_ACC_COMPUTE,
+                                       k->prog_va + done, len - done, false,
+                                       &pa, &sysmem, &n);
+        if (!fault && sysmem &&
+            (!tgpu_mmu_sysmem_is_ram(s, pa, false) ||
+             address_space_read(gr_dma_as(r), pa, MEMTXATTRS_UNSPECIFIED,
+                                (uint8_t *)raw + done, n) != MEMTX_OK)) {
+            fault = TGPU_FAULT_BAD_APERTURE;
+        }
+        if (fault) {
+            k->fault_type = fault;
+            k->fault_write = false;
+            return gr_error(r, NULL, TGPU_KERR_PROGRAM_FAULT, 0,
+                            k->prog_va + done, 0);
+        }
+        if (!sysmem) {
+            memcpy((uint8_t *)raw + done,
+                   (uint8_t *)memory_region_get_ram_ptr(&s->vram) + pa, n);
+        }
+        done += n;
+    }
+    k->code = g_new(GrInsn, k->ninsns);
+    for (uint32_t i = 0; i < k->ninsns; i++) {
+        k->code[i] = gr_decode(le64_to_cpu(raw[i]));
+    }
+    k->warps = g_new(GrWarp, DIV_ROUND_UP(cta_threads(k), W));
+    k->shared = g_malloc0(MAX(k->shared_size, 1));
+    cta_start(k);
+    return true;
+}
+
+/* Between steps: publish counters, hold while the VM is stopped. */
+static bool gr_checkpoint(GrRun *r)
+{
+    TGPUComputeEngine *gr = r->gr;
+
+    QEMU_LOCK_GUARD(&gr->lock);
+    gr->warp_insns += r->warp_insns;
+    gr->lane_ops += r->lane_ops;
+    r->warp_insns = 0;
+    r->lane_ops = 0;
+    while (gr->paused && !gr->abort && !gr->quit) {
+        gr->parked = true;
+        qemu_cond_broadcast(&gr->idle);
+        qemu_cond_wait(&gr->wake, &gr->lock);
+    }
+    gr->parked = false;
+    return !gr->abort && !gr->quit;
+}
+
+/* Run K for one slice.  Returns true when the kernel ended (or failed). */
+static bool gr_run(GrRun *r)
+{
+    TGPUKernel *k = r->k;
+
+    if (!k->code && !gr_fetch(r)) {
+        return true;
+    }
+    while (r->budget) {
+        /* run a step of the slice, then look at cancel and VM stop */
+        uint64_t rest = r->budget - MIN(r->budget, GR_CHECK_EVERY);
+        bool ok, done;
+
+        r->budget -= rest;
+        ok = cta_run(r, &done);
+        r->budget += rest;
+        if (!ok) {
+            return true;
+        }
+        if (done) {
+            if (++k->cta == k->ncta) {
+                return true;
+            }
+            cta_start(k);
+        }
+        if (!gr_checkpoint(r)) {
+            return false;
+        }
+    }
+    return false;
+}
+
+static void *gr_thread(void *opaque)
+{
+    TGPUComputeEngine *gr = opaque;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&gr->lock);
+    for (;;) {
+        GrRun r = { .gr = gr };
+        bool finished;
+
+        while (!gr->quit && (gr->state != GR_QUEUED || gr->paused)) {
+            qemu_cond_wait(&gr->wake, &gr->lock);
+        }
+        if (gr->quit) {
+            break;
+        }
+        gr->state = GR_RUNNING;
+        r.k = gr->k;
+        r.budget = gr->slice_insns;
+        qemu_mutex_unlock(&gr->lock);
+
+        trace_tgpu_gr_slice(r.k->vm.chid, r.k->cta, r.budget);
+        finished = gr_run(&r);
+
+        qemu_mutex_lock(&gr->lock);
+        gr->warp_insns += r.warp_insns;
+        gr->lane_ops += r.lane_ops;
+        if (gr->abort || gr->quit) {
+            gr->state = GR_IDLE;
+        } else {
+            gr->finished = finished;
+            gr->state = GR_DONE;
+            qemu_bh_schedule(gr->done_bh);
+        }
+        qemu_cond_broadcast(&gr->idle);
+    }
+    qemu_mutex_unlock(&gr->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* ---- under the BQL ------------------------------------------------------- */
+
+static void gr_kernel_free(TGPUKernel *k)
+{
+    if (k) {
+        g_free(k->code);
+        g_free(k->warps);
+        g_free(k->shared);
+        g_free(k);
+    }
+}
+
+static void gr_done_bh(void *opaque)
+{
+    TGPUComputeEngine *gr = opaque;
+    TGPUState *s = gr->s;
+    TGPUChannel *ch;
+    TGPUKernel *k;
+    bool finished;
+
+    WITH_QEMU_LOCK_GUARD(&gr->lock) {
+        if (gr->state != GR_DONE) {
+            return;
+        }
+        gr->state = GR_IDLE;
+        k = gr->k;
+        gr->k = NULL;
+        finished = gr->finished;
+        if (finished) {
+            gr->error = k->error;
+            gr->err_pc = k->err_pc;
+            gr->err_cta = k->err_cta;
+            gr->err_warp = k->err_warp;
+            gr->err_lane = k->err_lane;
+            gr->err_va = k->err_va;
+            gr->err_info = k->err_info;
+        } else {
+            gr->preempts++;
+        }
+    }
+    ch = &s->chan[k->vm.chid];
+    ch->gr_wait = false;
+    if (!finished) {
+        /* the slice is over: the host unit resumes it in its turn */
+        tgpu_host_kick(s);
+        return;
+    }
+    ch->gr_kernel = NULL;
+    if (k->error) {
+        if (k->error == TGPU_KERR_MMU_FAULT ||
+            (k->error == TGPU_KERR_PROGRAM_FAULT && k->fault_type)) {
+            tgpu_mmu_report_fault(s, &k->vm, TGPU_FAULT_ENGINE_COMPUTE,
+                                  k->err_va, k->fault_write, k->fault_type);
+        }
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: compute: channel %u: kernel failed: %s at PC "
+                      "%u, CTA %" PRIu64 ", warp %u, lane %u, address 0x%"
+                      PRIx64 ", info 0x%x\n", k->vm.chid,
+                      tgpu_kerr_meaning(k->error), k->err_pc, k->err_cta,
+                      k->err_warp, k->err_lane, k->err_va, k->err_info);
+        tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, k->error);
+    } else {
+        tgpu_launch_done(s, ch, k->launch, k->sem_addr, k->sem_payload);
+    }
+    gr_kernel_free(k);
+    tgpu_host_kick(s);
+}
+
+/* Hand CH's kernel to the engine for a slice.  The engine must be idle. */
+static void gr_start(TGPUState *s, TGPUChannel *ch)
+{
+    TGPUComputeEngine *gr = s->gr;
+    /* modelled time: one warp instruction per SM clock cycle */
+    uint64_t khz = (uint64_t)s->model->clk_sm_boost_mhz * 1000;
+
+    QEMU_LOCK_GUARD(&gr->lock);
+    assert(gr->state == GR_IDLE);
+    gr->k = ch->gr_kernel;
+    gr->chid = ch->id;
+    gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000, 1);
+    gr->state = GR_QUEUED;
+    ch->gr_wait = true;
+    qemu_cond_signal(&gr->wake);
+}
+
+bool tgpu_gr_resume(TGPUState *s, TGPUChannel *ch)
+{
+    if (!ch->gr_kernel || ch->gr_wait) {
+        return false;
+    }
+    gr_start(s, ch);
+    return true;
+}
+
+static uint32_t gr_launch_check(TGPUChannel *ch, uint32_t launch)
+{
+    uint64_t threads = (uint64_t)ch->gr_block[0] * ch->gr_block[1] *
+                       ch->gr_block[2];
+
+    if ((launch & ~TGPU_GR_LAUNCH_VALID_MASK) ||
+        ((launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
+         TGPU_CE_LAUNCH_SEM_MASK) == 3 ||
+        ((launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
+         TGPU_CE_LAUNCH_INTR_MASK) == 3 || (launch & 7)) {
+        return TGPU_KERR_LAUNCH;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!ch->gr_grid[i] || ch->gr_grid[i] > TGPU_GR_GRID_MAX ||
+            !ch->gr_block[i]) {
+            return TGPU_KERR_LAUNCH;
+        }
+    }
+    if (threads > TGPU_GR_BLOCK_MAX || !ch->gr_prog_size ||
+        ch->gr_prog_size % TGPU_INSN_SIZE ||
+        ch->gr_prog_size > TGPU_GR_PROGRAM_MAX || ch->gr_prog_lower % 8 ||
+        ch->gr_shared > TGPU_GR_SHARED_MAX ||
+        ch->gr_param_size > TGPU_GR_PARAM_MAX || ch->gr_param_size % 4) {
+        return TGPU_KERR_LAUNCH;
+    }
+    return TGPU_KERR_NONE;
+}
+
+static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
+                                  uint32_t launch)
+{
+    TGPUComputeEngine *gr = s->gr;
+    uint32_t err = gr_launch_check(ch, launch);
+    uint64_t param_va = (uint64_t)(ch->gr_param_upper & TGPU_CE_UPPER_MASK)
+                        << 32 | ch->gr_param_lower;
+    TGPUKernel *k;
+
+    WITH_QEMU_LOCK_GUARD(&gr->lock) {
+        gr->launches++;
+        gr->chid = ch->id;
+        gr->error = err;
+    }
+    if (err) {
+        qemu_log_mask(LOG_GUEST_ERROR, "tgpu: compute: channel %u: LAUNCH "
+                      "0x%08x refused: grid, block, program, shared or "
+                      "parameter size out of range\n", ch->id, launch);
+        tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, err);
+        return TGPU_MTHD_ERROR;
+    }
+    k = g_new0(TGPUKernel, 1);
+    k->vm = tgpu_chan_vm(ch);
+    k->launch = launch;
+    k->prog_va = (uint64_t)(ch->gr_prog_upper & TGPU_CE_UPPER_MASK) << 32 |
+                 ch->gr_prog_lower;
+    k->ninsns = ch->gr_prog_size / TGPU_INSN_SIZE;
+    memcpy(k->grid, ch->gr_grid, sizeof(k->grid));
+    memcpy(k->block, ch->gr_block, sizeof(k->block));
+    k->ncta = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    k->shared_size = ch->gr_shared;
+    k->param_size = ch->gr_param_size;
+    k->sem_addr = (uint64_t)(ch->gr_sem_a & TGPU_CE_UPPER_MASK) << 32 |
+                  ch->gr_sem_b;
+    k->sem_payload = ch->gr_sem_payload;
+    /* the parameters are read at launch, as a constant bank upload */
+    if (k->param_size &&
+        tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, param_va, k->param,
+                    k->param_size, false)) {
+        g_free(k);
+        tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, TGPU_KERR_CONST);
+        return TGPU_MTHD_ERROR;
+    }
+    trace_tgpu_gr_launch(ch->id, k->prog_va, k->ninsns, k->ncta,
+                         k->block[0] * k->block[1] * k->block[2]);
+    ch->gr_kernel = k;
+    gr_start(s, ch);
+    return TGPU_MTHD_LAUNCHED;
+}
+
+TGPUMethodResult tgpu_gr_method(TGPUState *s, TGPUChannel *ch,
+                                uint32_t mthd, uint32_t data)
+{
+    switch (mthd) {
+    case TGPU_GR_M_NOP:
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PROGRAM_UPPER:
+        ch->gr_prog_upper = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PROGRAM_LOWER:
+        ch->gr_prog_lower = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PROGRAM_SIZE:
+        ch->gr_prog_size = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_GRID_X:
+    case TGPU_GR_M_SET_GRID_Y:
+    case TGPU_GR_M_SET_GRID_Z:
+        ch->gr_grid[(mthd - TGPU_GR_M_SET_GRID_X) / 4] = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_BLOCK_X:
+    case TGPU_GR_M_SET_BLOCK_Y:
+    case TGPU_GR_M_SET_BLOCK_Z:
+        ch->gr_block[(mthd - TGPU_GR_M_SET_BLOCK_X) / 4] = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_SHARED_SIZE:
+        ch->gr_shared = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PARAM_UPPER:
+        ch->gr_param_upper = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PARAM_LOWER:
+        ch->gr_param_lower = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_PARAM_SIZE:
+        ch->gr_param_size = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_SEMAPHORE_A:
+        ch->gr_sem_a = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_SEMAPHORE_B:
+        ch->gr_sem_b = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_SET_SEMAPHORE_PAYLOAD:
+        ch->gr_sem_payload = data;
+        return TGPU_MTHD_OK;
+    case TGPU_GR_M_LAUNCH:
+        return gr_launch(s, ch, data);
+    }
+    tgpu_chan_fail(s, ch, TGPU_ERR_ENGINE,
+                   (uint32_t)TGPU_CLASS_COMPUTE << 16 | mthd);
+    return TGPU_MTHD_ERROR;
+}
+
+bool tgpu_gr_busy(TGPUState *s)
+{
+    QEMU_LOCK_GUARD(&s->gr->lock);
+    return s->gr->state != GR_IDLE;
+}
+
+/*
+ * Stop the engine's slice at its next check and forget that kernel.
+ * Returns the channel whose kernel it ran, or -1.
+ */
+int tgpu_gr_cancel(TGPUState *s)
+{
+    TGPUComputeEngine *gr = s->gr;
+    int chid = -1;
+
+    qemu_bh_cancel(gr->done_bh);
+    QEMU_LOCK_GUARD(&gr->lock);
+    if (gr->state == GR_RUNNING) {
+        gr->abort = true;
+        gr_update_stop(gr);
+        qemu_cond_broadcast(&gr->wake);
+        while (gr->state == GR_RUNNING) {
+            qemu_cond_wait(&gr->idle, &gr->lock);
+        }
+        gr->abort = false;
+        gr_update_stop(gr);
+    }
+    if (gr->k) {
+        chid = gr->k->vm.chid;
+        trace_tgpu_gr_cancel(chid);
+        s->chan[chid].gr_wait = false;
+    }
+    gr->k = NULL;
+    gr->state = GR_IDLE;
+    return chid;
+}
+
+/* The channel goes away: its kernel, running or waiting for a slice. */
+void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch)
+{
+    bool mine;
+
+    WITH_QEMU_LOCK_GUARD(&s->gr->lock) {
+        mine = s->gr->k && s->gr->k->vm.chid == ch->id;
+    }
+    if (mine) {
+        tgpu_gr_cancel(s);
+    }
+    gr_kernel_free(ch->gr_kernel);
+    ch->gr_kernel = NULL;
+    ch->gr_wait = false;
+}
+
+static void gr_vm_state_change(void *opaque, bool running, RunState state)
+{
+    TGPUComputeEngine *gr = ((TGPUState *)opaque)->gr;
+
+    QEMU_LOCK_GUARD(&gr->lock);
+    gr->paused = !running;
+    gr_update_stop(gr);
+    qemu_cond_broadcast(&gr->wake);
+    while (!running && gr->state == GR_RUNNING && !gr->parked) {
+        qemu_cond_wait(&gr->idle, &gr->lock);
+    }
+}
+
+uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok)
+{
+    TGPUComputeEngine *gr = s->gr;
+
+    QEMU_LOCK_GUARD(&gr->lock);
+    *ok = true;
+    switch (addr) {
+    case TGPU_GR_STATUS:
+        return gr->state != GR_IDLE ? TGPU_GR_STATUS_BUSY : 0;
+    case TGPU_GR_CHID:
+        return gr->chid;
+    case TGPU_GR_LAUNCHES:
+        return gr->launches;
+    case TGPU_GR_ERROR:
+        return gr->error;
+    case TGPU_GR_ERROR_PC:
+        return gr->err_pc;
+    case TGPU_GR_ERROR_CTA:
+        return gr->err_cta;
+    case TGPU_GR_ERROR_WARP:
+        return gr->err_warp;
+    case TGPU_GR_ERROR_LANE:
+        return gr->err_lane;
+    case TGPU_GR_ERROR_VA_LO:
+        return gr->err_va;
+    case TGPU_GR_ERROR_VA_HI:
+        return gr->err_va >> 32;
+    case TGPU_GR_ERROR_INFO:
+        return gr->err_info;
+    case TGPU_GR_WARP_INSNS_LO:
+        return gr->warp_insns;
+    case TGPU_GR_WARP_INSNS_HI:
+        return gr->warp_insns >> 32;
+    case TGPU_GR_LANE_OPS_LO:
+        return gr->lane_ops;
+    case TGPU_GR_LANE_OPS_HI:
+        return gr->lane_ops >> 32;
+    case TGPU_GR_PREEMPTS:
+        return gr->preempts;
+    case TGPU_GR_CLOCK_KHZ:
+        return s->model->clk_sm_boost_mhz * 1000;
+    }
+    *ok = false;
+    return TGPU_REG_BADF;
+}
+
+void tgpu_gr_reset(TGPUState *s)
+{
+    TGPUComputeEngine *gr = s->gr;
+
+    tgpu_gr_cancel(s);
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        gr_kernel_free(s->chan[i].gr_kernel);
+        s->chan[i].gr_kernel = NULL;
+        s->chan[i].gr_wait = false;
+    }
+    QEMU_LOCK_GUARD(&gr->lock);
+    gr->chid = 0xffffffff;
+    gr->launches = 0;
+    gr->preempts = 0;
+    gr->warp_insns = 0;
+    gr->lane_ops = 0;
+    gr->error = 0;
+    gr->err_pc = gr->err_warp = gr->err_lane = gr->err_info = 0;
+    gr->err_cta = gr->err_va = 0;
+}
+
+void tgpu_gr_init(TGPUState *s)
+{
+    TGPUComputeEngine *gr = g_new0(TGPUComputeEngine, 1);
+
+    s->gr = gr;
+    gr->s = s;
+    gr->state = GR_IDLE;
+    gr->chid = 0xffffffff;
+    gr->paused = !runstate_is_running();
+    gr_update_stop(gr);
+    qemu_mutex_init(&gr->lock);
+    qemu_cond_init(&gr->wake);
+    qemu_cond_init(&gr->idle);
+    gr->done_bh = qemu_bh_new_guarded(gr_done_bh, gr,
+                                      &DEVICE(s)->mem_reentrancy_guard);
+    qemu_thread_create(&gr->thread, "tgpu-compute", gr_thread, gr,
+                       QEMU_THREAD_JOINABLE);
+    gr->vmstate = qemu_add_vm_change_state_handler(gr_vm_state_change, s);
+}
+
+void tgpu_gr_exit(TGPUState *s)
+{
+    TGPUComputeEngine *gr = s->gr;
+
+    qemu_del_vm_change_state_handler(gr->vmstate);
+    WITH_QEMU_LOCK_GUARD(&gr->lock) {
+        gr->quit = true;
+        gr_update_stop(gr);
+        qemu_cond_broadcast(&gr->wake);
+    }
+    qemu_thread_join(&gr->thread);
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        gr_kernel_free(s->chan[i].gr_kernel);
+    }
+    qemu_bh_delete(gr->done_bh);
+    qemu_cond_destroy(&gr->idle);
+    qemu_cond_destroy(&gr->wake);
+    qemu_mutex_destroy(&gr->lock);
+    g_free(gr);
+}

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tgpu hardware contract: the SIMT instruction set of the compute engine.
+ *
+ * One opcode table (TGPU_ISA_OPCODES, an X-macro) serves the device's
+ * decoder, the UMD's assembler and disassembler, and docs/hw/isa.md,
+ * which is the manual.  Same rules as regs.h: no libc.
+ *
+ * Instructions are 64 bits, little-endian in memory:
+ *
+ *   [7:0]    opcode
+ *   [10:8]   guard predicate P0..P6, 7 = PT (always true)
+ *   [11]     guard negated
+ *   [19:12]  rd: destination (or store data, or predicate destination)
+ *   [27:20]  ra: first source
+ *   [28]     B is an immediate
+ *   [31:29]  sub: a 3-bit modifier (compare, width, atomic op, ...)
+ *   B register form ([28] = 0):
+ *   [39:32]  rb
+ *   [47:40]  rc
+ *   [63:48]  imm16: a signed offset (memory), or more modifiers
+ *   B immediate form ([28] = 1):
+ *   [63:32]  imm32
+ *
+ * Registers are R0..R63 (32 bits each; an even/odd pair R2n:R2n+1 holds a
+ * 64-bit value, low word in the even register) and RZ (255), which reads
+ * as 0 and discards writes.  Any other register number is an illegal
+ * instruction.  Predicates are P0..P6 and PT (7, always true).
+ */
+#ifndef TGPU_ISA_H
+#define TGPU_ISA_H
+
+/* ---- geometry ------------------------------------------------------------ */
+
+#define TGPU_WARP_SIZE              32
+#define TGPU_NR_REGS                64
+#define TGPU_REG_RZ                 255
+#define TGPU_NR_PREDS               7
+#define TGPU_PRED_PT                7
+#define TGPU_INSN_SIZE              8
+#define TGPU_SIMT_STACK_DEPTH       64      /* SSY/divergence entries */
+#define TGPU_NR_BARRIERS            16
+
+/* ---- fields -------------------------------------------------------------- */
+
+#define TGPU_INSN_OP(i)             ((unsigned int)((i) & 0xff))
+#define TGPU_INSN_PG(i)             ((unsigned int)(((i) >> 8) & 0x7))
+#define TGPU_INSN_PG_NEG(i)         ((unsigned int)(((i) >> 11) & 0x1))
+#define TGPU_INSN_RD(i)             ((unsigned int)(((i) >> 12) & 0xff))
+#define TGPU_INSN_RA(i)             ((unsigned int)(((i) >> 20) & 0xff))
+#define TGPU_INSN_BIMM(i)           ((unsigned int)(((i) >> 28) & 0x1))
+#define TGPU_INSN_SUB(i)            ((unsigned int)(((i) >> 29) & 0x7))
+#define TGPU_INSN_RB(i)             ((unsigned int)(((i) >> 32) & 0xff))
+#define TGPU_INSN_RC(i)             ((unsigned int)(((i) >> 40) & 0xff))
+#define TGPU_INSN_IMM16(i)          ((int)(short)(((i) >> 48) & 0xffff))
+#define TGPU_INSN_IMM32(i)          ((unsigned int)((i) >> 32))
+
+/* An instruction from its fields (every argument already in range). */
+#define TGPU_INSN(op, pg, pgneg, rd, ra, sub) \
+    ((unsigned long long)(op) | (unsigned long long)(pg) << 8 | \
+     (unsigned long long)(pgneg) << 11 | (unsigned long long)(rd) << 12 | \
+     (unsigned long long)(ra) << 20 | (unsigned long long)(sub) << 29)
+/* ... with B in registers: rb, rc and imm16 */
+#define TGPU_INSN_R(op, pg, pgneg, rd, ra, sub, rb, rc, imm16) \
+    (TGPU_INSN(op, pg, pgneg, rd, ra, sub) | \
+     (unsigned long long)(rb) << 32 | (unsigned long long)(rc) << 40 | \
+     (unsigned long long)((imm16) & 0xffff) << 48)
+/* ... with B an immediate */
+#define TGPU_INSN_I(op, pg, pgneg, rd, ra, sub, imm32) \
+    (TGPU_INSN(op, pg, pgneg, rd, ra, sub) | 1ull << 28 | \
+     (unsigned long long)((imm32) & 0xffffffffu) << 32)
+
+/* ---- operand shapes: what the assembler reads and the decoder checks --- */
+
+enum {
+    TGPU_FMT_NONE,      /* OP */
+    TGPU_FMT_RB,        /* OP rd, b            b: register or immediate */
+    TGPU_FMT_RA,        /* OP rd, ra */
+    TGPU_FMT_RAB,       /* OP rd, ra, b */
+    TGPU_FMT_RABC,      /* OP rd, ra, rb, rc   registers only */
+    TGPU_FMT_SETP,      /* OP.cmp pd, ra, b */
+    TGPU_FMT_SEL,       /* OP rd, ra, b, ps    ps in sub */
+    TGPU_FMT_PLOP,      /* OP.op pd, pa, pb    pa in ra, pb in rb */
+    TGPU_FMT_LD,        /* OP.w rd, [ra + imm] */
+    TGPU_FMT_ST,        /* OP.w [ra + imm], rd */
+    TGPU_FMT_ATOM,      /* OP.op rd, [ra + imm16], rb, rc */
+    TGPU_FMT_TARGET,    /* OP target           imm32: instruction index */
+    TGPU_FMT_IMM,       /* OP imm */
+    TGPU_FMT_S2R,       /* OP rd, SR_*         imm32: special register */
+};
+
+/* Operand kinds of the first source register (how wide ra is read). */
+enum {
+    TGPU_A32,           /* ra is a 32-bit register */
+    TGPU_A64,           /* ra is a 64-bit pair (addresses, 64-bit ops) */
+};
+
+/*
+ * The opcode table: X(NAME, opcode, format, A-kind, mnemonic).
+ * Opcodes not in the table are illegal instructions.
+ */
+#define TGPU_ISA_OPCODES(X) \
+    /* control */ \
+    X(NOP,       0x00, TGPU_FMT_NONE,   TGPU_A32, "nop") \
+    X(EXIT,      0x01, TGPU_FMT_NONE,   TGPU_A32, "exit") \
+    X(TRAP,      0x02, TGPU_FMT_IMM,    TGPU_A32, "trap") \
+    X(BRA,       0x03, TGPU_FMT_TARGET, TGPU_A32, "bra") \
+    X(SSY,       0x04, TGPU_FMT_TARGET, TGPU_A32, "ssy") \
+    X(SYNC,      0x05, TGPU_FMT_NONE,   TGPU_A32, "sync") \
+    X(BAR,       0x06, TGPU_FMT_IMM,    TGPU_A32, "bar") \
+    X(NANOSLEEP, 0x07, TGPU_FMT_IMM,    TGPU_A32, "nanosleep") \
+    X(S2R,       0x08, TGPU_FMT_S2R,    TGPU_A32, "s2r") \
+    /* moves and integer */ \
+    X(MOV,       0x10, TGPU_FMT_RB,     TGPU_A32, "mov") \
+    X(IADD,      0x11, TGPU_FMT_RAB,    TGPU_A32, "iadd") \
+    X(ISUB,      0x12, TGPU_FMT_RAB,    TGPU_A32, "isub") \
+    X(IMUL,      0x13, TGPU_FMT_RAB,    TGPU_A32, "imul") \
+    X(IMAD,      0x14, TGPU_FMT_RABC,   TGPU_A32, "imad") \
+    X(IMADW,     0x15, TGPU_FMT_RABC,   TGPU_A32, "imad.wide") \
+    X(IADD64,    0x16, TGPU_FMT_RAB,    TGPU_A64, "iadd64") \
+    X(IMIN,      0x17, TGPU_FMT_RAB,    TGPU_A32, "imin") \
+    X(IMAX,      0x18, TGPU_FMT_RAB,    TGPU_A32, "imax") \
+    X(UMIN,      0x19, TGPU_FMT_RAB,    TGPU_A32, "umin") \
+    X(UMAX,      0x1a, TGPU_FMT_RAB,    TGPU_A32, "umax") \
+    X(SHL,       0x1b, TGPU_FMT_RAB,    TGPU_A32, "shl") \
+    X(SHR,       0x1c, TGPU_FMT_RAB,    TGPU_A32, "shr") \
+    X(SAR,       0x1d, TGPU_FMT_RAB,    TGPU_A32, "sar") \
+    X(AND,       0x1e, TGPU_FMT_RAB,    TGPU_A32, "and") \
+    X(OR,        0x1f, TGPU_FMT_RAB,    TGPU_A32, "or") \
+    X(XOR,       0x20, TGPU_FMT_RAB,    TGPU_A32, "xor") \
+    X(NOT,       0x21, TGPU_FMT_RA,     TGPU_A32, "not") \
+    X(ISETP,     0x22, TGPU_FMT_SETP,   TGPU_A32, "isetp") \
+    X(USETP,     0x23, TGPU_FMT_SETP,   TGPU_A32, "usetp") \
+    X(SEL,       0x24, TGPU_FMT_SEL,    TGPU_A32, "sel") \
+    X(PLOP,      0x25, TGPU_FMT_PLOP,   TGPU_A32, "plop") \
+    /* float32 */ \
+    X(FADD,      0x30, TGPU_FMT_RAB,    TGPU_A32, "fadd") \
+    X(FSUB,      0x31, TGPU_FMT_RAB,    TGPU_A32, "fsub") \
+    X(FMUL,      0x32, TGPU_FMT_RAB,    TGPU_A32, "fmul") \
+    X(FFMA,      0x33, TGPU_FMT_RABC,   TGPU_A32, "ffma") \
+    X(FMIN,      0x34, TGPU_FMT_RAB,    TGPU_A32, "fmin") \
+    X(FMAX,      0x35, TGPU_FMT_RAB,    TGPU_A32, "fmax") \
+    X(FABS,      0x36, TGPU_FMT_RA,     TGPU_A32, "fabs") \
+    X(FNEG,      0x37, TGPU_FMT_RA,     TGPU_A32, "fneg") \
+    X(FSETP,     0x38, TGPU_FMT_SETP,   TGPU_A32, "fsetp") \
+    X(I2F,       0x39, TGPU_FMT_RA,     TGPU_A32, "i2f") \
+    X(U2F,       0x3a, TGPU_FMT_RA,     TGPU_A32, "u2f") \
+    X(F2I,       0x3b, TGPU_FMT_RA,     TGPU_A32, "f2i") \
+    X(F2U,       0x3c, TGPU_FMT_RA,     TGPU_A32, "f2u") \
+    /* memory */ \
+    X(LDG,       0x40, TGPU_FMT_LD,     TGPU_A64, "ldg") \
+    X(STG,       0x41, TGPU_FMT_ST,     TGPU_A64, "stg") \
+    X(LDS,       0x42, TGPU_FMT_LD,     TGPU_A32, "lds") \
+    X(STS,       0x43, TGPU_FMT_ST,     TGPU_A32, "sts") \
+    X(LDC,       0x44, TGPU_FMT_LD,     TGPU_A32, "ldc") \
+    X(ATOMG,     0x45, TGPU_FMT_ATOM,   TGPU_A64, "atomg") \
+    X(ATOMS,     0x46, TGPU_FMT_ATOM,   TGPU_A32, "atoms")
+
+/* TGPU_OP_<NAME>: the opcodes, each an enumeration constant */
+#define TGPU_ISA_ENUM(name, op, fmt, akind, mnem) \
+    enum { TGPU_OP_##name = (op) };
+TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
+#undef TGPU_ISA_ENUM
+
+/* ---- sub-field values ------------------------------------------------- */
+
+/* ISETP, USETP, FSETP: the comparison (FSETP: ordered, except NE) */
+#define TGPU_CMP_EQ                 0
+#define TGPU_CMP_NE                 1
+#define TGPU_CMP_LT                 2
+#define TGPU_CMP_LE                 3
+#define TGPU_CMP_GT                 4
+#define TGPU_CMP_GE                 5
+#define TGPU_CMP_NAMES              { "eq", "ne", "lt", "le", "gt", "ge" }
+#define TGPU_CMP_COUNT              6
+
+/* PLOP: pd = pa OP pb; imm16 bit 0 negates pa, bit 1 negates pb */
+#define TGPU_PLOP_AND               0
+#define TGPU_PLOP_OR                1
+#define TGPU_PLOP_XOR               2
+#define TGPU_PLOP_NAMES             { "and", "or", "xor" }
+#define TGPU_PLOP_COUNT             3
+#define TGPU_PLOP_NEG_A             1
+#define TGPU_PLOP_NEG_B             2
+
+/* LDG, STG, LDS, STS, LDC: the access width (loads of 8/16 extend) */
+#define TGPU_W_U8                   0
+#define TGPU_W_S8                   1
+#define TGPU_W_U16                  2
+#define TGPU_W_S16                  3
+#define TGPU_W_32                   4
+#define TGPU_W_64                   5   /* rd is a pair */
+#define TGPU_W_NAMES                { "u8", "s8", "u16", "s16", "32", "64" }
+#define TGPU_W_COUNT                6
+
+/* ATOMG, ATOMS: 32-bit operations; rd gets the old value */
+#define TGPU_ATOM_ADD               0
+#define TGPU_ATOM_MIN               1   /* signed */
+#define TGPU_ATOM_MAX               2   /* signed */
+#define TGPU_ATOM_EXCH              3
+#define TGPU_ATOM_CAS               4   /* if old == rb: rc */
+#define TGPU_ATOM_AND               5
+#define TGPU_ATOM_OR                6
+#define TGPU_ATOM_XOR               7
+#define TGPU_ATOM_NAMES \
+    { "add", "min", "max", "exch", "cas", "and", "or", "xor" }
+#define TGPU_ATOM_COUNT             8
+
+/* S2R: special registers (imm32) */
+#define TGPU_SR_TID_X               0
+#define TGPU_SR_TID_Y               1
+#define TGPU_SR_TID_Z               2
+#define TGPU_SR_NTID_X              3
+#define TGPU_SR_NTID_Y              4
+#define TGPU_SR_NTID_Z              5
+#define TGPU_SR_CTAID_X             6
+#define TGPU_SR_CTAID_Y             7
+#define TGPU_SR_CTAID_Z             8
+#define TGPU_SR_NCTAID_X            9
+#define TGPU_SR_NCTAID_Y            10
+#define TGPU_SR_NCTAID_Z            11
+#define TGPU_SR_LANEID              12
+#define TGPU_SR_WARPID              13
+#define TGPU_SR_SMID                14
+#define TGPU_SR_CLOCK_LO            15  /* SM clock cycles */
+#define TGPU_SR_CLOCK_HI            16
+#define TGPU_SR_NAMES \
+    { "tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", \
+      "ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z", \
+      "laneid", "warpid", "smid", "clock.lo", "clock.hi" }
+#define TGPU_SR_COUNT               17
+
+/* ---- the compute class (TGPU_CLASS_COMPUTE) ---------------------------- */
+
+#define TGPU_GR_M_NOP                   0x0100
+#define TGPU_GR_M_SET_PROGRAM_UPPER     0x0200  /* code GPU VA [48:32] */
+#define TGPU_GR_M_SET_PROGRAM_LOWER     0x0204  /* 8-byte aligned */
+#define TGPU_GR_M_SET_PROGRAM_SIZE      0x0208  /* bytes */
+#define TGPU_GR_M_SET_GRID_X            0x0210  /* CTAs */
+#define TGPU_GR_M_SET_GRID_Y            0x0214
+#define TGPU_GR_M_SET_GRID_Z            0x0218
+#define TGPU_GR_M_SET_BLOCK_X           0x021c  /* threads per CTA */
+#define TGPU_GR_M_SET_BLOCK_Y           0x0220
+#define TGPU_GR_M_SET_BLOCK_Z           0x0224
+#define TGPU_GR_M_SET_SHARED_SIZE       0x0228  /* bytes per CTA */
+#define TGPU_GR_M_SET_PARAM_UPPER       0x022c  /* constant bank GPU VA */
+#define TGPU_GR_M_SET_PARAM_LOWER       0x0230
+#define TGPU_GR_M_SET_PARAM_SIZE        0x0234  /* bytes, read at launch */
+#define TGPU_GR_M_SET_SEMAPHORE_A       0x0240  /* as the copy class */
+#define TGPU_GR_M_SET_SEMAPHORE_B       0x0244
+#define TGPU_GR_M_SET_SEMAPHORE_PAYLOAD 0x0248
+#define TGPU_GR_M_LAUNCH                0x0300  /* semaphore, interrupt */
+/* LAUNCH data: TGPU_CE_LAUNCH_SEM_* and _INTR_* fields as LAUNCH_DMA */
+#define TGPU_GR_LAUNCH_VALID_MASK       0x7fu
+
+#define TGPU_GR_PROGRAM_MAX             (1u << 20)  /* 131072 insns */
+#define TGPU_GR_GRID_MAX                65535
+#define TGPU_GR_BLOCK_MAX               1024
+#define TGPU_GR_SHARED_MAX              (48u << 10)
+#define TGPU_GR_PARAM_MAX               4096
+
+/* ---- compute engine registers (BAR0) ------------------------------------- */
+
+#define TGPU_GR_BASE                    0x00c000u
+#define TGPU_GR_SIZE                    0x1000u
+#define TGPU_GR_STATUS                  0x00c000u   /* RO */
+#define   TGPU_GR_STATUS_BUSY           (1u << 0)
+#define TGPU_GR_CHID                    0x00c004u   /* RO, current/last */
+#define TGPU_GR_LAUNCHES                0x00c008u   /* RO */
+#define TGPU_GR_ERROR                   0x00c00cu   /* RO, TGPU_KERR_* */
+#define TGPU_GR_ERROR_PC                0x00c010u   /* instruction index */
+#define TGPU_GR_ERROR_CTA               0x00c014u   /* linear CTA index */
+#define TGPU_GR_ERROR_WARP              0x00c018u   /* warp in the CTA */
+#define TGPU_GR_ERROR_LANE              0x00c01cu   /* first failing lane */
+#define TGPU_GR_ERROR_VA_LO             0x00c020u   /* faulting address */
+#define TGPU_GR_ERROR_VA_HI             0x00c024u
+#define TGPU_GR_ERROR_INFO              0x00c028u   /* TRAP code, etc. */
+#define TGPU_GR_WARP_INSNS_LO           0x00c030u   /* counters since reset */
+#define TGPU_GR_WARP_INSNS_HI           0x00c034u
+#define TGPU_GR_LANE_OPS_LO             0x00c038u
+#define TGPU_GR_LANE_OPS_HI             0x00c03cu
+#define TGPU_GR_PREEMPTS                0x00c040u   /* slices that ended */
+#define TGPU_GR_CLOCK_KHZ               0x00c044u   /* effective SM clock */
+
+/* Why a kernel ended badly (TGPU_GR_ERROR, CHAN_ERROR_INFO of COMPUTE). */
+#define TGPU_KERR_NONE                  0
+#define TGPU_KERR_LAUNCH                1   /* bad dimensions, sizes */
+#define TGPU_KERR_ILLEGAL_INSN          2
+#define TGPU_KERR_PC                    3   /* PC left the program */
+#define TGPU_KERR_MISALIGNED            4
+#define TGPU_KERR_MMU_FAULT             5   /* see the fault buffer */
+#define TGPU_KERR_SHARED                6   /* outside shared memory */
+#define TGPU_KERR_CONST                 7   /* outside the parameters */
+#define TGPU_KERR_TRAP                  8   /* TRAP; info: its immediate */
+#define TGPU_KERR_BARRIER               9   /* barrier deadlock */
+#define TGPU_KERR_STACK                 10  /* SIMT stack over/underflow */
+#define TGPU_KERR_PROGRAM_FAULT         11  /* code unreachable */
+
+static inline const char *tgpu_kerr_meaning(unsigned int e)
+{
+    switch (e) {
+    case TGPU_KERR_NONE:
+        return "no error";
+    case TGPU_KERR_LAUNCH:
+        return "launch parameters out of range";
+    case TGPU_KERR_ILLEGAL_INSN:
+        return "illegal instruction";
+    case TGPU_KERR_PC:
+        return "program counter outside the program";
+    case TGPU_KERR_MISALIGNED:
+        return "misaligned memory address";
+    case TGPU_KERR_MMU_FAULT:
+        return "MMU fault";
+    case TGPU_KERR_SHARED:
+        return "shared-memory access out of range";
+    case TGPU_KERR_CONST:
+        return "constant-bank access out of range";
+    case TGPU_KERR_TRAP:
+        return "TRAP instruction";
+    case TGPU_KERR_BARRIER:
+        return "barrier deadlock";
+    case TGPU_KERR_STACK:
+        return "SIMT stack overflow or underflow";
+    case TGPU_KERR_PROGRAM_FAULT:
+        return "program unreachable";
+    }
+    return "unknown kernel error";
+}
+
+#endif /* TGPU_ISA_H */

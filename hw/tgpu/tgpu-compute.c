@@ -131,6 +131,12 @@ typedef struct GrRun {
     uint64_t tlb_vpn;
     uint8_t *tlb_host;
     bool tlb_write, tlb_valid;
+    /*
+     * Per-instruction scratch, here rather than on the stack, which QEMU
+     * builds zero at every instruction (-ftrivial-auto-var-init=zero).
+     */
+    uint32_t res[W], bsplat[W], addr[W];
+    uint64_t v64[W];
 } GrRun;
 
 static void gr_update_stop(TGPUComputeEngine *gr)
@@ -445,10 +451,15 @@ static uint64_t load_extend(const uint8_t *p, unsigned int w)
     return ldq_le_p(p);
 }
 
+__attribute__((optimize("O3")))
 static void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
                  uint32_t exec)
 {
     if (rd >= TGPU_NR_REGS) {
+        return;
+    }
+    if (exec == ALL_LANES) {
+        memcpy(w->r[rd], v, sizeof(w->r[rd]));
         return;
     }
     for (int l = 0; l < W; l++) {
@@ -611,13 +622,58 @@ static bool simt_push(GrRun *r, GrWarp *w, uint32_t pc, uint32_t mask,
     return true;
 }
 
+/*
+ * 32-bit shared and constant accesses, the bulk of tiled kernels: the
+ * addresses of all lanes at once; false (nothing done) when any active
+ * lane is misaligned or out of range, for gr_mem to report.
+ */
+__attribute__((optimize("O3")))
+static bool gr_mem32_local(GrRun *r, GrWarp *w, const GrInsn *in,
+                           uint32_t exec)
+{
+    TGPUKernel *k = r->k;
+    uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
+    uint32_t size = in->op == TGPU_OP_LDC ? k->param_size : k->shared_size;
+    const uint32_t *ra = w->r[in->ra];
+    uint32_t *addr = r->addr, bad = 0;
+
+    for (int l = 0; l < W; l++) {
+        addr[l] = ra[l] + in->imm32;
+        bad |= ((addr[l] & 3) | (addr[l] > size - 4)) &&
+               ((exec >> l) & 1);
+    }
+    if (bad || size < 4) {
+        return false;
+    }
+    if (in->op == TGPU_OP_STS) {
+        const uint32_t *v = w->r[in->rd];
+
+        for (int l = 0; l < W; l++) {
+            if ((exec >> l) & 1) {
+                stl_le_p(mem + addr[l], v[l]);
+            }
+        }
+        return true;
+    }
+    for (int l = 0; l < W; l++) {
+        r->res[l] = (exec >> l) & 1 ? ldl_le_p(mem + addr[l]) : 0;
+    }
+    wr32(w, in->rd, r->res, exec);
+    return true;
+}
+
 static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
 {
     TGPUKernel *k = r->k;
     unsigned int len = width_bytes(in->sub);
     bool is_st = in->op == TGPU_OP_STG || in->op == TGPU_OP_STS;
-    uint64_t v[W];
+    uint64_t *v = r->v64;
     uint8_t buf[8];
+
+    if (in->sub == TGPU_W_32 && in->op != TGPU_OP_LDG &&
+        in->op != TGPU_OP_STG && gr_mem32_local(r, w, in, exec)) {
+        return true;
+    }
 
     for (int l = 0; l < W; l++) {
         uint64_t a;
@@ -627,6 +683,19 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
         }
         if (in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG) {
             a = rd64(w, in->ra, l) + (int64_t)(int32_t)in->imm32;
+            /* the page the previous lane used: no translation needed */
+            if (len == 4 && !(a & 3) && r->tlb_valid &&
+                r->tlb_vpn == a >> TGPU_PAGE_SHIFT &&
+                (r->tlb_write || !is_st)) {
+                uint8_t *p = r->tlb_host + (a & (TGPU_PAGE_SIZE - 1));
+
+                if (is_st) {
+                    stl_le_p(p, w->r[in->rd][l]);
+                } else {
+                    v[l] = ldl_le_p(p);
+                }
+                continue;
+            }
             if (is_st) {
                 stq_le_p(buf, rd64(w, in->rd, l));
             }
@@ -662,12 +731,10 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
         if (len == 8) {
             wr64(w, in->rd, v, exec);
         } else {
-            uint32_t v32[W];
-
             for (int l = 0; l < W; l++) {
-                v32[l] = v[l];
+                r->res[l] = v[l];
             }
-            wr32(w, in->rd, v32, exec);
+            wr32(w, in->rd, r->res, exec);
         }
     }
     return true;
@@ -676,7 +743,7 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
 static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
 {
     TGPUKernel *k = r->k;
-    uint32_t v[W];
+    uint32_t *v = r->res;
 
     for (int l = 0; l < W; l++) {
         uint32_t b = w->r[in->rb][l], c = w->r[in->rc][l];
@@ -707,16 +774,46 @@ static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     return true;
 }
 
+/* Fused multiply-add of 32 lanes, rounded once as IEEE-754 requires. */
+static void ffma_generic(uint32_t *d, const uint32_t *a, const uint32_t *b,
+                         const uint32_t *c)
+{
+    for (int l = 0; l < W; l++) {
+        d[l] = u32f(fmaf(f32(a[l]), f32(b[l]), f32(c[l])));
+    }
+}
+
+#ifdef HOST_X86_64
+/* The same with the host's FMA instructions, when it has them. */
+__attribute__((target("fma")))
+static void ffma_x86(uint32_t *d, const uint32_t *a, const uint32_t *b,
+                     const uint32_t *c)
+{
+    for (int l = 0; l < W; l++) {
+        float x, y, z, f;
+
+        memcpy(&x, &a[l], 4);
+        memcpy(&y, &b[l], 4);
+        memcpy(&z, &c[l], 4);
+        f = __builtin_fmaf(x, y, z);
+        memcpy(&d[l], &f, 4);
+    }
+}
+#endif
+
+static void (*ffma_lanes)(uint32_t *d, const uint32_t *a, const uint32_t *b,
+                          const uint32_t *c) = ffma_generic;
+
 /* Run warp W until it exits, waits, sleeps, or the budget ends. */
+__attribute__((optimize("O3")))
 static bool gr_warp(GrRun *r, GrWarp *w)
 {
     TGPUKernel *k = r->k;
 
     while (w->state == WARP_RUN && r->budget) {
         const GrInsn *in;
-        uint32_t exec, res[W];
+        uint32_t exec, *res = r->res;
         const uint32_t *A, *B;
-        uint32_t bsplat[W];
 
         if (w->pc >= k->ninsns) {
             return gr_error(r, w, TGPU_KERR_PC, w->active, 0, w->pc);
@@ -728,13 +825,16 @@ static bool gr_warp(GrRun *r, GrWarp *w)
         r->lane_ops += ctpop32(exec);
         k->cycles++;
         A = w->r[in->ra];
+        B = w->r[in->rb];
         if (in->bimm) {
-            for (int l = 0; l < W; l++) {
-                bsplat[l] = in->imm32;
+            uint32_t imm = in->imm32;
+
+            if (r->bsplat[0] != imm || r->bsplat[W - 1] != imm) {
+                for (int l = 0; l < W; l++) {
+                    r->bsplat[l] = imm;
+                }
             }
-            B = bsplat;
-        } else {
-            B = w->r[in->rb];
+            B = r->bsplat;
         }
 
         switch (in->op) {
@@ -877,7 +977,7 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             wr32(w, in->rd, res, exec);
             break;
         case TGPU_OP_IMADW: {
-            uint64_t v[W];
+            uint64_t *v = r->v64;
 
             for (int l = 0; l < W; l++) {
                 v[l] = (uint64_t)A[l] * B[l] + rd64(w, in->rc, l);
@@ -886,7 +986,7 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_IADD64: {
-            uint64_t v[W];
+            uint64_t *v = r->v64;
 
             for (int l = 0; l < W; l++) {
                 v[l] = rd64(w, in->ra, l) +
@@ -965,10 +1065,7 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             wr32(w, in->rd, res, exec);
             break;
         case TGPU_OP_FFMA:
-            for (int l = 0; l < W; l++) {
-                res[l] = u32f(fmaf(f32(A[l]), f32(B[l]),
-                                   f32(w->r[in->rc][l])));
-            }
+            ffma_lanes(res, A, B, w->r[in->rc]);
             wr32(w, in->rd, res, exec);
             break;
         case TGPU_OP_FABS:
@@ -1618,6 +1715,11 @@ void tgpu_gr_init(TGPUState *s)
 {
     TGPUComputeEngine *gr = g_new0(TGPUComputeEngine, 1);
 
+#ifdef HOST_X86_64
+    if (__builtin_cpu_supports("fma")) {
+        ffma_lanes = ffma_x86;
+    }
+#endif
     s->gr = gr;
     gr->s = s;
     gr->state = GR_IDLE;

@@ -3,9 +3,12 @@
  * libtgpu: the tgpu user-mode driver.
  *
  * A CUDA-driver-style C API on top of the tgpu DRM render node.  Every
- * call returns a tgpu_status; on failure the calling thread also gets a
- * human-readable message (tgpu_get_last_error_message()) that says what
- * went wrong and what to do about it.
+ * device call returns a tgpu_status; on failure the calling thread also
+ * gets a human-readable message (tgpu_get_last_error_message()) that says
+ * what went wrong and what to do about it.  The assembler (at the end of
+ * this header) needs no device and follows the C library instead: it
+ * returns 0 or a negative errno and fills a caller's message buffer, and
+ * sets the thread's last-error message too.
  *
  * Lifetime and threading
  * ----------------------
@@ -31,6 +34,7 @@
 #ifndef LIBTGPU_H
 #define LIBTGPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__cplusplus)
@@ -139,6 +143,48 @@ TGPU_API tgpu_status tgpu_device_get_info(const tgpu_device *dev,
  */
 TGPU_API tgpu_status tgpu_device_get_param(const tgpu_device *dev,
 					   uint32_t param, uint64_t *value);
+
+/*
+ * Kernels: the assembler and disassembler of the compute engine's SIMT
+ * instruction set (the contract is <tgpu/isa.h>; the syntax is in
+ * docs/umd.md, "Assembler").  Pure functions: no device, no tgpu_init(),
+ * thread-safe.
+ */
+struct tgpu_kernel_image {
+	uint32_t shared_size;       /* .shared: bytes of shared memory per CTA */
+	uint32_t param_size;        /* .param: bytes of kernel parameters */
+	uint32_t ninsns;
+	uint64_t *insns;            /* ninsns instructions (NULL if none), malloc'd */
+};
+
+/*
+ * Assemble src, a NUL-terminated program.  Returns 0, or -EINVAL when the
+ * source is wrong (err gets "LINE:COL: message", 1-based, columns count
+ * bytes, saying what is wrong and what was expected) or a NULL argument,
+ * or -ENOMEM.  On failure *out is empty.  err may be NULL.
+ * The message is also this thread's tgpu_get_last_error_message().
+ */
+TGPU_API int tgpu_assemble(const char *src, struct tgpu_kernel_image *out,
+			   char *err, size_t errlen);
+
+/* Free img's instructions and zero it; NULL and empty images are fine. */
+TGPU_API void tgpu_kernel_image_free(struct tgpu_kernel_image *img);
+
+/*
+ * A listing of n instructions that tgpu_assemble() turns back into the
+ * same n words: one instruction per line, "L<index>:" labels at branch
+ * and SSY targets inside the program, ".word 0x..." for words that are
+ * not instructions.  malloc'd, the caller frees it; NULL with errno set
+ * (ENOMEM, or EINVAL for insns NULL with n > 0).
+ */
+TGPU_API char *tgpu_disassemble(const uint64_t *insns, size_t n);
+
+/*
+ * One instruction in the same syntax, without a newline; branch targets
+ * print as instruction indices.  Returns the length of the text as
+ * snprintf() does (the output is truncated to len - 1 characters).
+ */
+TGPU_API int tgpu_disassemble_one(uint64_t insn, char *buf, size_t len);
 
 #if defined(__cplusplus)
 }

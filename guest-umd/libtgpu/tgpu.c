@@ -24,6 +24,7 @@
 #include <tgpu_drm.h>
 
 #include "libtgpu.h"
+#include "tgpu-internal.h"
 #include "tgpu-util.h"
 
 #ifndef TGPU_VERSION
@@ -126,6 +127,11 @@ const char *tgpu_get_error_name(tgpu_status status)
 const char *tgpu_get_last_error_message(void)
 {
 	return tls_msg[0] ? tls_msg : "no error recorded on this thread";
+}
+
+void tu_set_last_error(const char *msg)
+{
+	snprintf(tls_msg, MSG_LEN, "%s", msg);
 }
 
 /* ---- errno mapping -------------------------------------------------------- */

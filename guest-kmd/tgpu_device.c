@@ -11,6 +11,7 @@
 
 #include "tgpu_device.h"
 #include "tgpu_irq.h"
+#include "tgpu_queue.h"
 
 /*
  * BAR0 holds the registers and the MSI-X table; map all of it uncached.
@@ -156,6 +157,14 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = tgpu_vram_init(tdev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the VRAM allocator\n");
+
+	ret = tgpu_vram_map_init(tdev);
+	if (ret)
+		return ret;
+
+	ret = tgpu_queues_init(tdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up the runlists\n");
 
 	return tgpu_irq_init(tdev);
 }

@@ -4,11 +4,16 @@
 #ifndef __TGPU_DEVICE_H__
 #define __TGPU_DEVICE_H__
 
+#include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include <drm/drm_device.h>
 
+#include <tgpu/channel.h>
 #include <tgpu/regs.h>
 
 #include "tgpu_irq.h"
@@ -49,6 +54,16 @@ struct tgpu_identity {
 };
 
 /**
+ * struct tgpu_runlist - one engine's runlist
+ * @mem: the list in VRAM, TGPU_CHANNELS_MAX channel IDs
+ * @queues: the queues on it (struct tgpu_queue, by @rl_link)
+ */
+struct tgpu_runlist {
+	struct tgpu_vram_obj mem;
+	struct list_head queues;
+};
+
+/**
  * struct tgpu_device - a tgpu board
  * @base: the DRM device; its lifetime is this structure's lifetime
  * @pdev: the PCI function
@@ -60,6 +75,14 @@ struct tgpu_identity {
  * @irq: interrupt state
  * @vram: the VRAM allocator; unlike the rest, valid until the DRM device
  *	is released
+ * @asid_ida: ASIDs of the files' VMs
+ * @chid_ida: channels of the queues (channel 0 is the driver's)
+ * @mmu_lock: serialises the TLB invalidation register sequences
+ * @rl_lock: protects @rl and every queue's @rl_link
+ * @rl: the runlists, one per engine
+ * @queues_lock: protects @queues; taken in interrupt handlers
+ * @queues: every queue of every file (struct tgpu_queue, by @dev_link),
+ *	for the interrupt handlers
  *
  * Everything but @base is valid only while the PCI driver is bound: after
  * unplug the structure lives on until the last DRM file is closed, and
@@ -76,6 +99,13 @@ struct tgpu_device {
 	struct tgpu_identity id;
 	struct tgpu_irq irq;
 	struct tgpu_vram vram;
+	struct ida asid_ida;
+	struct ida chid_ida;
+	struct mutex mmu_lock; /* TLB invalidation sequences */
+	struct mutex rl_lock; /* runlists */
+	struct tgpu_runlist rl[TGPU_NR_RUNLISTS];
+	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
+	struct list_head queues;
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

@@ -3,6 +3,7 @@
 
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 
 #include <drm/drm.h>
@@ -10,11 +11,15 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
 #include <drm/tgpu_drm.h>
 
 #include "tgpu_device.h"
+#include "tgpu_file.h"
 #include "tgpu_gem.h"
 #include "tgpu_irq.h"
+#include "tgpu_queue.h"
+#include "tgpu_vm.h"
 #include "tgpu_vram.h"
 
 static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
@@ -89,7 +94,47 @@ static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TGPU_GEM_MMAP_OFFSET, tgpu_ioctl_gem_mmap_offset,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_VM_BIND, tgpu_ioctl_vm_bind, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_VM_UNBIND, tgpu_ioctl_vm_unbind,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_QUEUE_CREATE, tgpu_ioctl_queue_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_QUEUE_DESTROY, tgpu_ioctl_queue_destroy,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_SUBMIT, tgpu_ioctl_submit, DRM_RENDER_ALLOW),
 };
+
+/* Each open file gets its own GPU address space and queues. */
+static int tgpu_open(struct drm_device *ddev, struct drm_file *file)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+	struct tgpu_file *tfile;
+	int ret;
+
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	if (!tfile)
+		return -ENOMEM;
+
+	ret = tgpu_vm_init(tdev, &tfile->vm);
+	if (ret) {
+		kfree(tfile);
+		return ret;
+	}
+	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
+	init_rwsem(&tfile->queues_lock);
+	file->driver_priv = tfile;
+	return 0;
+}
+
+/* Queues first (they run in the VM), then the VM. */
+static void tgpu_postclose(struct drm_device *ddev, struct drm_file *file)
+{
+	struct tgpu_file *tfile = to_tgpu_file(file);
+
+	tgpu_file_queues_fini(tfile);
+	tgpu_vm_fini(&tfile->vm);
+	kfree(tfile);
+}
 
 static const struct file_operations tgpu_drm_fops = {
 	.owner = THIS_MODULE,
@@ -102,17 +147,23 @@ static const struct file_operations tgpu_drm_fops = {
  * - 1.0.0 - initial interface: DRM_IOCTL_TGPU_GET_PARAM
  * - 1.1.0 - VRAM buffer objects: DRM_IOCTL_TGPU_GEM_CREATE,
  *           DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, DRM_TGPU_PARAM_VRAM_USED
+ * - 1.2.0 - per-file GPU VM, queues and submission:
+ *           DRM_IOCTL_TGPU_VM_BIND, DRM_IOCTL_TGPU_VM_UNBIND,
+ *           DRM_IOCTL_TGPU_QUEUE_CREATE, DRM_IOCTL_TGPU_QUEUE_DESTROY,
+ *           DRM_IOCTL_TGPU_SUBMIT
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
 			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = tgpu_open,
+	.postclose = tgpu_postclose,
 	.ioctls = tgpu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
 	.fops = &tgpu_drm_fops,
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 1,
+	.minor = 2,
 	.patchlevel = 0,
 };
 

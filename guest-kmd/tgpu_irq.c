@@ -16,6 +16,7 @@
 
 #include "tgpu_device.h"
 #include "tgpu_irq.h"
+#include "tgpu_queue.h"
 #include "tgpu_vram.h"
 
 /* Fault buffer: 256 records of TGPU_FAULT_RECORD_SIZE bytes, 8 KiB. */
@@ -93,6 +94,7 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 						    chid, code, info);
 			if (code == TGPU_ERR_COPY)
 				tgpu_irq_copy_error(tdev, chid, info);
+			tgpu_queues_chan_error(tdev, chid, code);
 		}
 		tgpu_wr32(tdev, TGPU_FIFO_ERR_PENDING(i), pending);
 	}
@@ -123,7 +125,7 @@ static void tgpu_irq_fifo(struct tgpu_device *tdev)
 		tgpu_irq_chan_errors(tdev);
 }
 
-/* Non-stall unit: fences will be signalled from here. */
+/* Non-stall unit: acknowledge, then signal the fences the queues reached. */
 static void tgpu_irq_nonstall(struct tgpu_device *tdev)
 {
 	u32 intr;
@@ -134,6 +136,7 @@ static void tgpu_irq_nonstall(struct tgpu_device *tdev)
 			  TGPU_FIFO_NONSTALL_INTR_PENDING);
 		atomic64_inc(&tdev->irq.nonstall);
 	}
+	tgpu_queues_signal(tdev);
 }
 
 static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)

@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The tgpu authors */
 
 #include <linux/io.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -146,4 +147,75 @@ int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks)
 		}
 	}
 	return 0;
+}
+
+/**
+ * tgpu_vram_map_init() - map the CPU-visible VRAM for the driver
+ * @tdev: the device, with the allocator set up
+ *
+ * One write-combined mapping of BAR1 (up to the end of VRAM), made once:
+ * page tables, channel memory and runlists are written through it.
+ * Without BAR1 there is no mapping, and no VM or queue can be created.
+ *
+ * Return: 0 on success (also without BAR1), -ENOMEM otherwise.
+ */
+int tgpu_vram_map_init(struct tgpu_device *tdev)
+{
+	struct device *dev = tdev->base.dev;
+
+	if (!tdev->vram.visible)
+		return 0;
+	tdev->vram.map = devm_ioremap_wc(dev, tdev->vram_bar.start,
+					 tdev->vram.visible);
+	if (!tdev->vram.map)
+		return dev_err_probe(dev, -ENOMEM, "cannot map VRAM through BAR1\n");
+	return 0;
+}
+
+/**
+ * tgpu_vram_obj_alloc() - allocate zeroed, contiguous, CPU-visible VRAM
+ * @tdev: the device, with the VRAM mapping
+ * @obj: filled in
+ * @size: bytes, a multiple of 4 KiB; the block is naturally aligned to
+ *	@size rounded up to a power of two
+ *
+ * Return: 0 on success, -ENODEV without BAR1, -ENOSPC when VRAM has no
+ * room, another negative errno otherwise.
+ */
+int tgpu_vram_obj_alloc(struct tgpu_device *tdev, struct tgpu_vram_obj *obj,
+			u64 size)
+{
+	struct gpu_buddy_block *block;
+	u64 align = roundup_pow_of_two(max_t(u64, size, SZ_4K));
+	int ret;
+
+	INIT_LIST_HEAD(&obj->blocks);
+	if (!tdev->vram.map)
+		return -ENODEV;
+
+	ret = tgpu_vram_alloc(tdev, align, align, tdev->vram.visible, 0,
+			      &obj->blocks);
+	if (ret)
+		return ret;
+
+	block = list_first_entry(&obj->blocks, struct gpu_buddy_block, link);
+	obj->addr = gpu_buddy_block_offset(block);
+	obj->size = align;
+	obj->cpu = tdev->vram.map + obj->addr;
+	memset_io(obj->cpu, 0, align);
+	return 0;
+}
+
+/**
+ * tgpu_vram_obj_free() - give a tgpu_vram_obj_alloc() object back
+ * @tdev: the device
+ * @obj: the object; freeing an object that was never allocated, or
+ *	twice, does nothing
+ */
+void tgpu_vram_obj_free(struct tgpu_device *tdev, struct tgpu_vram_obj *obj)
+{
+	if (!obj->cpu)
+		return;
+	tgpu_vram_free(tdev, &obj->blocks);
+	obj->cpu = NULL;
 }

@@ -18,6 +18,11 @@ extern "C" {
 #define DRM_TGPU_GET_PARAM          0x00
 #define DRM_TGPU_GEM_CREATE         0x01
 #define DRM_TGPU_GEM_MMAP_OFFSET    0x02
+#define DRM_TGPU_VM_BIND            0x03
+#define DRM_TGPU_VM_UNBIND          0x04
+#define DRM_TGPU_QUEUE_CREATE       0x05
+#define DRM_TGPU_QUEUE_DESTROY      0x06
+#define DRM_TGPU_SUBMIT             0x07
 
 /* Parameters for DRM_IOCTL_TGPU_GET_PARAM. */
 enum drm_tgpu_param {
@@ -87,6 +92,182 @@ struct drm_tgpu_gem_mmap_offset {
 	__u64 offset;
 };
 
+/*
+ * GPU virtual address space.  Each open file of the render node has its
+ * own: a 40-bit space (DRM_TGPU_VA_LIMIT) with its own ASID, whose page
+ * tables the driver keeps.  User mappings (DRM_IOCTL_TGPU_VM_BIND) live
+ * below DRM_TGPU_VA_KERNEL_START; the top gigabyte, from there to
+ * DRM_TGPU_VA_LIMIT, is the driver's: the GPFIFO rings, USERD pages,
+ * fence semaphores and fence pushbuffers of the file's queues.
+ */
+#define DRM_TGPU_VA_LIMIT           (1ull << 40)
+#define DRM_TGPU_VA_KERNEL_START    (DRM_TGPU_VA_LIMIT - (1ull << 30))
+/* The GPU page size: VM_BIND works in multiples of it. */
+#define DRM_TGPU_VM_PAGE_SIZE       4096
+
+/* DRM_IOCTL_TGPU_VM_BIND flags */
+#define DRM_TGPU_VM_BIND_READ_ONLY  (1u << 0)   /* GPU writes fault */
+#define DRM_TGPU_VM_BIND_FLAGS      DRM_TGPU_VM_BIND_READ_ONLY
+
+/**
+ * struct drm_tgpu_vm_bind - map part of a buffer object into the file's VM
+ * @handle: GEM handle of the object (in)
+ * @pad: must be zero
+ * @bo_offset: byte offset in the object of the first page mapped (in)
+ * @va: GPU virtual address of the mapping (in)
+ * @size: bytes mapped (in)
+ * @flags: DRM_TGPU_VM_BIND_* (in)
+ * @pad2: must be zero
+ *
+ * @bo_offset, @va and @size must be multiples of DRM_TGPU_VM_PAGE_SIZE.
+ * The mapping holds a reference to the object until it is unbound or the
+ * file is closed, so closing the handle does not unmap it.  Where @va,
+ * the object's VRAM and @size allow it, 2 MiB pages are used.
+ *
+ * Errors: -EINVAL for non-zero @pad or @pad2, unknown @flags, a zero or
+ * unaligned @size, an unaligned @va or @bo_offset, a range that reaches
+ * DRM_TGPU_VA_KERNEL_START (or wraps), or @bo_offset + @size beyond the
+ * object; -ENOENT for a handle this file does not have; -EEXIST when the
+ * range overlaps an existing mapping (nothing is changed); -ENOSPC when
+ * VRAM has no room for page tables; -ENOMEM when kernel memory runs out;
+ * -ENODEV when the device is gone or has no CPU-visible VRAM.
+ */
+struct drm_tgpu_vm_bind {
+	__u32 handle;
+	__u32 pad;
+	__u64 bo_offset;
+	__u64 va;
+	__u64 size;
+	__u32 flags;
+	__u32 pad2;
+};
+
+/**
+ * struct drm_tgpu_vm_unbind - remove a mapping from the file's VM
+ * @va: GPU virtual address the mapping was bound at (in)
+ * @size: its size (in)
+ *
+ * @va and @size must name exactly one mapping made by VM_BIND: a part of
+ * a mapping, or a range covering several, is not accepted.  When the
+ * ioctl returns, the page-table entries are cleared and the GPU's TLB is
+ * invalidated for the range, so the GPU can no longer reach the object
+ * through it; then the mapping's reference to the object is dropped.
+ * Work still using the range faults (unbinding under running work is the
+ * user's own bug).
+ *
+ * Errors: -ENOENT when no mapping starts at @va with exactly @size bytes
+ * (also for a zero or unaligned @size); -ENODEV when the device is gone.
+ */
+struct drm_tgpu_vm_unbind {
+	__u64 va;
+	__u64 size;
+};
+
+/**
+ * struct drm_tgpu_queue_create - create a submission queue
+ * @engine: the engine it feeds: TGPU_RUNLIST_COMPUTE (0), TGPU_RUNLIST_CE0
+ *	(1) or TGPU_RUNLIST_CE1 (2), as in <tgpu/channel.h> (in)
+ * @priority: 0 (lowest) to 3; the device runs a higher-priority queue of
+ *	an engine before any lower one (in)
+ * @flags: must be zero
+ * @id: the queue's ID, local to this file, never 0 (out)
+ *
+ * A queue is a hardware channel in the file's VM.  Its GPFIFO ring,
+ * USERD and fence pushbuffers are privileged pages in the kernel part of
+ * the VM (the engines cannot write them).  Its fence semaphore is an
+ * ordinary, writable page there: work on the queue can write it, so a
+ * process can signal its own queue's fences early (and so only break
+ * itself), never another's.
+ *
+ * Errors: -EINVAL for an unknown @engine, an engine the board does not
+ * have, @priority above 3 or non-zero @flags; -EBUSY when every hardware
+ * channel is in use; -ENOSPC when VRAM has no room for the queue's
+ * memory (32 KiB) or page tables; -ENOMEM when kernel memory runs out;
+ * -ENODEV when the device is gone or has no CPU-visible VRAM.
+ */
+struct drm_tgpu_queue_create {
+	__u32 engine;
+	__u32 priority;
+	__u32 flags;
+	__u32 id;
+};
+
+/**
+ * struct drm_tgpu_queue_destroy - destroy a queue
+ * @id: the queue (in)
+ * @pad: must be zero
+ *
+ * Work already submitted is waited for (the wait can be interrupted by a
+ * fatal signal); then the channel is stopped and reset, and the fences
+ * of work it did not finish fail with -ECANCELED.  Closing the file does
+ * the same for every queue left.
+ *
+ * Errors: -EINVAL for non-zero @pad; -ENOENT for an unknown @id.
+ */
+struct drm_tgpu_queue_destroy {
+	__u32 id;
+	__u32 pad;
+};
+
+/**
+ * struct drm_tgpu_submit_range - one pushbuffer segment
+ * @va: GPU virtual address of its first dword, 4-byte aligned, in the
+ *	user part of the VM
+ * @dwords: its length in dwords, 1 to 2^21 - 1 (a GPFIFO entry's field)
+ * @pad: must be zero
+ */
+struct drm_tgpu_submit_range {
+	__u64 va;
+	__u32 dwords;
+	__u32 pad;
+};
+
+/* The most ranges one DRM_IOCTL_TGPU_SUBMIT takes, and in-syncobjs. */
+#define DRM_TGPU_SUBMIT_MAX_RANGES      64
+#define DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS 64
+
+/**
+ * struct drm_tgpu_submit - queue a job: pushbuffer segments to execute
+ * @queue: the queue's ID (in)
+ * @count: number of ranges, 1 to DRM_TGPU_SUBMIT_MAX_RANGES (in)
+ * @ranges: user pointer to @count struct drm_tgpu_submit_range (in)
+ * @in_syncobjs: user pointer to @in_syncobj_count __u32 syncobj handles
+ *	(binary syncobjs, or point 0); the job runs once all their fences
+ *	have signalled (in)
+ * @in_syncobj_count: 0 to DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS (in)
+ * @out_syncobj: a syncobj handle, or 0: it gets the job's fence (in)
+ * @flags: must be zero
+ * @pad: must be zero
+ *
+ * The job is one GPFIFO entry per range, in order, then a kernel entry
+ * that releases the job's fence.  The fence signals when every range has
+ * executed; it fails with -EIO when the channel takes an error (for
+ * example an illegal method: that queue is then dead, other queues go
+ * on), -ETIMEDOUT when the job does not finish within 5 s (the channel
+ * is then killed), and -ECANCELED when the queue is destroyed first.
+ * A dead queue refuses further submits with -EIO; destroy it and create
+ * another.
+ *
+ * Errors: -EINVAL for non-zero @flags or @pad, a @count or
+ * @in_syncobj_count out of range, a range with non-zero @pad, an
+ * unaligned @va, a zero or too large @dwords, or a segment outside the
+ * user part of the VM; -EFAULT for an unreadable user pointer; -ENOENT
+ * for an unknown @queue, in-syncobj or @out_syncobj (an in-syncobj with
+ * no fence yet is -EINVAL, as drm_syncobj_find_fence() answers); -EIO
+ * when the queue is dead; -ENOMEM when kernel memory runs out; -ENODEV
+ * when the device is gone.
+ */
+struct drm_tgpu_submit {
+	__u32 queue;
+	__u32 count;
+	__u64 ranges;
+	__u64 in_syncobjs;
+	__u32 in_syncobj_count;
+	__u32 out_syncobj;
+	__u32 flags;
+	__u32 pad;
+};
+
 #define DRM_IOCTL_TGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_GET_PARAM, struct drm_tgpu_get_param)
 #define DRM_IOCTL_TGPU_GEM_CREATE \
@@ -94,6 +275,18 @@ struct drm_tgpu_gem_mmap_offset {
 #define DRM_IOCTL_TGPU_GEM_MMAP_OFFSET \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_GEM_MMAP_OFFSET, \
 		 struct drm_tgpu_gem_mmap_offset)
+#define DRM_IOCTL_TGPU_VM_BIND \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_VM_BIND, struct drm_tgpu_vm_bind)
+#define DRM_IOCTL_TGPU_VM_UNBIND \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_VM_UNBIND, struct drm_tgpu_vm_unbind)
+#define DRM_IOCTL_TGPU_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_QUEUE_CREATE, \
+		 struct drm_tgpu_queue_create)
+#define DRM_IOCTL_TGPU_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_QUEUE_DESTROY, \
+		struct drm_tgpu_queue_destroy)
+#define DRM_IOCTL_TGPU_SUBMIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_SUBMIT, struct drm_tgpu_submit)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_QUEUE_H__
+#define __TGPU_QUEUE_H__
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <drm/gpu_scheduler.h>
+
+#include "tgpu_vram.h"
+
+struct drm_device;
+struct drm_file;
+struct tgpu_device;
+struct tgpu_file;
+struct tgpu_vm;
+
+/**
+ * struct tgpu_queue - a submission queue: one hardware channel
+ * @tdev: the device
+ * @vm: the VM of the file that owns it
+ * @id: its ID in the file
+ * @chid: its channel
+ * @engine: TGPU_RUNLIST_*
+ * @priority: 0 to 3
+ * @mem: instance block, GPFIFO, USERD, fence semaphore, fence pushbuffers
+ * @va: GPU address of @mem in the kernel part of @vm
+ * @sched: its scheduler: one per queue, one entity on it
+ * @entity: the scheduler entity jobs are pushed to
+ * @submit_lock: makes arming and pushing a job one step
+ * @gp_put: the next GPFIFO entry to write (scheduler context only)
+ * @seqno: the last fence sequence number given to a job
+ * @fence_ctx: dma_fence context of the hardware fences
+ * @fence_lock: protects @fences and @error
+ * @fences: hardware fences not signalled yet (struct tgpu_fence), in
+ *	@seqno order
+ * @error: 0, or why the queue is dead (negative errno)
+ * @dev_link: in &tgpu_device.queues, under its queues_lock
+ * @rl_link: in its engine's &tgpu_runlist.queues, under rl_lock
+ * @pid: the process that created it, for the logs
+ * @comm: its name
+ */
+struct tgpu_queue {
+	struct tgpu_device *tdev;
+	struct tgpu_vm *vm;
+	u32 id;
+	u32 chid;
+	u32 engine;
+	u32 priority;
+	struct tgpu_vram_obj mem;
+	u64 va;
+	struct drm_gpu_scheduler sched;
+	struct drm_sched_entity entity;
+	struct mutex submit_lock; /* job arm + push */
+	u32 gp_put;
+	u64 seqno;
+	u64 fence_ctx;
+	spinlock_t fence_lock; /* fences, error */
+	struct list_head fences;
+	int error;
+	struct list_head dev_link;
+	struct list_head rl_link;
+	struct pid *pid;
+	char comm[TASK_COMM_LEN];
+};
+
+int tgpu_queues_init(struct tgpu_device *tdev);
+void tgpu_queues_signal(struct tgpu_device *tdev);
+void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code);
+void tgpu_file_queues_fini(struct tgpu_file *tfile);
+
+int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
+			    struct drm_file *file);
+int tgpu_ioctl_queue_destroy(struct drm_device *ddev, void *data,
+			     struct drm_file *file);
+int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
+		      struct drm_file *file);
+
+#endif /* __TGPU_QUEUE_H__ */

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+#include <linux/bitmap.h>
+#include <linux/gpu_buddy.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+#include <drm/tgpu_drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/mmu.h>
+
+#include "tgpu_device.h"
+#include "tgpu_file.h"
+#include "tgpu_gem.h"
+#include "tgpu_vm.h"
+
+#define TGPU_ASID_MIN	1
+#define TGPU_ASID_MAX	65535
+
+static_assert(DRM_TGPU_VA_LIMIT == TGPU_VA_LIMIT);
+static_assert(DRM_TGPU_VM_PAGE_SIZE == TGPU_PAGE_SIZE);
+
+/**
+ * struct tgpu_mapping - a user mapping made by VM_BIND
+ * @node: its VA range in &tgpu_vm.mm
+ * @obj: the object mapped; the mapping holds a reference
+ */
+struct tgpu_mapping {
+	struct drm_mm_node node;
+	struct drm_gem_object *obj;
+};
+
+static struct tgpu_pt *tgpu_pt_alloc(struct tgpu_device *tdev, u64 size,
+				     unsigned int children, bool pd0)
+{
+	struct tgpu_pt *pt;
+	int ret;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+	if (children) {
+		pt->children = kcalloc(children, sizeof(*pt->children),
+				       GFP_KERNEL);
+		if (!pt->children)
+			goto err_nomem;
+	}
+	if (pd0) {
+		pt->large = bitmap_zalloc(TGPU_PD0_ENTRIES, GFP_KERNEL);
+		if (!pt->large)
+			goto err_nomem;
+	}
+	ret = tgpu_vram_obj_alloc(tdev, &pt->mem, size);
+	if (ret) {
+		bitmap_free(pt->large);
+		kfree(pt->children);
+		kfree(pt);
+		return ERR_PTR(ret);
+	}
+	return pt;
+
+err_nomem:
+	kfree(pt->children);
+	kfree(pt);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void tgpu_pt_free(struct tgpu_device *tdev, struct tgpu_pt *pt,
+			 unsigned int children)
+{
+	unsigned int i;
+
+	if (!pt)
+		return;
+	for (i = 0; pt->children && i < children; i++)
+		tgpu_pt_free(tdev, pt->children[i],
+			     children == TGPU_PD1_ENTRIES ? TGPU_PT_ENTRIES : 0);
+	tgpu_vram_obj_free(tdev, &pt->mem);
+	bitmap_free(pt->large);
+	kfree(pt->children);
+	kfree(pt);
+}
+
+static void tgpu_pt_write(struct tgpu_pt *pt, unsigned int idx, u64 pte)
+{
+	writeq(pte, pt->mem.cpu + idx * sizeof(u64));
+}
+
+/**
+ * tgpu_vm_init() - set up an empty VM with its own ASID
+ * @tdev: the device
+ * @vm: the VM
+ *
+ * The page tables come with the first mapping.
+ *
+ * Return: 0 on success, -EBUSY when every ASID is in use.
+ */
+int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
+{
+	int asid;
+
+	asid = ida_alloc_range(&tdev->asid_ida, TGPU_ASID_MIN, TGPU_ASID_MAX,
+			       GFP_KERNEL);
+	if (asid < 0)
+		return asid == -ENOSPC ? -EBUSY : asid;
+
+	vm->tdev = tdev;
+	vm->asid = asid;
+	mutex_init(&vm->lock);
+	drm_mm_init(&vm->mm, 0, TGPU_VA_LIMIT);
+	vm->pd1 = NULL;
+	return 0;
+}
+
+/* Called with vm->lock held. */
+static int tgpu_vm_get_pd1(struct tgpu_vm *vm)
+{
+	struct tgpu_pt *pd1;
+
+	if (vm->pd1)
+		return 0;
+	pd1 = tgpu_pt_alloc(vm->tdev, TGPU_PD1_ENTRIES * sizeof(u64),
+			    TGPU_PD1_ENTRIES, false);
+	if (IS_ERR(pd1))
+		return PTR_ERR(pd1);
+	vm->pd1 = pd1;
+	return 0;
+}
+
+/**
+ * tgpu_vm_pdb() - the VRAM address of the VM's root table
+ * @vm: the VM
+ * @pdb: the address (out)
+ *
+ * Allocates the root table if the VM has none yet.
+ *
+ * Return: 0 on success, a negative errno otherwise.
+ */
+int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb)
+{
+	int ret;
+
+	mutex_lock(&vm->lock);
+	ret = tgpu_vm_get_pd1(vm);
+	if (!ret)
+		*pdb = vm->pd1->mem.addr;
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/* The PD0 table for @va, allocated if @alloc.  With vm->lock held. */
+static struct tgpu_pt *tgpu_vm_pd0(struct tgpu_vm *vm, u64 va, bool alloc)
+{
+	unsigned int i = TGPU_PD1_INDEX(va);
+	struct tgpu_pt *pd0;
+
+	pd0 = vm->pd1->children[i];
+	if (pd0 || !alloc)
+		return pd0;
+	pd0 = tgpu_pt_alloc(vm->tdev, TGPU_PD0_ENTRIES * sizeof(u64),
+			    TGPU_PT_ENTRIES, true);
+	if (IS_ERR(pd0))
+		return pd0;
+	vm->pd1->children[i] = pd0;
+	tgpu_pt_write(vm->pd1, i, pd0->mem.addr | TGPU_PTE_VALID);
+	return pd0;
+}
+
+/* The PT for @va, allocated if @alloc.  With vm->lock held. */
+static struct tgpu_pt *tgpu_vm_pt(struct tgpu_vm *vm, u64 va, bool alloc)
+{
+	unsigned int i = TGPU_PD0_INDEX(va);
+	struct tgpu_pt *pd0, *pt;
+
+	pd0 = tgpu_vm_pd0(vm, va, alloc);
+	if (IS_ERR_OR_NULL(pd0))
+		return pd0;
+	pt = pd0->children[i];
+	if (pt || !alloc)
+		return pt;
+	/* A 2 MiB page covers the whole range the PT would. */
+	if (WARN_ON(test_bit(i, pd0->large)))
+		return ERR_PTR(-EEXIST);
+	pt = tgpu_pt_alloc(vm->tdev, TGPU_PT_ENTRIES * sizeof(u64), 0, false);
+	if (IS_ERR(pt))
+		return pt;
+	pd0->children[i] = pt;
+	tgpu_pt_write(pd0, i, pt->mem.addr | TGPU_PTE_VALID);
+	return pt;
+}
+
+/*
+ * Clear the entries for [va, va + size).  2 MiB entries are cleared
+ * whole: a mapping only uses one when it covers all of it.  With
+ * vm->lock held.
+ */
+static void tgpu_vm_clear(struct tgpu_vm *vm, u64 va, u64 size)
+{
+	u64 end = va + size;
+	struct tgpu_pt *pd0, *pt;
+	unsigned int i;
+
+	if (!vm->pd1)
+		return;
+	while (va < end) {
+		pd0 = tgpu_vm_pd0(vm, va, false);
+		if (!pd0) {
+			va = round_down(va, 1ull << TGPU_PD1_SHIFT) +
+			     (1ull << TGPU_PD1_SHIFT);
+			continue;
+		}
+		i = TGPU_PD0_INDEX(va);
+		if (test_and_clear_bit(i, pd0->large)) {
+			tgpu_pt_write(pd0, i, 0);
+			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
+			     TGPU_LARGE_PAGE_SIZE;
+			continue;
+		}
+		pt = pd0->children[i];
+		if (!pt) {
+			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
+			     TGPU_LARGE_PAGE_SIZE;
+			continue;
+		}
+		tgpu_pt_write(pt, TGPU_PT_INDEX(va), 0);
+		va += TGPU_PAGE_SIZE;
+	}
+}
+
+/*
+ * Map a physically contiguous run of VRAM at @va.  2 MiB pages where
+ * @va and @phys are 2 MiB aligned, the run covers the whole 2 MiB and no
+ * PT is in the way.  With vm->lock held; on failure, what was mapped
+ * stays for the caller to clear.
+ */
+static int tgpu_vm_map_run(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
+			   u64 flags)
+{
+	struct tgpu_pt *pd0, *pt;
+	unsigned int i;
+
+	while (size) {
+		if (IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
+		    size >= TGPU_LARGE_PAGE_SIZE) {
+			pd0 = tgpu_vm_pd0(vm, va, true);
+			if (IS_ERR(pd0))
+				return PTR_ERR(pd0);
+			i = TGPU_PD0_INDEX(va);
+			if (!pd0->children[i]) {
+				set_bit(i, pd0->large);
+				tgpu_pt_write(pd0, i, phys | flags |
+					      TGPU_PTE_LARGE | TGPU_PTE_VALID);
+				va += TGPU_LARGE_PAGE_SIZE;
+				phys += TGPU_LARGE_PAGE_SIZE;
+				size -= TGPU_LARGE_PAGE_SIZE;
+				continue;
+			}
+		}
+		pt = tgpu_vm_pt(vm, va, true);
+		if (IS_ERR(pt))
+			return PTR_ERR(pt);
+		tgpu_pt_write(pt, TGPU_PT_INDEX(va),
+			      phys | flags | TGPU_PTE_VALID);
+		va += TGPU_PAGE_SIZE;
+		phys += TGPU_PAGE_SIZE;
+		size -= TGPU_PAGE_SIZE;
+	}
+	return 0;
+}
+
+/*
+ * TLB invalidation of [va, va + size) in the VM's ASID, synchronous in
+ * this device.  Page-table writes go through a write-combined mapping:
+ * make them visible first.
+ */
+static void tgpu_vm_invalidate(struct tgpu_vm *vm, u64 va, u64 size)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	int idx;
+
+	wmb(); /* page-table writes before the invalidation */
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return;
+	mutex_lock(&tdev->mmu_lock);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, vm->asid);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_LO, lower_32_bits(va));
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_HI, upper_32_bits(va));
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_PAGES, size >> TGPU_PAGE_SHIFT);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_RANGE);
+	mutex_unlock(&tdev->mmu_lock);
+	drm_dev_exit(idx);
+}
+
+static void tgpu_vm_invalidate_all(struct tgpu_vm *vm)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	int idx;
+
+	wmb(); /* page-table writes before the invalidation */
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return;
+	mutex_lock(&tdev->mmu_lock);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, vm->asid);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ASID);
+	mutex_unlock(&tdev->mmu_lock);
+	drm_dev_exit(idx);
+}
+
+/**
+ * tgpu_vm_map_kernel() - map driver memory into the kernel part of a VM
+ * @vm: the VM
+ * @va: where, page aligned, at or above DRM_TGPU_VA_KERNEL_START
+ * @phys: VRAM address of a contiguous run, page aligned
+ * @size: bytes, page aligned
+ * @pte_flags: TGPU_PTE_PRIV and/or TGPU_PTE_READ_ONLY
+ *
+ * Return: 0 on success, a negative errno otherwise (nothing is mapped).
+ */
+int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
+		       u64 pte_flags)
+{
+	int ret;
+
+	mutex_lock(&vm->lock);
+	ret = tgpu_vm_get_pd1(vm);
+	if (!ret)
+		ret = tgpu_vm_map_run(vm, va, phys, size, pte_flags);
+	if (ret) {
+		tgpu_vm_clear(vm, va, size);
+		tgpu_vm_invalidate(vm, va, size);
+	}
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vm_unmap_kernel() - undo tgpu_vm_map_kernel()
+ * @vm: the VM
+ * @va: the mapping's address
+ * @size: its size
+ *
+ * The TLB is invalidated for the range before this returns.
+ */
+void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size)
+{
+	mutex_lock(&vm->lock);
+	tgpu_vm_clear(vm, va, size);
+	tgpu_vm_invalidate(vm, va, size);
+	mutex_unlock(&vm->lock);
+}
+
+/* Map @size bytes of @bo from @offset at @va, block by block. */
+static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_bo *bo, u64 offset,
+			  u64 va, u64 size, u64 flags)
+{
+	struct gpu_buddy *mm = &vm->tdev->vram.mm;
+	struct gpu_buddy_block *block;
+	u64 bsize, len;
+	int ret;
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		if (!size)
+			break;
+		bsize = gpu_buddy_block_size(mm, block);
+		if (offset >= bsize) {
+			offset -= bsize;
+			continue;
+		}
+		len = min(bsize - offset, size);
+		ret = tgpu_vm_map_run(vm, va,
+				      gpu_buddy_block_offset(block) + offset,
+				      len, flags);
+		if (ret)
+			return ret;
+		va += len;
+		size -= len;
+		offset = 0;
+	}
+	return 0;
+}
+
+/**
+ * tgpu_ioctl_vm_bind() - DRM_IOCTL_TGPU_VM_BIND
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_vm_bind
+ * @file: the DRM file whose VM gets the mapping
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
+		       struct drm_file *file)
+{
+	struct tgpu_vm *vm = &to_tgpu_file(file)->vm;
+	struct drm_tgpu_vm_bind *args = data;
+	struct tgpu_mapping *map;
+	struct drm_gem_object *obj;
+	u64 flags = 0;
+	int idx, ret;
+
+	if (args->pad || args->pad2 || (args->flags & ~DRM_TGPU_VM_BIND_FLAGS))
+		return -EINVAL;
+	if (!args->size || !IS_ALIGNED(args->size | args->va | args->bo_offset,
+				       TGPU_PAGE_SIZE))
+		return -EINVAL;
+	if (args->va >= DRM_TGPU_VA_KERNEL_START ||
+	    args->size > DRM_TGPU_VA_KERNEL_START - args->va)
+		return -EINVAL;
+	if (args->flags & DRM_TGPU_VM_BIND_READ_ONLY)
+		flags |= TGPU_PTE_READ_ONLY;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	if (args->bo_offset > obj->size ||
+	    args->size > obj->size - args->bo_offset) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	map->obj = obj;
+	map->node.start = args->va;
+	map->node.size = args->size;
+
+	if (!drm_dev_enter(ddev, &idx)) {
+		ret = -ENODEV;
+		goto err_free;
+	}
+	mutex_lock(&vm->lock);
+	ret = drm_mm_reserve_node(&vm->mm, &map->node);
+	if (ret) {
+		/* -ENOSPC from drm_mm: the range is taken. */
+		ret = ret == -ENOSPC ? -EEXIST : ret;
+		goto err_unlock;
+	}
+	ret = tgpu_vm_get_pd1(vm);
+	if (!ret)
+		ret = tgpu_vm_map_bo(vm, to_tgpu_bo(obj), args->bo_offset,
+				     args->va, args->size, flags);
+	if (ret) {
+		tgpu_vm_clear(vm, args->va, args->size);
+		tgpu_vm_invalidate(vm, args->va, args->size);
+		drm_mm_remove_node(&map->node);
+		goto err_unlock;
+	}
+	/* The GPU sees the new entries only after the WC buffers drain. */
+	wmb();
+	mutex_unlock(&vm->lock);
+	drm_dev_exit(idx);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&vm->lock);
+	drm_dev_exit(idx);
+err_free:
+	kfree(map);
+err_put:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/*
+ * Unmap, invalidate, then drop the object.  With vm->lock held.  Once
+ * the device is gone there is nothing to unmap: VRAM is no longer ours.
+ */
+static void tgpu_vm_unbind_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
+{
+	int idx;
+
+	if (drm_dev_enter(&vm->tdev->base, &idx)) {
+		tgpu_vm_clear(vm, map->node.start, map->node.size);
+		tgpu_vm_invalidate(vm, map->node.start, map->node.size);
+		drm_dev_exit(idx);
+	}
+	drm_mm_remove_node(&map->node);
+	drm_gem_object_put(map->obj);
+	kfree(map);
+}
+
+/**
+ * tgpu_ioctl_vm_unbind() - DRM_IOCTL_TGPU_VM_UNBIND
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_vm_unbind
+ * @file: the DRM file whose VM has the mapping
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
+			 struct drm_file *file)
+{
+	struct tgpu_vm *vm = &to_tgpu_file(file)->vm;
+	struct drm_tgpu_vm_unbind *args = data;
+	struct drm_mm_node *node;
+	int ret = -ENOENT;
+
+	if (!args->size || args->va >= DRM_TGPU_VA_KERNEL_START ||
+	    args->size > DRM_TGPU_VA_KERNEL_START - args->va)
+		return -ENOENT;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, args->va,
+				      args->va + args->size) {
+		if (node->start == args->va && node->size == args->size) {
+			tgpu_vm_unbind_locked(vm, container_of(node,
+							       struct tgpu_mapping,
+							       node));
+			ret = 0;
+		}
+		break;
+	}
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vm_fini() - tear a VM down
+ * @vm: the VM, with no queue left on it
+ *
+ * Removes every mapping, invalidates the ASID's TLB entries, frees the
+ * page tables and releases the ASID.
+ */
+void tgpu_vm_fini(struct tgpu_vm *vm)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	struct drm_mm_node *node, *next;
+	struct tgpu_mapping *map;
+	int idx;
+
+	mutex_lock(&vm->lock);
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		drm_mm_for_each_node(node, &vm->mm)
+			tgpu_vm_clear(vm, node->start, node->size);
+		/* The objects may go only once the GPU cannot reach them. */
+		tgpu_vm_invalidate_all(vm);
+		drm_dev_exit(idx);
+	}
+	drm_mm_for_each_node_safe(node, next, &vm->mm) {
+		map = container_of(node, struct tgpu_mapping, node);
+		drm_mm_remove_node(node);
+		drm_gem_object_put(map->obj);
+		kfree(map);
+	}
+	tgpu_pt_free(tdev, vm->pd1, TGPU_PD1_ENTRIES);
+	vm->pd1 = NULL;
+	mutex_unlock(&vm->lock);
+
+	drm_mm_takedown(&vm->mm);
+	mutex_destroy(&vm->lock);
+	ida_free(&tdev->asid_ida, vm->asid);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_VM_H__
+#define __TGPU_VM_H__
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <drm/drm_mm.h>
+
+#include "tgpu_vram.h"
+
+struct drm_device;
+struct drm_file;
+struct tgpu_device;
+
+/**
+ * struct tgpu_pt - one page table (PD1, PD0 or PT) in VRAM
+ * @mem: the table
+ * @children: the next level's tables, by index; NULL for a PT
+ * @large: PD0 only: entries that map a 2 MiB page
+ */
+struct tgpu_pt {
+	struct tgpu_vram_obj mem;
+	struct tgpu_pt **children;
+	unsigned long *large;
+};
+
+/**
+ * struct tgpu_vm - a file's GPU virtual address space
+ * @tdev: the device
+ * @asid: its address-space ID, 1 to 65535
+ * @lock: protects @mm and the page tables
+ * @mm: the user mappings (struct tgpu_mapping), by VA
+ * @pd1: the root table; allocated on first use
+ *
+ * Tables are allocated as mappings need them and kept until the VM is
+ * destroyed.
+ */
+struct tgpu_vm {
+	struct tgpu_device *tdev;
+	u32 asid;
+	struct mutex lock; /* protects mm and the tables */
+	struct drm_mm mm;
+	struct tgpu_pt *pd1;
+};
+
+int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm);
+void tgpu_vm_fini(struct tgpu_vm *vm);
+int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb);
+int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
+		       u64 pte_flags);
+void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size);
+
+int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
+		       struct drm_file *file);
+int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
+			 struct drm_file *file);
+
+#endif /* __TGPU_VM_H__ */

@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest test of the per-file GPU VM, queues and submission:
+ * DRM_IOCTL_TGPU_VM_BIND/UNBIND, QUEUE_CREATE/DESTROY and SUBMIT through
+ * raw ioctls.  Pushbuffers use host methods only (semaphore release and
+ * acquire), so every engine's queue can run them.  Meant for a guest
+ * booted with --device-opts vram-size=1G:
+ *
+ *   test-submit [--node=PATH] [--no-timeout]
+ *
+ * Output is TAP; the exit status is non-zero if any check failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+
+#include <tgpu_drm.h>
+#include <tgpu/channel.h>
+#include <tgpu/regs.h>
+
+#include "guest-tap.h"
+
+static const char *node = "/dev/dri/renderD128";
+
+/* ---- raw uAPI ------------------------------------------------------------- */
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(fd, req, arg);
+	} while (r < 0 && (errno == EINTR || errno == EAGAIN));
+	return r < 0 ? errno : 0;
+}
+
+static uint64_t get_param(int fd, uint32_t param)
+{
+	struct drm_tgpu_get_param p = { .param = param };
+
+	if (xioctl(fd, DRM_IOCTL_TGPU_GET_PARAM, &p))
+		bail("GET_PARAM failed");
+	return p.value;
+}
+
+static uint32_t gem_create(int fd, uint64_t size)
+{
+	struct drm_tgpu_gem_create c = { .size = size };
+
+	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &c))
+		bail("GEM_CREATE failed");
+	return c.handle;
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static void *gem_mmap(int fd, uint32_t handle, size_t size)
+{
+	struct drm_tgpu_gem_mmap_offset m = { .handle = handle };
+	void *p;
+
+	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m))
+		bail("GEM_MMAP_OFFSET failed");
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)m.offset);
+	if (p == MAP_FAILED)
+		bail("mmap failed");
+	return p;
+}
+
+static int vm_bind(int fd, uint32_t handle, uint64_t bo_offset, uint64_t va,
+		   uint64_t size, uint32_t flags)
+{
+	struct drm_tgpu_vm_bind b = {
+		.handle = handle, .bo_offset = bo_offset, .va = va,
+		.size = size, .flags = flags,
+	};
+
+	return xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+}
+
+static int vm_unbind(int fd, uint64_t va, uint64_t size)
+{
+	struct drm_tgpu_vm_unbind u = { .va = va, .size = size };
+
+	return xioctl(fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
+}
+
+static int queue_create(int fd, uint32_t engine, uint32_t priority,
+			uint32_t *id)
+{
+	struct drm_tgpu_queue_create c = {
+		.engine = engine, .priority = priority,
+	};
+	int err = xioctl(fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
+
+	if (!err)
+		*id = c.id;
+	return err;
+}
+
+static int queue_destroy(int fd, uint32_t id)
+{
+	struct drm_tgpu_queue_destroy d = { .id = id };
+
+	return xioctl(fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
+}
+
+static uint32_t syncobj_create(int fd)
+{
+	struct drm_syncobj_create c = { 0 };
+
+	if (xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c))
+		bail("SYNCOBJ_CREATE failed");
+	return c.handle;
+}
+
+static void syncobj_destroy(int fd, uint32_t h)
+{
+	struct drm_syncobj_destroy d = { .handle = h };
+
+	xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+}
+
+/* 0 when signalled within @ms, else the errno (ETIME on timeout). */
+static int syncobj_wait(int fd, uint32_t h, int ms)
+{
+	struct timespec now;
+	struct drm_syncobj_wait w = {
+		.handles = (uintptr_t)&h,
+		.count_handles = 1,
+	};
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	w.timeout_nsec = now.tv_sec * 1000000000ll + now.tv_nsec +
+			 ms * 1000000ll;
+	return xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+}
+
+/* The fence's status: 1 signalled, 0 pending, negative the error. */
+static int syncobj_status(int fd, uint32_t h)
+{
+	struct drm_syncobj_handle e = {
+		.handle = h,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	struct sync_file_info info;
+	int status;
+
+	if (xioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e))
+		return -1000;
+	memset(&info, 0, sizeof(info));
+	status = ioctl(e.fd, SYNC_IOC_FILE_INFO, &info) ? -1001 : info.status;
+	close(e.fd);
+	return status;
+}
+
+static int submit(int fd, uint32_t queue, const struct drm_tgpu_submit_range *r,
+		  uint32_t count, const uint32_t *in, uint32_t nin, uint32_t out)
+{
+	struct drm_tgpu_submit s = {
+		.queue = queue, .count = count, .ranges = (uintptr_t)r,
+		.in_syncobjs = (uintptr_t)in, .in_syncobj_count = nin,
+		.out_syncobj = out,
+	};
+
+	return xioctl(fd, DRM_IOCTL_TGPU_SUBMIT, &s);
+}
+
+/* ---- pushbuffers ------------------------------------------------------- */
+
+/* A pushbuffer under construction: a mapped BO bound at @va. */
+struct pb {
+	uint32_t *cpu;
+	uint64_t va;
+	uint32_t start, len;
+};
+
+static void pb_begin(struct pb *pb)
+{
+	pb->start = pb->len;
+}
+
+static void pb_sem(struct pb *pb, uint64_t addr, uint32_t payload, uint32_t op)
+{
+	uint32_t *p = pb->cpu + pb->len;
+
+	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
+	p[1] = (uint32_t)addr;
+	p[2] = (uint32_t)(addr >> 32);
+	p[3] = payload;
+	p[4] = 0;
+	p[5] = op;
+	pb->len += 6;
+}
+
+static void pb_release(struct pb *pb, uint64_t addr, uint32_t payload)
+{
+	pb_sem(pb, addr, payload, TGPU_SEM_OP_RELEASE);
+}
+
+static void pb_acquire_geq(struct pb *pb, uint64_t addr, uint32_t payload)
+{
+	pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQ_GEQ);
+}
+
+static void pb_dword(struct pb *pb, uint32_t v)
+{
+	pb->cpu[pb->len++] = v;
+}
+
+/* The range from the last pb_begin() to here. */
+static struct drm_tgpu_submit_range pb_range(const struct pb *pb)
+{
+	struct drm_tgpu_submit_range r = {
+		.va = pb->va + 4ull * pb->start,
+		.dwords = pb->len - pb->start,
+	};
+
+	return r;
+}
+
+/* ---- fixture: one file with a pushbuffer BO and a data BO ----------------- */
+
+#define PB_VA		0x0000100000ull		/* 1 MiB */
+#define PB_SIZE		(1u << 20)
+#define DATA_VA		0x0040000000ull		/* 1 GiB */
+#define DATA_SIZE	(4u << 20)
+
+struct ctx {
+	int fd;
+	uint32_t pb_bo, data_bo;
+	struct pb pb;
+	volatile uint32_t *data;
+};
+
+static void ctx_open(struct ctx *c)
+{
+	c->fd = open(node, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0)
+		bail("cannot open the render node");
+	c->pb_bo = gem_create(c->fd, PB_SIZE);
+	c->data_bo = gem_create(c->fd, DATA_SIZE);
+	c->pb.cpu = gem_mmap(c->fd, c->pb_bo, PB_SIZE);
+	c->pb.va = PB_VA;
+	c->pb.len = 0;
+	c->data = gem_mmap(c->fd, c->data_bo, DATA_SIZE);
+	if (vm_bind(c->fd, c->pb_bo, 0, PB_VA, PB_SIZE, 0) ||
+	    vm_bind(c->fd, c->data_bo, 0, DATA_VA, DATA_SIZE, 0))
+		bail("VM_BIND of the fixture failed");
+}
+
+static void ctx_close(struct ctx *c)
+{
+	munmap(c->pb.cpu, PB_SIZE);
+	munmap((void *)c->data, DATA_SIZE);
+	close(c->fd);
+}
+
+/* Submit one range and wait for its fence; the fence's status. */
+static int run(struct ctx *c, uint32_t q, struct drm_tgpu_submit_range r)
+{
+	uint32_t s = syncobj_create(c->fd);
+	int err, status;
+
+	err = submit(c->fd, q, &r, 1, NULL, 0, s);
+	if (err) {
+		syncobj_destroy(c->fd, s);
+		return -10000 - err;
+	}
+	err = syncobj_wait(c->fd, s, 10000);
+	status = err ? -20000 - err : syncobj_status(c->fd, s);
+	syncobj_destroy(c->fd, s);
+	return status;
+}
+
+static uint32_t pattern(uint32_t i)
+{
+	uint32_t x = i * 0x9e3779b9u + 0x7f4a7c15u;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	return x ^ (x >> 12);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+/* GPU writes through a bound mapping land byte-exact, and only there. */
+static void test_bind_write(struct ctx *c)
+{
+	/* dwords spread over the 4 MiB object, both 2 MiB halves */
+	static const uint32_t idx[] = {
+		0, 1, 2, 1023, 1024, 4095, 262143, 262144, 524288, 524289,
+		786431, 1048575,
+	};
+	const unsigned int n = sizeof(idx) / sizeof(idx[0]);
+	struct drm_tgpu_submit_range r;
+	unsigned int i, bad = 0;
+	uint32_t q;
+	int status;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	if (!ok(queue_create(c->fd, TGPU_RUNLIST_COMPUTE, 0, &q) == 0,
+		"QUEUE_CREATE compute, priority 0"))
+		return;
+	pb_begin(&c->pb);
+	for (i = 0; i < n; i++)
+		pb_release(&c->pb, DATA_VA + 4ull * idx[i], pattern(i));
+	r = pb_range(&c->pb);
+	status = run(c, q, r);
+	ok(status == 1, "SUBMIT of %u semaphore releases: the out-syncobj signals without error (status %d)",
+	   n, status);
+	for (i = 0; i < n; i++)
+		if (c->data[idx[i]] != pattern(i))
+			bad++;
+	ok(bad == 0, "the GPU wrote each payload at its address (%u wrong)",
+	   bad);
+	for (i = 0, bad = 0; i < DATA_SIZE / 4; i++) {
+		unsigned int j;
+		bool hit = false;
+
+		for (j = 0; j < n; j++)
+			hit |= idx[j] == i;
+		if (!hit && c->data[i])
+			bad++;
+	}
+	ok(bad == 0, "and nothing else in the object changed (%u dwords)",
+	   bad);
+
+	/* Two ranges in one submit, executed in order. */
+	{
+		struct drm_tgpu_submit_range rr[2];
+		uint32_t s = syncobj_create(c->fd);
+
+		pb_begin(&c->pb);
+		pb_release(&c->pb, DATA_VA + 64, 0x11111111);
+		rr[0] = pb_range(&c->pb);
+		pb_begin(&c->pb);
+		pb_release(&c->pb, DATA_VA + 64, 0x22222222);
+		pb_release(&c->pb, DATA_VA + 68, 0x33333333);
+		rr[1] = pb_range(&c->pb);
+		ok(submit(c->fd, q, rr, 2, NULL, 0, s) == 0 &&
+		   syncobj_wait(c->fd, s, 10000) == 0 &&
+		   c->data[16] == 0x22222222 && c->data[17] == 0x33333333,
+		   "two ranges in one SUBMIT run in order");
+		syncobj_destroy(c->fd, s);
+	}
+
+	/* Many jobs in a row: the ring wraps (512 entries, 2 per job). */
+	{
+		uint32_t s = syncobj_create(c->fd);
+		int err = 0;
+
+		for (i = 0; i < 600 && !err; i++) {
+			pb_begin(&c->pb);
+			pb_release(&c->pb, DATA_VA + 128, i + 1);
+			r = pb_range(&c->pb);
+			err = submit(c->fd, q, &r, 1, NULL, 0, s);
+		}
+		ok(!err && syncobj_wait(c->fd, s, 30000) == 0 &&
+		   c->data[32] == 600 && syncobj_status(c->fd, s) == 1,
+		   "600 jobs on one queue (the GPFIFO ring wraps) all complete in order");
+		syncobj_destroy(c->fd, s);
+	}
+	c->pb.len = 0;
+	ok(queue_destroy(c->fd, q) == 0, "QUEUE_DESTROY");
+}
+
+/* A second mapping of the same object at another VA, at an offset. */
+static void test_bind_offset(struct ctx *c)
+{
+	const uint64_t va = 0x0080000000ull;
+	uint32_t q;
+	int status;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	if (!ok(vm_bind(c->fd, c->data_bo, 0x3000, va, 0x2000, 0) == 0,
+		"VM_BIND 8 KiB of the data object from offset 12 KiB elsewhere"))
+		return;
+	queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q);
+	pb_begin(&c->pb);
+	pb_release(&c->pb, va + 0x10, 0xcafe0001);
+	pb_release(&c->pb, va + 0x1ffc, 0xcafe0002);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1 && c->data[(0x3000 + 0x10) / 4] == 0xcafe0001 &&
+	   c->data[(0x3000 + 0x1ffc) / 4] == 0xcafe0002,
+	   "GPU writes through the offset mapping land at the object offset");
+	ok(vm_unbind(c->fd, va, 0x2000) == 0, "VM_UNBIND of it");
+	queue_destroy(c->fd, q);
+	c->pb.len = 0;
+}
+
+/* After VM_UNBIND the GPU cannot reach the object: the job faults. */
+static void test_unbind_effect(struct ctx *c)
+{
+	const uint64_t va = 0x00c0000000ull;
+	uint32_t bo = gem_create(c->fd, 65536), q, q2;
+	volatile uint32_t *p = gem_mmap(c->fd, bo, 65536);
+	int status;
+
+	ok(vm_bind(c->fd, bo, 0, va, 65536, 0) == 0, "VM_BIND a 64 KiB object");
+	queue_create(c->fd, TGPU_RUNLIST_CE1, 2, &q);
+	pb_begin(&c->pb);
+	pb_release(&c->pb, va + 8, 0x5a5a5a5a);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1 && p[2] == 0x5a5a5a5a, "a GPU write through it lands");
+	ok(vm_unbind(c->fd, va, 65536) == 0, "VM_UNBIND it");
+	p[2] = 0;
+	pb_begin(&c->pb);
+	pb_release(&c->pb, va + 8, 0xa5a5a5a5);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == -EIO, "a GPU write to the unbound range fails the job with -EIO (status %d)",
+	   status);
+	ok(p[2] == 0, "and the object is untouched");
+
+	/* The queue is dead now; another queue works. */
+	{
+		struct drm_tgpu_submit_range r = pb_range(&c->pb);
+		int err = submit(c->fd, q, &r, 1, NULL, 0, 0);
+
+		ok(err == EIO, "SUBMIT to the dead queue: %s (want %s)",
+		   strerror(err), strerror(EIO));
+	}
+	queue_destroy(c->fd, q);
+
+	/* A read-only mapping refuses GPU writes. */
+	ok(vm_bind(c->fd, bo, 0, va, 65536, DRM_TGPU_VM_BIND_READ_ONLY) == 0,
+	   "VM_BIND it again, READ_ONLY");
+	queue_create(c->fd, TGPU_RUNLIST_CE1, 2, &q2);
+	pb_begin(&c->pb);
+	pb_release(&c->pb, va + 8, 0xa5a5a5a5);
+	status = run(c, q2, pb_range(&c->pb));
+	ok(status == -EIO && p[2] == 0,
+	   "a GPU write to a READ_ONLY mapping fails the job (status %d), nothing written",
+	   status);
+	queue_destroy(c->fd, q2);
+	vm_unbind(c->fd, va, 65536);
+	munmap((void *)p, 65536);
+	gem_close(c->fd, bo);
+	c->pb.len = 0;
+}
+
+static void test_bind_errors(struct ctx *c)
+{
+	const uint64_t ks = DRM_TGPU_VA_KERNEL_START, va = 0x1000000000ull;
+	struct drm_tgpu_vm_bind b;
+	uint32_t bo = gem_create(c->fd, 65536);
+	int err;
+
+	static const struct {
+		const char *what;
+		uint64_t off, va, size;
+		uint32_t flags;
+		int err;
+	} cases[] = {
+		{ "size 0", 0, 0x1000000000ull, 0, 0, EINVAL },
+		{ "unaligned size", 0, 0x1000000000ull, 4097, 0, EINVAL },
+		{ "unaligned va", 0, 0x1000000800ull, 4096, 0, EINVAL },
+		{ "unaligned bo_offset", 100, 0x1000000000ull, 4096, 0, EINVAL },
+		{ "bo_offset + size beyond the object", 4096, 0x1000000000ull, 65536, 0, EINVAL },
+		{ "bo_offset beyond the object", 1 << 20, 0x1000000000ull, 4096, 0, EINVAL },
+		{ "va at the kernel range", 0, DRM_TGPU_VA_KERNEL_START, 4096, 0, EINVAL },
+		{ "range into the kernel range", 0, DRM_TGPU_VA_KERNEL_START - 4096, 8192, 0, EINVAL },
+		{ "va beyond 40 bits", 0, 1ull << 40, 4096, 0, EINVAL },
+		{ "va + size wraps", 0, 0xfffffffffffff000ull, 8192, 0, EINVAL },
+		{ "unknown flag", 0, 0x1000000000ull, 4096, 2, EINVAL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err = vm_bind(c->fd, bo, cases[i].off, cases[i].va,
+			      cases[i].size, cases[i].flags);
+		ok(err == cases[i].err, "VM_BIND %s: %s (want %s)",
+		   cases[i].what, strerror(err), strerror(cases[i].err));
+		if (!err)
+			vm_unbind(c->fd, cases[i].va, cases[i].size);
+	}
+	b = (struct drm_tgpu_vm_bind){ .handle = bo, .va = va, .size = 4096, .pad = 1 };
+	err = xioctl(c->fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	ok(err == EINVAL, "VM_BIND pad 1: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	b = (struct drm_tgpu_vm_bind){ .handle = bo, .va = va, .size = 4096, .pad2 = 1 };
+	err = xioctl(c->fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	ok(err == EINVAL, "VM_BIND pad2 1: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	err = vm_bind(c->fd, 0x7fffffff, 0, va, 4096, 0);
+	ok(err == ENOENT, "VM_BIND of an unknown handle: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+
+	/* The last page below the kernel range is fine. */
+	err = vm_bind(c->fd, bo, 0, ks - 65536, 65536, 0);
+	ok(err == 0, "VM_BIND of the last 64 KiB below the kernel range: %s",
+	   strerror(err));
+	ok(vm_unbind(c->fd, ks - 65536, 65536) == 0, "VM_UNBIND of it");
+
+	/* Overlaps. */
+	ok(vm_bind(c->fd, bo, 0, va, 65536, 0) == 0, "VM_BIND 64 KiB at 64 GiB");
+	err = vm_bind(c->fd, bo, 0, va, 65536, 0);
+	ok(err == EEXIST, "VM_BIND of the same range again: %s (want %s)",
+	   strerror(err), strerror(EEXIST));
+	err = vm_bind(c->fd, bo, 0, va + 65536 - 4096, 8192, 0);
+	ok(err == EEXIST, "VM_BIND overlapping its last page: %s (want %s)",
+	   strerror(err), strerror(EEXIST));
+	err = vm_bind(c->fd, bo, 0, va - 4096, 8192, 0);
+	ok(err == EEXIST, "VM_BIND overlapping its first page: %s (want %s)",
+	   strerror(err), strerror(EEXIST));
+	err = vm_bind(c->fd, bo, 0, va + 4096, 4096, 0);
+	ok(err == EEXIST, "VM_BIND inside it: %s (want %s)", strerror(err),
+	   strerror(EEXIST));
+	err = vm_bind(c->fd, bo, 0, va + 65536, 4096, 0);
+	ok(err == 0, "VM_BIND right after it: %s", strerror(err));
+
+	/* Unbind must name exactly one mapping. */
+	err = vm_unbind(c->fd, va, 4096);
+	ok(err == ENOENT, "VM_UNBIND of part of a mapping: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+	err = vm_unbind(c->fd, va, 65536 + 4096);
+	ok(err == ENOENT, "VM_UNBIND of two mappings at once: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+	err = vm_unbind(c->fd, va + 4096, 65536);
+	ok(err == ENOENT, "VM_UNBIND at a shifted address: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+	err = vm_unbind(c->fd, 0x2000000000ull, 4096);
+	ok(err == ENOENT, "VM_UNBIND of an unmapped range: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+	err = vm_unbind(c->fd, va, 0);
+	ok(err == ENOENT, "VM_UNBIND of size 0: %s (want %s)", strerror(err),
+	   strerror(ENOENT));
+	err = vm_unbind(c->fd, DRM_TGPU_VA_KERNEL_START + 0x8000, 0x1000);
+	ok(err == ENOENT, "VM_UNBIND in the kernel range: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+	ok(vm_unbind(c->fd, va, 65536) == 0 && vm_unbind(c->fd, va + 65536, 4096) == 0,
+	   "VM_UNBIND of both mappings");
+	err = vm_unbind(c->fd, va, 65536);
+	ok(err == ENOENT, "VM_UNBIND twice: %s (want %s)", strerror(err),
+	   strerror(ENOENT));
+
+	/* A mapping keeps its object: close the handle, the VRAM stays. */
+	{
+		uint64_t before = get_param(c->fd, DRM_TGPU_PARAM_VRAM_USED);
+
+		ok(vm_bind(c->fd, bo, 0, va, 65536, 0) == 0, "VM_BIND, then GEM_CLOSE");
+		gem_close(c->fd, bo);
+		ok(get_param(c->fd, DRM_TGPU_PARAM_VRAM_USED) == before,
+		   "the mapping keeps the object's VRAM after GEM_CLOSE");
+		ok(vm_unbind(c->fd, va, 65536) == 0 &&
+		   get_param(c->fd, DRM_TGPU_PARAM_VRAM_USED) == before - 65536,
+		   "VM_UNBIND frees it");
+	}
+}
+
+static void test_queue_errors(struct ctx *c)
+{
+	struct drm_tgpu_queue_create qc;
+	struct drm_tgpu_queue_destroy qd;
+	struct drm_tgpu_submit_range r = { .va = PB_VA, .dwords = 1 };
+	struct drm_tgpu_submit s;
+	uint32_t q, h = 1234567;
+	int err;
+
+	err = queue_create(c->fd, 3, 0, &q);
+	ok(err == EINVAL, "QUEUE_CREATE engine 3: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	err = queue_create(c->fd, 0, 4, &q);
+	ok(err == EINVAL, "QUEUE_CREATE priority 4: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	qc = (struct drm_tgpu_queue_create){ .flags = 1 };
+	err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &qc);
+	ok(err == EINVAL, "QUEUE_CREATE flags 1: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	err = queue_destroy(c->fd, 999);
+	ok(err == ENOENT, "QUEUE_DESTROY of an unknown ID: %s (want %s)",
+	   strerror(err), strerror(ENOENT));
+
+	if (queue_create(c->fd, 0, 0, &q))
+		return;
+	qd = (struct drm_tgpu_queue_destroy){ .id = q, .pad = 1 };
+	err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &qd);
+	ok(err == EINVAL, "QUEUE_DESTROY pad 1: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+
+#define SUBMIT_CASE(what, want, ...) do { \
+		s = (struct drm_tgpu_submit){ .queue = q, .count = 1, \
+					      .ranges = (uintptr_t)&r }; \
+		__VA_ARGS__; \
+		err = xioctl(c->fd, DRM_IOCTL_TGPU_SUBMIT, &s); \
+		ok(err == (want), "SUBMIT %s: %s (want %s)", what, \
+		   strerror(err), strerror(want)); \
+		r = (struct drm_tgpu_submit_range){ .va = PB_VA, .dwords = 1 }; \
+	} while (0)
+
+	SUBMIT_CASE("to an unknown queue", ENOENT, s.queue = 999);
+	SUBMIT_CASE("flags 1", EINVAL, s.flags = 1);
+	SUBMIT_CASE("pad 1", EINVAL, s.pad = 1);
+	SUBMIT_CASE("count 0", EINVAL, s.count = 0);
+	SUBMIT_CASE("count 65", EINVAL, s.count = 65);
+	SUBMIT_CASE("a range with pad 1", EINVAL, r.pad = 1);
+	SUBMIT_CASE("an unaligned range", EINVAL, r.va = PB_VA + 2);
+	SUBMIT_CASE("a range of 0 dwords", EINVAL, r.dwords = 0);
+	SUBMIT_CASE("a range of 2^21 dwords", EINVAL, r.dwords = 1u << 21);
+	SUBMIT_CASE("a range in the kernel part of the VM", EINVAL,
+		    r.va = DRM_TGPU_VA_KERNEL_START + 0x1000);
+	SUBMIT_CASE("a range running into the kernel part", EINVAL,
+		    r.va = DRM_TGPU_VA_KERNEL_START - 4; r.dwords = 2);
+	SUBMIT_CASE("an unreadable ranges pointer", EFAULT, s.ranges = 8);
+	SUBMIT_CASE("65 in-syncobjs", EINVAL, s.in_syncobj_count = 65);
+	SUBMIT_CASE("an unreadable in-syncobjs pointer", EFAULT,
+		    s.in_syncobj_count = 1; s.in_syncobjs = 8);
+	SUBMIT_CASE("an unknown in-syncobj", ENOENT,
+		    s.in_syncobj_count = 1; s.in_syncobjs = (uintptr_t)&h);
+	SUBMIT_CASE("an unknown out-syncobj", ENOENT, s.out_syncobj = h);
+	queue_destroy(c->fd, q);
+}
+
+/* A job waits for its in-syncobjs, also from another queue. */
+static void test_in_syncobj(struct ctx *c)
+{
+	struct drm_tgpu_submit_range ra, rb;
+	uint32_t qa, qb, sa, sb;
+	int err, status;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	if (!ok(queue_create(c->fd, TGPU_RUNLIST_COMPUTE, 1, &qa) == 0 &&
+		queue_create(c->fd, TGPU_RUNLIST_CE0, 3, &qb) == 0,
+		"two queues, compute and CE0"))
+		return;
+	sa = syncobj_create(c->fd);
+	sb = syncobj_create(c->fd);
+
+	/* A blocks on a semaphore the CPU releases later, then writes. */
+	pb_begin(&c->pb);
+	pb_acquire_geq(&c->pb, DATA_VA + 0x1000, 1);
+	pb_release(&c->pb, DATA_VA + 0x1004, 0xaaaa);
+	ra = pb_range(&c->pb);
+	/* B writes, after A's fence. */
+	pb_begin(&c->pb);
+	pb_release(&c->pb, DATA_VA + 0x1008, 0xbbbb);
+	rb = pb_range(&c->pb);
+
+	ok(submit(c->fd, qa, &ra, 1, NULL, 0, sa) == 0,
+	   "SUBMIT on queue A: blocks on a semaphore");
+	ok(submit(c->fd, qb, &rb, 1, &sa, 1, sb) == 0,
+	   "SUBMIT on queue B with A's out-syncobj as its in-syncobj");
+	err = syncobj_wait(c->fd, sb, 300);
+	ok(err == ETIME && c->data[0x1008 / 4] == 0 && c->data[0x1004 / 4] == 0,
+	   "B does not run while A is blocked (wait: %s)", strerror(err));
+	c->data[0x1000 / 4] = 1;
+	err = syncobj_wait(c->fd, sb, 10000);
+	status = syncobj_status(c->fd, sb);
+	ok(!err && status == 1 && c->data[0x1004 / 4] == 0xaaaa &&
+	   c->data[0x1008 / 4] == 0xbbbb,
+	   "once the CPU releases A's semaphore, A then B run (B's status %d)",
+	   status);
+	ok(syncobj_status(c->fd, sa) == 1, "A's fence signalled without error");
+
+	/* An in-syncobj without a fence is refused. */
+	{
+		uint32_t empty = syncobj_create(c->fd);
+
+		err = submit(c->fd, qb, &rb, 1, &empty, 1, 0);
+		ok(err == EINVAL, "SUBMIT with an in-syncobj that has no fence: %s (want %s)",
+		   strerror(err), strerror(EINVAL));
+		syncobj_destroy(c->fd, empty);
+	}
+	syncobj_destroy(c->fd, sa);
+	syncobj_destroy(c->fd, sb);
+	queue_destroy(c->fd, qa);
+	queue_destroy(c->fd, qb);
+	c->pb.len = 0;
+}
+
+/* A queue on every engine and priority, all at once. */
+static void test_engines(struct ctx *c)
+{
+	uint32_t engines = get_param(c->fd, DRM_TGPU_PARAM_ENGINES);
+	uint32_t q[TGPU_NR_RUNLISTS][4], s[TGPU_NR_RUNLISTS][4];
+	struct drm_tgpu_submit_range r;
+	unsigned int e, p, made = 0, good = 0;
+	int err;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	for (e = 0; e < TGPU_NR_RUNLISTS; e++) {
+		if (!(engines & (1u << e)))
+			continue;
+		for (p = 0; p < 4; p++) {
+			err = queue_create(c->fd, e, p, &q[e][p]);
+			if (!ok(!err, "QUEUE_CREATE engine %u priority %u: %s",
+				e, p, strerror(err)))
+				continue;
+			made++;
+			s[e][p] = syncobj_create(c->fd);
+			pb_begin(&c->pb);
+			pb_release(&c->pb, DATA_VA + 0x2000 + 16 * e + 4 * p,
+				   0x100 * (e + 1) + p);
+			r = pb_range(&c->pb);
+			submit(c->fd, q[e][p], &r, 1, NULL, 0, s[e][p]);
+		}
+	}
+	for (e = 0; e < TGPU_NR_RUNLISTS; e++) {
+		if (!(engines & (1u << e)))
+			continue;
+		for (p = 0; p < 4; p++) {
+			if (syncobj_wait(c->fd, s[e][p], 10000) == 0 &&
+			    syncobj_status(c->fd, s[e][p]) == 1 &&
+			    c->data[(0x2000 + 16 * e + 4 * p) / 4] ==
+			    0x100 * (e + 1) + p)
+				good++;
+			syncobj_destroy(c->fd, s[e][p]);
+			queue_destroy(c->fd, q[e][p]);
+		}
+	}
+	ok(made == 12 && good == made,
+	   "a job on each of %u queues (3 engines x 4 priorities) completes (%u good)",
+	   made, good);
+	c->pb.len = 0;
+}
+
+/* An illegal method fails that queue's job; another queue goes on. */
+static void test_illegal_method(struct ctx *c)
+{
+	struct drm_tgpu_submit_range r;
+	uint32_t bad, good;
+	int status;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	if (queue_create(c->fd, TGPU_RUNLIST_COMPUTE, 2, &bad) ||
+	    queue_create(c->fd, TGPU_RUNLIST_COMPUTE, 2, &good))
+		bail("QUEUE_CREATE failed");
+
+	pb_begin(&c->pb);
+	pb_dword(&c->pb, TGPU_PB_HDR(TGPU_PB_OP_INC, 0, 0x0fc, 1));
+	pb_dword(&c->pb, 0);
+	pb_release(&c->pb, DATA_VA + 0x3000, 0xdead);
+	r = pb_range(&c->pb);
+	status = run(c, bad, r);
+	ok(status == -EIO, "a pushbuffer with an illegal method: the fence fails with -EIO (status %d)",
+	   status);
+	ok(c->data[0x3000 / 4] == 0, "nothing after the illegal method ran");
+
+	pb_begin(&c->pb);
+	pb_release(&c->pb, DATA_VA + 0x3004, 0x600d);
+	status = run(c, good, pb_range(&c->pb));
+	ok(status == 1 && c->data[0x3004 / 4] == 0x600d,
+	   "another queue on the same engine still runs (status %d)", status);
+	queue_destroy(c->fd, bad);
+	queue_destroy(c->fd, good);
+	c->pb.len = 0;
+}
+
+/* A job that never finishes times out; the queue is killed. */
+static void test_timeout(struct ctx *c)
+{
+	struct timespec t0, t1;
+	uint32_t q, s, s2;
+	struct drm_tgpu_submit_range r;
+	int err, status;
+	double dt;
+
+	memset((void *)c->data, 0, DATA_SIZE);
+	queue_create(c->fd, TGPU_RUNLIST_CE1, 0, &q);
+	s = syncobj_create(c->fd);
+	s2 = syncobj_create(c->fd);
+	pb_begin(&c->pb);
+	pb_acquire_geq(&c->pb, DATA_VA + 0x4000, 1);
+	r = pb_range(&c->pb);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ok(submit(c->fd, q, &r, 1, NULL, 0, s) == 0 &&
+	   submit(c->fd, q, &r, 1, NULL, 0, s2) == 0,
+	   "SUBMIT two jobs that block forever");
+	err = syncobj_wait(c->fd, s2, 30000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	status = syncobj_status(c->fd, s);
+	ok(!err && status == -ETIMEDOUT,
+	   "the first fails with -ETIMEDOUT after %.1f s (status %d)", dt, status);
+	status = syncobj_status(c->fd, s2);
+	ok(status < 0, "the second fails too (status %d)", status);
+	syncobj_destroy(c->fd, s);
+	syncobj_destroy(c->fd, s2);
+	queue_destroy(c->fd, q);
+	c->pb.len = 0;
+}
+
+/* Closing a file tears down its queues and VM, even with work pending. */
+static void test_close(int fd, uint64_t base)
+{
+	struct ctx c;
+	uint32_t q[3], s;
+	struct drm_tgpu_submit_range r;
+	int i;
+
+	ctx_open(&c);
+	for (i = 0; i < 3; i++)
+		queue_create(c.fd, i, i, &q[i]);
+	s = syncobj_create(c.fd);
+	pb_begin(&c.pb);
+	pb_release(&c.pb, DATA_VA, 1);
+	r = pb_range(&c.pb);
+	submit(c.fd, q[0], &r, 1, NULL, 0, s);
+	ok(syncobj_wait(c.fd, s, 10000) == 0, "a file with queues and mappings ran a job");
+	/* one blocked job left in flight */
+	pb_begin(&c.pb);
+	pb_acquire_geq(&c.pb, DATA_VA + 4, 1);
+	r = pb_range(&c.pb);
+	submit(c.fd, q[1], &r, 1, NULL, 0, 0);
+	gem_close(c.fd, c.pb_bo);
+	gem_close(c.fd, c.data_bo);
+	ctx_close(&c);
+	usleep(100000);
+	ok(get_param(fd, DRM_TGPU_PARAM_VRAM_USED) == base,
+	   "closing it (a job still blocked) frees its queues, page tables and objects: VRAM_USED back to the baseline");
+}
+
+int main(int argc, char **argv)
+{
+	bool timeout = true;
+	struct ctx c;
+	uint64_t base;
+	int i, fd;
+
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--node=", 7) == 0) {
+			node = argv[i] + 7;
+		} else if (strcmp(argv[i], "--no-timeout") == 0) {
+			timeout = false;
+		} else {
+			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout]\n");
+			return 2;
+		}
+	}
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (!ok(fd >= 0, "open(%s, O_RDWR)", node))
+		bail("no render node");
+	base = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
+
+	ctx_open(&c);
+	test_bind_errors(&c);
+	test_bind_write(&c);
+	test_bind_offset(&c);
+	test_unbind_effect(&c);
+	test_queue_errors(&c);
+	test_in_syncobj(&c);
+	test_engines(&c);
+	test_illegal_method(&c);
+	if (timeout)
+		test_timeout(&c);
+	gem_close(c.fd, c.pb_bo);
+	gem_close(c.fd, c.data_bo);
+	ctx_close(&c);
+	ok(get_param(fd, DRM_TGPU_PARAM_VRAM_USED) == base,
+	   "VRAM_USED back to the baseline after closing the file");
+
+	test_close(fd, base);
+	close(fd);
+	return tap_done();
+}

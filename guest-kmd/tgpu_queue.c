@@ -115,6 +115,8 @@ static const struct dma_fence_ops tgpu_fence_ops = {
 	.get_timeline_name = tgpu_fence_timeline_name,
 };
 
+static void tgpu_queue_fail(struct tgpu_queue *q, int error);
+
 /* ---- runlists ------------------------------------------------------------ */
 
 /* Write @engine's runlist and hand it to the device.  With rl_lock held. */
@@ -144,6 +146,53 @@ static void tgpu_runlist_submit(struct tgpu_device *tdev, u32 engine)
 	drm_dev_exit(idx);
 }
 
+/*
+ * Stop every channel: empty runlists, then each channel disabled and
+ * reset, then the whole TLB invalidated.  At probe this clears what an
+ * earlier driver instance may have left running (an enabled channel
+ * would not re-read its instance block); at unbind it stops the device
+ * before its memory is reused.
+ */
+static void tgpu_channels_stop(struct tgpu_device *tdev)
+{
+	unsigned int r, ch;
+
+	for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
+		tgpu_wr32(tdev, TGPU_FIFO_RUNLIST_BASE_LO(r),
+			  lower_32_bits(tdev->rl[r].mem.addr));
+		tgpu_wr32(tdev, TGPU_FIFO_RUNLIST_BASE_HI(r),
+			  upper_32_bits(tdev->rl[r].mem.addr));
+		tgpu_wr32(tdev, TGPU_FIFO_RUNLIST_SUBMIT(r), 0);
+	}
+	for (ch = 0; ch < tdev->id.channels; ch++) {
+		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL), 0);
+		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL),
+			  TGPU_CHAN_CTRL_RESET);
+	}
+	/* ASIDs start again from 1 with other page tables: no stale entry. */
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
+}
+
+/*
+ * Unbind (devres, after drm_dev_unplug()): stop the channels, and fail
+ * every queue's unfinished fences with -ENODEV so that nobody waits for
+ * a device that is gone.  The queues themselves go when their files are
+ * closed.
+ */
+static void tgpu_queues_unplug(void *data)
+{
+	struct tgpu_device *tdev = data;
+	struct tgpu_queue *q;
+	unsigned long flags;
+
+	tgpu_channels_stop(tdev);
+
+	spin_lock_irqsave(&tdev->queues_lock, flags);
+	list_for_each_entry(q, &tdev->queues, dev_link)
+		tgpu_queue_fail(q, -ENODEV);
+	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+}
+
 static void tgpu_queues_fini(struct drm_device *ddev, void *data)
 {
 	struct tgpu_device *tdev = to_tgpu_device(ddev);
@@ -160,8 +209,9 @@ static void tgpu_queues_fini(struct drm_device *ddev, void *data)
  * @tdev: the device, with the VRAM allocator and mapping
  *
  * Allocates the three runlists in VRAM (4 KiB each) for the life of
- * the DRM device.  Without CPU-visible VRAM there are none, and queue
- * creation fails with -ENODEV.
+ * the DRM device (without CPU-visible VRAM there are none, and queue
+ * creation fails with -ENODEV), stops every channel, and arranges for
+ * the channels to be stopped and the queues failed at unbind.
  *
  * Return: 0 on success, a negative errno otherwise.
  */
@@ -186,16 +236,16 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 
-	if (!tdev->vram.map)
-		return 0;
-	for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
+	for (r = 0; tdev->vram.map && r < TGPU_NR_RUNLISTS; r++) {
 		ret = tgpu_vram_obj_alloc(tdev, &tdev->rl[r].mem,
 					  TGPU_CHANNELS_MAX *
 					  TGPU_RUNLIST_ENTRY_SIZE);
 		if (ret)
 			return ret;
 	}
-	return 0;
+
+	tgpu_channels_stop(tdev);
+	return devm_add_action_or_reset(ddev->dev, tgpu_queues_unplug, tdev);
 }
 
 /* ---- fences -------------------------------------------------------------- */
@@ -367,11 +417,23 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	put = (put + 1) & mask;
 	q->gp_put = put;
 
-	/* In the list before the device can signal it; the list's ref. */
+	/*
+	 * In the list before the device can signal it (the list's ref),
+	 * unless the queue died since the check above: then it fails now.
+	 */
 	spin_lock_irqsave(&q->fence_lock, flags);
-	list_add_tail(&fence->link, &q->fences);
-	dma_fence_get(&fence->base);
+	error = q->error;
+	if (!error) {
+		list_add_tail(&fence->link, &q->fences);
+		dma_fence_get(&fence->base);
+	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
+	if (error) {
+		dma_fence_set_error(&fence->base, error);
+		dma_fence_signal(&fence->base);
+		drm_dev_exit(idx);
+		return &fence->base;
+	}
 
 	wmb(); /* the entries and segments, then GP_PUT */
 	writel(put, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
@@ -490,6 +552,9 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
 
 	wmb(); /* the instance block and page tables, then the enable */
+	/* From a clean state, whatever the channel was left in. */
+	tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_RESET);
 	tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_INST),
 		  q->mem.addr >> TGPU_PAGE_SHIFT);
 	tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
@@ -544,6 +609,8 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
 	if (drm_dev_enter(&tdev->base, &idx)) {
+		/* Disable (stops after the current method), then reset. */
+		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL), 0);
 		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
 			  TGPU_CHAN_CTRL_RESET);
 		drm_dev_exit(idx);

@@ -7,6 +7,8 @@
  * booted with --device-opts vram-size=1G:
  *
  *   test-submit [--node=PATH] [--no-timeout]
+ *   test-submit --unplug     (unbinds and rebinds the device through sysfs)
+ *   test-submit --large-pages   (reads BAR0 through sysfs: iomem=relaxed)
  *
  * Output is TAP; the exit status is non-zero if any check failed.
  */
@@ -28,6 +30,7 @@
 
 #include <tgpu_drm.h>
 #include <tgpu/channel.h>
+#include <tgpu/mmu.h>
 #include <tgpu/regs.h>
 
 #include "guest-tap.h"
@@ -799,6 +802,57 @@ static void test_timeout(struct ctx *c)
 	c->pb.len = 0;
 }
 
+/*
+ * Two files are two address spaces: the same VA reaches each file's own
+ * object, and a VA only the other file mapped faults.
+ */
+static void test_isolation(struct ctx *a)
+{
+	const uint64_t only_b = 0x0100000000ull;
+	struct ctx b;
+	uint32_t qa, qb, sa, sb, extra;
+	struct drm_tgpu_submit_range ra, rb;
+	volatile uint32_t *pe;
+	int status;
+
+	ctx_open(&b);
+	memset((void *)a->data, 0, DATA_SIZE);
+	extra = gem_create(b.fd, 4096);
+	pe = gem_mmap(b.fd, extra, 4096);
+	vm_bind(b.fd, extra, 0, only_b, 4096, 0);
+	if (queue_create(a->fd, TGPU_RUNLIST_CE0, 1, &qa) ||
+	    queue_create(b.fd, TGPU_RUNLIST_CE0, 1, &qb))
+		bail("QUEUE_CREATE failed");
+	sa = syncobj_create(a->fd);
+	sb = syncobj_create(b.fd);
+	pb_begin(&a->pb);
+	pb_release(&a->pb, DATA_VA + 0x5000, 0xaaaa0001);
+	ra = pb_range(&a->pb);
+	pb_begin(&b.pb);
+	pb_release(&b.pb, DATA_VA + 0x5000, 0xbbbb0001);
+	rb = pb_range(&b.pb);
+	ok(submit(a->fd, qa, &ra, 1, NULL, 0, sa) == 0 &&
+	   submit(b.fd, qb, &rb, 1, NULL, 0, sb) == 0 &&
+	   syncobj_wait(a->fd, sa, 10000) == 0 &&
+	   syncobj_wait(b.fd, sb, 10000) == 0,
+	   "two files write the same VA from their queues");
+	ok(a->data[0x5000 / 4] == 0xaaaa0001 && b.data[0x5000 / 4] == 0xbbbb0001,
+	   "each write lands in its own file's object (0x%08x, 0x%08x)",
+	   a->data[0x5000 / 4], b.data[0x5000 / 4]);
+
+	pb_begin(&a->pb);
+	pb_release(&a->pb, only_b, 0x0badbad0);
+	status = run(a, qa, pb_range(&a->pb));
+	ok(status == -EIO && pe[0] == 0,
+	   "a VA only the other file mapped faults (status %d), its object untouched",
+	   status);
+	syncobj_destroy(a->fd, sa);
+	queue_destroy(a->fd, qa);
+	a->pb.len = 0;
+	munmap((void *)pe, 4096);
+	ctx_close(&b);
+}
+
 /* Closing a file tears down its queues and VM, even with work pending. */
 static void test_close(int fd, uint64_t base)
 {
@@ -829,6 +883,169 @@ static void test_close(int fd, uint64_t base)
 	   "closing it (a job still blocked) frees its queues, page tables and objects: VRAM_USED back to the baseline");
 }
 
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The device goes away (sysfs unbind) under a file with mappings, queues
+ * and a blocked job: ioctls fail with -ENODEV, the job's fence fails,
+ * closing the file is clean, and a rebound device works again.
+ */
+static int test_unplug(void)
+{
+	char link[256], bdf[256];
+	struct drm_tgpu_submit_range r;
+	uint32_t q, s;
+	struct ctx c;
+	ssize_t n;
+	int err, status, sync_fd;
+	char *slash;
+
+	n = readlink("/sys/class/drm/renderD128/device", link, sizeof(link) - 1);
+	if (n < 0)
+		bail("no /sys/class/drm/renderD128/device");
+	link[n] = 0;
+	slash = strrchr(link, '/');
+	snprintf(bdf, sizeof(bdf), "%s", slash ? slash + 1 : link);
+
+	ctx_open(&c);
+	if (queue_create(c.fd, TGPU_RUNLIST_COMPUTE, 0, &q))
+		bail("QUEUE_CREATE failed");
+	s = syncobj_create(c.fd);
+	pb_begin(&c.pb);
+	pb_acquire_geq(&c.pb, DATA_VA, 1);
+	r = pb_range(&c.pb);
+	ok(submit(c.fd, q, &r, 1, NULL, 0, s) == 0, "SUBMIT a job that blocks");
+	ok(syncobj_wait(c.fd, s, 200) == ETIME, "it is blocked");
+	/* after unplug every DRM ioctl fails: keep the fence as a sync file */
+	{
+		struct drm_syncobj_handle e = {
+			.handle = s,
+			.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+			.fd = -1,
+		};
+
+		if (xioctl(c.fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e))
+			bail("cannot export the fence");
+		sync_fd = e.fd;
+	}
+
+	err = write_file("/sys/bus/pci/drivers/tgpu/unbind", bdf);
+	ok(!err, "unbind %s from tgpu with the file open: %s", bdf,
+	   strerror(err));
+	err = submit(c.fd, q, &r, 1, NULL, 0, 0);
+	ok(err == ENODEV, "SUBMIT after unplug: %s (want %s)", strerror(err),
+	   strerror(ENODEV));
+	err = vm_bind(c.fd, c.data_bo, 0, 0x7000000000ull, 4096, 0);
+	ok(err == ENODEV, "VM_BIND after unplug: %s (want %s)", strerror(err),
+	   strerror(ENODEV));
+	{
+		struct pollfd pfd = { .fd = sync_fd, .events = POLLIN };
+		struct sync_file_info info;
+
+		memset(&info, 0, sizeof(info));
+		err = poll(&pfd, 1, 1000) == 1 ? 0 : ETIME;
+		status = ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info) ? -1001 :
+			 info.status;
+		ok(!err && status == -ENODEV,
+		   "the blocked job's fence fails at once with -ENODEV (status %d)",
+		   status);
+		close(sync_fd);
+	}
+	err = queue_destroy(c.fd, q);
+	ok(err == ENODEV, "QUEUE_DESTROY after unplug: %s (want %s)",
+	   strerror(err), strerror(ENODEV));
+	ctx_close(&c);
+	ok(true, "closing the file after unplug returns");
+
+	err = write_file("/sys/bus/pci/drivers/tgpu/bind", bdf);
+	ok(!err, "bind %s again: %s", bdf, strerror(err));
+	ctx_open(&c);
+	if (!ok(queue_create(c.fd, TGPU_RUNLIST_CE0, 0, &q) == 0,
+		"QUEUE_CREATE on the rebound device"))
+		return tap_done();
+	pb_begin(&c.pb);
+	pb_release(&c.pb, DATA_VA + 4, 0x12345678);
+	status = run(&c, q, pb_range(&c.pb));
+	ok(status == 1 && c.data[1] == 0x12345678,
+	   "a job runs on the rebound device (status %d)", status);
+	ctx_close(&c);
+	return tap_done();
+}
+
+/*
+ * 2 MiB pages: GPU writes to 256 pages of one 2 MiB-aligned mapping miss
+ * the TLB a handful of times (one large entry), the same writes through
+ * a mapping that cannot use large pages miss once per page.  Reads the
+ * TLB counters in BAR0 (sysfs resource0: the kernel needs iomem=relaxed).
+ */
+static uint32_t tlb_misses(const volatile uint32_t *bar0)
+{
+	return bar0[TGPU_MMU_TLB_MISSES / 4];
+}
+
+static int test_large_pages(void)
+{
+	const uint64_t va_small = 0x0080001000ull;
+	const volatile uint32_t *bar0;
+	uint32_t q, before, large, small;
+	struct ctx c;
+	int fd, i, status;
+
+	fd = open("/sys/class/drm/renderD128/device/resource0",
+		  O_RDONLY | O_CLOEXEC);
+	if (!ok(fd >= 0, "open BAR0 (resource0)"))
+		return tap_done();
+	bar0 = mmap(NULL, TGPU_BAR0_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!ok(bar0 != MAP_FAILED, "mmap BAR0 read-only"))
+		return tap_done();
+
+	ctx_open(&c);
+	if (queue_create(c.fd, TGPU_RUNLIST_COMPUTE, 0, &q))
+		bail("QUEUE_CREATE failed");
+	memset((void *)c.data, 0, DATA_SIZE);
+
+	/* the 4 MiB data object at a 2 MiB-aligned VA: large pages */
+	pb_begin(&c.pb);
+	for (i = 0; i < 256; i++)
+		pb_release(&c.pb, DATA_VA + 8192ull * i, i + 1);
+	before = tlb_misses(bar0);
+	status = run(&c, q, pb_range(&c.pb));
+	large = tlb_misses(bar0) - before;
+	ok(status == 1 && c.data[0] == 1 && c.data[255 * 2048] == 256,
+	   "256 writes, 8 KiB apart, through the 2 MiB-aligned mapping land");
+
+	/* the same object at a VA 4 KiB off 2 MiB alignment: 4 KiB pages */
+	if (vm_bind(c.fd, c.data_bo, 0, va_small, 2u << 20, 0))
+		bail("VM_BIND failed");
+	memset((void *)c.data, 0, DATA_SIZE);
+	pb_begin(&c.pb);
+	for (i = 0; i < 256; i++)
+		pb_release(&c.pb, va_small + 8192ull * i, i + 1);
+	before = tlb_misses(bar0);
+	status = run(&c, q, pb_range(&c.pb));
+	small = tlb_misses(bar0) - before;
+	ok(status == 1 && c.data[0] == 1 && c.data[255 * 2048] == 256,
+	   "the same writes through a mapping 4 KiB off 2 MiB alignment land");
+
+	ok(large < 32 && small >= 256,
+	   "TLB misses: %u with 2 MiB pages, %u with 4 KiB pages", large,
+	   small);
+	queue_destroy(c.fd, q);
+	ctx_close(&c);
+	return tap_done();
+}
+
 int main(int argc, char **argv)
 {
 	bool timeout = true;
@@ -841,8 +1058,12 @@ int main(int argc, char **argv)
 			node = argv[i] + 7;
 		} else if (strcmp(argv[i], "--no-timeout") == 0) {
 			timeout = false;
+		} else if (strcmp(argv[i], "--unplug") == 0) {
+			return test_unplug();
+		} else if (strcmp(argv[i], "--large-pages") == 0) {
+			return test_large_pages();
 		} else {
-			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout]\n");
+			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout | --unplug | --large-pages]\n");
 			return 2;
 		}
 	}
@@ -861,6 +1082,7 @@ int main(int argc, char **argv)
 	test_in_syncobj(&c);
 	test_engines(&c);
 	test_illegal_method(&c);
+	test_isolation(&c);
 	if (timeout)
 		test_timeout(&c);
 	gem_close(c.fd, c.pb_bo);

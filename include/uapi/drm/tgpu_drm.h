@@ -197,10 +197,12 @@ struct drm_tgpu_queue_create {
  * @id: the queue (in)
  * @pad: must be zero
  *
- * Work already submitted is waited for (the wait can be interrupted by a
- * fatal signal); then the channel is stopped and reset, and the fences
- * of work it did not finish fail with -ECANCELED.  Closing the file does
- * the same for every queue left.
+ * Jobs still waiting for their in-syncobjs are waited for until they
+ * reach the hardware (the wait can be interrupted by a fatal signal);
+ * then the channel is stopped and reset at once: work it has not
+ * finished is dropped and its fences fail with -ECANCELED (wait for the
+ * out-syncobjs first to let it finish).  Closing the file does the same
+ * for every queue left.
  *
  * Errors: -EINVAL for non-zero @pad; -ENOENT for an unknown @id.
  */
@@ -244,7 +246,8 @@ struct drm_tgpu_submit_range {
  * executed; it fails with -EIO when the channel takes an error (for
  * example an illegal method: that queue is then dead, other queues go
  * on), -ETIMEDOUT when the job does not finish within 5 s (the channel
- * is then killed), and -ECANCELED when the queue is destroyed first.
+ * is then killed), -ECANCELED when the queue is destroyed first, and
+ * -ENODEV when the device goes away (unbind) first.
  * A dead queue refuses further submits with -EIO; destroy it and create
  * another.
  *

@@ -8,7 +8,8 @@
  *
  *   test-submit [--node=PATH] [--no-timeout]
  *   test-submit --unplug     (unbinds and rebinds the device through sysfs)
- *   test-submit --large-pages   (reads BAR0 through sysfs: iomem=relaxed)
+ *   test-submit --mmu        (2 MiB pages, reading BAR0 through sysfs:
+ *                             iomem=relaxed; privileged pages)
  *
  * Output is TAP; the exit status is non-zero if any check failed.
  */
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 
 #include <tgpu_drm.h>
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
 #include <tgpu/mmu.h>
 #include <tgpu/regs.h>
 
@@ -228,6 +231,35 @@ static void pb_acquire_geq(struct pb *pb, uint64_t addr, uint32_t payload)
 static void pb_dword(struct pb *pb, uint32_t v)
 {
 	pb->cpu[pb->len++] = v;
+}
+
+/* A method with its data (INC). */
+static void pb_method(struct pb *pb, uint32_t method, uint32_t n,
+		      const uint32_t *data)
+{
+	uint32_t i;
+
+	pb_dword(pb, TGPU_PB_HDR(TGPU_PB_OP_INC, 0, method, n));
+	for (i = 0; i < n; i++)
+		pb_dword(pb, data[i]);
+}
+
+/* A copy-engine copy of @len bytes (one line), on subchannel 0. */
+static void pb_copy(struct pb *pb, uint64_t dst, uint64_t src, uint32_t len)
+{
+	const uint32_t cls = TGPU_CLASS_COPY;
+	const uint32_t off[4] = {
+		(uint32_t)(src >> 32), (uint32_t)src,
+		(uint32_t)(dst >> 32), (uint32_t)dst,
+	};
+	const uint32_t launch = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED,
+					       TGPU_CE_SEM_NONE,
+					       TGPU_CE_INTR_NONE);
+
+	pb_method(pb, TGPU_M_SET_OBJECT, 1, &cls);
+	pb_method(pb, TGPU_CE_M_OFFSET_IN_UPPER, 4, off);
+	pb_method(pb, TGPU_CE_M_LINE_LENGTH_IN, 1, &len);
+	pb_method(pb, TGPU_CE_M_LAUNCH_DMA, 1, &launch);
 }
 
 /* The range from the last pb_begin() to here. */
@@ -802,6 +834,133 @@ static void test_timeout(struct ctx *c)
 	c->pb.len = 0;
 }
 
+/* Threads submitting at once, to one queue and to their own queues. */
+#define STRESS_THREADS	4
+#define STRESS_JOBS	150
+
+struct stress {
+	struct ctx *c;
+	uint32_t queue;
+	unsigned int t;
+	int err;
+};
+
+static void *stress_thread(void *arg)
+{
+	struct stress *st = arg;
+	struct ctx *c = st->c;
+	/* each thread its own 64 KiB of the pushbuffer object */
+	uint32_t *pb = c->pb.cpu + (st->t + 1) * 16384;
+	uint64_t pb_va = PB_VA + (st->t + 1) * 65536ull;
+	struct drm_tgpu_submit_range r;
+	uint32_t s = syncobj_create(c->fd);
+	unsigned int i;
+
+	for (i = 0; i < STRESS_JOBS && !st->err; i++) {
+		uint32_t *p = pb + (i % 256) * 6;
+		uint64_t a = DATA_VA + 0x6000 + 4 * st->t;
+
+		p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
+		p[1] = (uint32_t)a;
+		p[2] = (uint32_t)(a >> 32);
+		p[3] = i + 1;
+		p[4] = 0;
+		p[5] = TGPU_SEM_OP_RELEASE;
+		r = (struct drm_tgpu_submit_range){
+			.va = pb_va + (i % 256) * 24, .dwords = 6,
+		};
+		st->err = submit(c->fd, st->queue, &r, 1, NULL, 0, s);
+	}
+	if (!st->err)
+		st->err = syncobj_wait(c->fd, s, 60000);
+	if (!st->err && syncobj_status(c->fd, s) != 1)
+		st->err = EIO;
+	syncobj_destroy(c->fd, s);
+	return NULL;
+}
+
+static void test_stress(struct ctx *c)
+{
+	struct stress st[STRESS_THREADS];
+	pthread_t th[STRESS_THREADS];
+	uint32_t shared, own[STRESS_THREADS];
+	unsigned int t, pass, good;
+
+	for (pass = 0; pass < 2; pass++) {
+		memset((void *)c->data, 0, DATA_SIZE);
+		if (queue_create(c->fd, TGPU_RUNLIST_COMPUTE, 0, &shared))
+			bail("QUEUE_CREATE failed");
+		for (t = 0; t < STRESS_THREADS; t++) {
+			if (pass && queue_create(c->fd, t % TGPU_NR_RUNLISTS,
+						 t % 4, &own[t]))
+				bail("QUEUE_CREATE failed");
+			st[t] = (struct stress){
+				.c = c, .t = t,
+				.queue = pass ? own[t] : shared,
+			};
+			pthread_create(&th[t], NULL, stress_thread, &st[t]);
+		}
+		for (t = 0, good = 0; t < STRESS_THREADS; t++) {
+			pthread_join(th[t], NULL);
+			if (!st[t].err &&
+			    c->data[0x6000 / 4 + t] == STRESS_JOBS)
+				good++;
+			if (pass)
+				queue_destroy(c->fd, own[t]);
+		}
+		queue_destroy(c->fd, shared);
+		ok(good == STRESS_THREADS,
+		   "%u threads x %u submits to %s: all complete, in order per thread (%u good)",
+		   STRESS_THREADS, STRESS_JOBS,
+		   pass ? "a queue each" : "one queue", good);
+	}
+}
+
+/* The copy engine reads and writes through the file's VM. */
+static void test_copy(struct ctx *c)
+{
+	const uint64_t dst_va = 0x0200000000ull + 0x1000;
+	const uint32_t len = (1u << 20) + 12;
+	uint32_t dst = gem_create(c->fd, 2u << 20), q, i, bad = 0;
+	volatile uint32_t *d = gem_mmap(c->fd, dst, 2u << 20);
+	int status;
+
+	for (i = 0; i < DATA_SIZE / 4; i++)
+		c->data[i] = pattern(i);
+	/* into the second object, 4 KiB in, through a 4 KiB-page mapping */
+	if (vm_bind(c->fd, dst, 0, dst_va - 0x1000, 2u << 20, 0) ||
+	    queue_create(c->fd, TGPU_RUNLIST_CE0, 0, &q))
+		bail("VM_BIND/QUEUE_CREATE failed");
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, dst_va, DATA_VA + 0x100, len);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1, "a CE0 copy of 1 MiB + 12 bytes between two bound objects (status %d)",
+	   status);
+	for (i = 0; i < len / 4; i++)
+		if (d[0x1000 / 4 + i] != pattern(0x100 / 4 + i))
+			bad++;
+	ok(bad == 0 && d[0x3ff] == 0 && d[0x1000 / 4 + len / 4] == 0,
+	   "the destination is byte-exact (%u dwords wrong), nothing written around it",
+	   bad);
+
+	/* a copy into a READ_ONLY mapping faults */
+	ok(vm_bind(c->fd, dst, 0, 0x0300000000ull, 65536,
+		   DRM_TGPU_VM_BIND_READ_ONLY) == 0, "VM_BIND the destination READ_ONLY elsewhere");
+	d[0] = 0;
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, 0x0300000000ull, DATA_VA, 4096);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == -EIO && d[0] == 0,
+	   "a CE0 copy into it fails the job with -EIO (status %d), nothing written",
+	   status);
+	queue_destroy(c->fd, q);
+	vm_unbind(c->fd, 0x0300000000ull, 65536);
+	vm_unbind(c->fd, dst_va - 0x1000, 2u << 20);
+	munmap((void *)d, 2u << 20);
+	gem_close(c->fd, dst);
+	c->pb.len = 0;
+}
+
 /*
  * Two files are two address spaces: the same VA reaches each file's own
  * object, and a VA only the other file mapped faults.
@@ -988,6 +1147,45 @@ static int test_unplug(void)
  * a mapping that cannot use large pages miss once per page.  Reads the
  * TLB counters in BAR0 (sysfs resource0: the kernel needs iomem=relaxed).
  */
+/*
+ * The queue's GPFIFO, USERD and fence pushbuffers are privileged pages:
+ * neither a semaphore release nor a copy of the user's reaches them.  In
+ * a fresh boot the first queue is on channel 1, so its GPFIFO page is at
+ * KERNEL_START + 32 KiB + 4 KiB (tgpu_queue.c); the fault the driver logs
+ * must say PRIVILEGE (not NOT_PRESENT) at that address.
+ */
+static void test_priv(void)
+{
+	const uint64_t gpfifo = DRM_TGPU_VA_KERNEL_START + 0x8000 + 0x1000;
+	uint32_t q, q2;
+	struct ctx c;
+	int status;
+
+	ctx_open(&c);
+	if (queue_create(c.fd, TGPU_RUNLIST_CE0, 0, &q))
+		bail("QUEUE_CREATE failed");
+	pb_begin(&c.pb);
+	pb_release(&c.pb, gpfifo, 0);
+	status = run(&c, q, pb_range(&c.pb));
+	ok(status == -EIO, "a semaphore release into the queue's own GPFIFO page fails the job (status %d)",
+	   status);
+	ok(system("dmesg | grep -q 'MMU fault: PRIVILEGE on write at 0xffc0009000'") == 0,
+	   "the MMU refused it as PRIVILEGE (the page is mapped, privileged)");
+	queue_destroy(c.fd, q);
+
+	if (queue_create(c.fd, TGPU_RUNLIST_CE0, 0, &q2))
+		bail("QUEUE_CREATE failed");
+	pb_begin(&c.pb);
+	pb_copy(&c.pb, gpfifo, DATA_VA, 64);
+	status = run(&c, q2, pb_range(&c.pb));
+	ok(status == -EIO, "a CE0 copy into the queue's own GPFIFO page fails the job (status %d)",
+	   status);
+	ok(system("dmesg | grep 'MMU fault: PRIVILEGE on write at 0xffc0009000' | grep -q ce0") == 0,
+	   "the MMU refused the copy engine as PRIVILEGE");
+	queue_destroy(c.fd, q2);
+	ctx_close(&c);
+}
+
 static uint32_t tlb_misses(const volatile uint32_t *bar0)
 {
 	return bar0[TGPU_MMU_TLB_MISSES / 4];
@@ -1043,6 +1241,8 @@ static int test_large_pages(void)
 	   small);
 	queue_destroy(c.fd, q);
 	ctx_close(&c);
+
+	test_priv();
 	return tap_done();
 }
 
@@ -1060,10 +1260,10 @@ int main(int argc, char **argv)
 			timeout = false;
 		} else if (strcmp(argv[i], "--unplug") == 0) {
 			return test_unplug();
-		} else if (strcmp(argv[i], "--large-pages") == 0) {
+		} else if (strcmp(argv[i], "--mmu") == 0) {
 			return test_large_pages();
 		} else {
-			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout | --unplug | --large-pages]\n");
+			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout | --unplug | --mmu]\n");
 			return 2;
 		}
 	}
@@ -1083,6 +1283,8 @@ int main(int argc, char **argv)
 	test_engines(&c);
 	test_illegal_method(&c);
 	test_isolation(&c);
+	test_copy(&c);
+	test_stress(&c);
 	if (timeout)
 		test_timeout(&c);
 	gem_close(c.fd, c.pb_bo);

@@ -72,6 +72,11 @@ typedef struct GrWarp {
     } stack[TGPU_SIMT_STACK_DEPTH];
     uint32_t p[TGPU_NR_PREDS + 1];      /* per-lane masks; PT = all */
     uint32_t r[NR_ROWS][W];
+    /*
+     * How the lanes of each row lie as addresses (row_shape()): 0 when
+     * not known; every write to a row sets it to 0.
+     */
+    uint8_t shape[NR_ROWS];
 } GrWarp;
 
 struct TGPUKernel {
@@ -451,33 +456,36 @@ static uint64_t load_extend(const uint8_t *p, unsigned int w)
     return ldq_le_p(p);
 }
 
-__attribute__((optimize("O3")))
 static void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
                  uint32_t exec)
 {
+    uint32_t *d = w->r[rd];
+
     if (rd >= TGPU_NR_REGS) {
         return;
     }
+    w->shape[rd] = 0;
     if (exec == ALL_LANES) {
-        memcpy(w->r[rd], v, sizeof(w->r[rd]));
+        memcpy(d, v, sizeof(w->r[rd]));
         return;
     }
     for (int l = 0; l < W; l++) {
-        w->r[rd][l] = (exec >> l) & 1 ? v[l] : w->r[rd][l];
+        d[l] = exec & (1u << l) ? v[l] : d[l];
     }
 }
 
 static void wr64(GrWarp *w, unsigned int rd, const uint64_t *v,
                  uint32_t exec)
 {
+    uint32_t *lo = w->r[rd], *hi = w->r[rd + 1];
+
     if (rd >= TGPU_NR_REGS) {
         return;
     }
+    w->shape[rd] = w->shape[rd + 1] = 0;
     for (int l = 0; l < W; l++) {
-        if ((exec >> l) & 1) {
-            w->r[rd][l] = v[l];
-            w->r[rd + 1][l] = v[l] >> 32;
-        }
+        lo[l] = exec & (1u << l) ? v[l] : lo[l];
+        hi[l] = exec & (1u << l) ? v[l] >> 32 : hi[l];
     }
 }
 
@@ -548,43 +556,74 @@ static bool cmp_f(float a, float b, unsigned int c)
     return a >= b;
 }
 
-static uint32_t special(GrRun *r, GrWarp *w, unsigned int sr, int lane)
+/* S2R: special register SR of every lane into V; CYCLES: the clock now */
+static void gr_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
+                   uint32_t *v)
 {
     TGPUKernel *k = r->k;
-    uint32_t warp = w - k->warps, t = warp * W + lane;
+    uint32_t warp = w - k->warps, t = warp * W;
+    uint32_t bx = k->block[0], by = k->block[1], x, y, z, u;
     uint64_t cta = k->cta;
 
     switch (sr) {
     case TGPU_SR_TID_X:
-        return t % k->block[0];
     case TGPU_SR_TID_Y:
-        return t / k->block[0] % k->block[1];
     case TGPU_SR_TID_Z:
-        return t / (k->block[0] * k->block[1]);
+        /* thread t = x + bx * (y + by * z): divide for lane 0 only */
+        x = t % bx;
+        y = t / bx % by;
+        z = t / (bx * by);
+        for (int l = 0; l < W; l++) {
+            v[l] = sr == TGPU_SR_TID_X ? x : sr == TGPU_SR_TID_Y ? y : z;
+            if (++x == bx) {
+                x = 0;
+                if (++y == by) {
+                    y = 0;
+                    z++;
+                }
+            }
+        }
+        return;
+    case TGPU_SR_LANEID:
+        for (int l = 0; l < W; l++) {
+            v[l] = l;
+        }
+        return;
     case TGPU_SR_NTID_X:
     case TGPU_SR_NTID_Y:
     case TGPU_SR_NTID_Z:
-        return k->block[sr - TGPU_SR_NTID_X];
+        u = k->block[sr - TGPU_SR_NTID_X];
+        break;
     case TGPU_SR_CTAID_X:
-        return cta % k->grid[0];
+        u = cta % k->grid[0];
+        break;
     case TGPU_SR_CTAID_Y:
-        return cta / k->grid[0] % k->grid[1];
+        u = cta / k->grid[0] % k->grid[1];
+        break;
     case TGPU_SR_CTAID_Z:
-        return cta / ((uint64_t)k->grid[0] * k->grid[1]);
+        u = cta / ((uint64_t)k->grid[0] * k->grid[1]);
+        break;
     case TGPU_SR_NCTAID_X:
     case TGPU_SR_NCTAID_Y:
     case TGPU_SR_NCTAID_Z:
-        return k->grid[sr - TGPU_SR_NCTAID_X];
-    case TGPU_SR_LANEID:
-        return lane;
+        u = k->grid[sr - TGPU_SR_NCTAID_X];
+        break;
     case TGPU_SR_WARPID:
-        return warp;
+        u = warp;
+        break;
     case TGPU_SR_SMID:
-        return cta % r->gr->s->sm_count;
+        u = cta % r->gr->s->sm_count;
+        break;
     case TGPU_SR_CLOCK_LO:
-        return k->cycles;
+        u = cycles;
+        break;
+    default:
+        u = cycles >> 32;
+        break;
     }
-    return k->cycles >> 32;
+    for (int l = 0; l < W; l++) {
+        v[l] = u;
+    }
 }
 
 /*
@@ -623,43 +662,210 @@ static bool simt_push(GrRun *r, GrWarp *w, uint32_t pc, uint32_t mask,
 }
 
 /*
- * 32-bit shared and constant accesses, the bulk of tiled kernels: the
- * addresses of all lanes at once; false (nothing done) when any active
- * lane is misaligned or out of range, for gr_mem to report.
+ * Whole-warp 32-bit accesses go by groups of GROUP lanes: a group whose
+ * addresses are all one word (a broadcast) or consecutive words moves
+ * one word or one run.
  */
-__attribute__((optimize("O3")))
+#define GROUP               16
+#define NGROUPS             (W / GROUP)
+
+enum { GROUP_SCATTERED, GROUP_SAME, GROUP_SEQ };
+
+/*
+ * How the GROUP words at A[0..] lie, A their addresses, or registers
+ * that hold them less a common displacement.
+ */
+static int group_kind(const uint32_t *a)
+{
+    uint32_t same = 0, seq = 0;
+
+    for (int i = 0; i < GROUP; i++) {
+        same |= a[i] ^ a[0];
+        seq |= a[i] ^ (a[0] + 4 * i);
+    }
+    return !same ? GROUP_SAME : !seq ? GROUP_SEQ : GROUP_SCATTERED;
+}
+
+/* A row's shape: SHAPE_KNOWN and the kind of each group of its lanes */
+#define SHAPE_KNOWN         1
+#define SHAPE_KIND(s, g)    (((s) >> (1 + 2 * (g))) & 3)
+
+static uint8_t row_shape(GrWarp *w, unsigned int row)
+{
+    uint8_t s = w->shape[row];
+
+    if (!s) {
+        s = SHAPE_KNOWN;
+        for (int g = 0; g < NGROUPS; g++) {
+            s |= group_kind(w->r[row] + g * GROUP) << (1 + 2 * g);
+        }
+        w->shape[row] = s;
+    }
+    return s;
+}
+
+/* A group of KIND (SAME or SEQ) loads its words at P into D[0..] */
+static void load32_group(uint32_t *restrict d, const uint8_t *restrict p,
+                         int kind)
+{
+    uint32_t v;
+
+    if (kind == GROUP_SAME) {
+        v = ldl_le_p(p);
+        for (int i = 0; i < GROUP; i++) {
+            d[i] = v;
+        }
+        return;
+    }
+    for (int i = 0; i < GROUP; i++) {
+        d[i] = ldl_le_p(p + 4 * i);
+    }
+}
+
+/* A group of KIND (SAME or SEQ) stores V[0..] at P: the last lane wins */
+static void store32_group(uint8_t *restrict p, const uint32_t *restrict v,
+                          int kind)
+{
+    if (kind == GROUP_SAME) {
+        stl_le_p(p, v[GROUP - 1]);
+        return;
+    }
+    for (int i = 0; i < GROUP; i++) {
+        stl_le_p(p + 4 * i, v[i]);
+    }
+}
+
+/*
+ * 32-bit shared and constant accesses on every lane, the bulk of tiled
+ * kernels: true when done, every group a broadcast or a run inside the
+ * memory; false (nothing done) when not so.
+ */
+static inline QEMU_ALWAYS_INLINE
+bool gr_mem32_groups(GrRun *r, GrWarp *w, const GrInsn *in)
+{
+    TGPUKernel *k = r->k;
+    uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
+    uint64_t size = in->op == TGPU_OP_LDC ? k->param_size : k->shared_size;
+    const uint32_t *ra = w->r[in->ra];
+    uint8_t shape = row_shape(w, in->ra);
+    uint32_t base[NGROUPS];
+    int kind[NGROUPS];
+
+    /* a displacement common to the lanes keeps the shape */
+    for (int g = 0; g < NGROUPS; g++) {
+        base[g] = ra[g * GROUP] + in->imm32;
+        kind[g] = SHAPE_KIND(shape, g);
+        if (kind[g] == GROUP_SCATTERED || (base[g] & 3) ||
+            (uint64_t)base[g] + (kind[g] == GROUP_SEQ ? 4 * GROUP : 4) >
+            size) {
+            return false;
+        }
+    }
+    if (in->op == TGPU_OP_STS) {
+        for (int g = 0; g < NGROUPS; g++) {
+            store32_group(mem + base[g], w->r[in->rd] + g * GROUP, kind[g]);
+        }
+    } else if (in->rd < TGPU_NR_REGS) {
+        w->shape[in->rd] = 0;
+        for (int g = 0; g < NGROUPS; g++) {
+            load32_group(w->r[in->rd] + g * GROUP, mem + base[g], kind[g]);
+        }
+    }
+    return true;
+}
+
+/*
+ * The other 32-bit shared and constant accesses: the addresses of all
+ * lanes at once; false (nothing done) when any active lane is misaligned
+ * or out of range, for gr_mem to report.
+ */
 static bool gr_mem32_local(GrRun *r, GrWarp *w, const GrInsn *in,
                            uint32_t exec)
 {
     TGPUKernel *k = r->k;
     uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
     uint32_t size = in->op == TGPU_OP_LDC ? k->param_size : k->shared_size;
-    const uint32_t *ra = w->r[in->ra];
+    const uint32_t *ra = w->r[in->ra], *v = w->r[in->rd];
     uint32_t *addr = r->addr, bad = 0;
 
     for (int l = 0; l < W; l++) {
         addr[l] = ra[l] + in->imm32;
-        bad |= ((addr[l] & 3) | (addr[l] > size - 4)) &&
-               ((exec >> l) & 1);
+        bad |= ((addr[l] & 3) | (addr[l] > size - 4)) && (exec & (1u << l));
     }
     if (bad || size < 4) {
         return false;
     }
     if (in->op == TGPU_OP_STS) {
-        const uint32_t *v = w->r[in->rd];
-
         for (int l = 0; l < W; l++) {
-            if ((exec >> l) & 1) {
+            if (exec & (1u << l)) {
                 stl_le_p(mem + addr[l], v[l]);
             }
         }
         return true;
     }
     for (int l = 0; l < W; l++) {
-        r->res[l] = (exec >> l) & 1 ? ldl_le_p(mem + addr[l]) : 0;
+        r->res[l] = exec & (1u << l) ? ldl_le_p(mem + addr[l]) : 0;
     }
     wr32(w, in->rd, r->res, exec);
     return true;
+}
+
+/*
+ * 32-bit LDG and STG on every lane, all addresses aligned and in the
+ * page of lane 0's: true when the lanes qualify, with ADDR their offsets
+ * in that page.
+ */
+static bool global32_one_page(GrRun *r, GrWarp *w, const GrInsn *in)
+{
+    const uint32_t *lo = w->r[in->ra], *hi = w->r[in->ra + 1];
+    int64_t imm = (int32_t)in->imm32;
+    uint64_t page = ((uint64_t)hi[0] << 32 | lo[0]) + imm;
+    uint32_t *addr = r->addr;
+    uint64_t bad = 0;
+
+    page &= ~(TGPU_PAGE_SIZE - 1);
+    for (int l = 0; l < W; l++) {
+        uint64_t off = ((uint64_t)hi[l] << 32 | lo[l]) + imm - page;
+
+        addr[l] = off;
+        bad |= (off & 3) | (off >= TGPU_PAGE_SIZE);
+    }
+    return !bad;
+}
+
+/* ... and their accesses, lane 0's page translated (r->tlb_host) */
+static void global32_page(GrRun *r, GrWarp *w, const GrInsn *in)
+{
+    const uint32_t *off = r->addr, *v = w->r[in->rd];
+    uint32_t *d = w->r[in->rd];
+    uint8_t *page = r->tlb_host;
+    bool is_st = in->op == TGPU_OP_STG;
+
+    if (!is_st) {
+        if (in->rd >= TGPU_NR_REGS) {
+            return;
+        }
+        w->shape[in->rd] = 0;
+    }
+    for (int h = 0; h < W; h += GROUP) {
+        int kind = group_kind(off + h);
+
+        if (kind != GROUP_SCATTERED) {
+            if (is_st) {
+                store32_group(page + off[h], v + h, kind);
+            } else {
+                load32_group(d + h, page + off[h], kind);
+            }
+            continue;
+        }
+        for (int l = h; l < h + GROUP; l++) {
+            if (is_st) {
+                stl_le_p(page + off[l], v[l]);
+            } else {
+                d[l] = ldl_le_p(page + off[l]);
+            }
+        }
+    }
 }
 
 static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
@@ -667,21 +873,36 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     TGPUKernel *k = r->k;
     unsigned int len = width_bytes(in->sub);
     bool is_st = in->op == TGPU_OP_STG || in->op == TGPU_OP_STS;
+    bool is_global = in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG;
     uint64_t *v = r->v64;
     uint8_t buf[8];
+    int first = 0;
 
-    if (in->sub == TGPU_W_32 && in->op != TGPU_OP_LDG &&
-        in->op != TGPU_OP_STG && gr_mem32_local(r, w, in, exec)) {
-        return true;
+    if (is_global && len == 4 && exec == ALL_LANES &&
+        global32_one_page(r, w, in)) {
+        /* lane 0 translates; the others use the page it reached */
+        uint64_t a = rd64(w, in->ra, 0) + (int64_t)(int32_t)in->imm32;
+
+        stl_le_p(buf, w->r[in->rd][0]);
+        if (!gr_global(r, w, 0, a, buf, len, is_st, -1, 0, 0)) {
+            return false;
+        }
+        if (r->tlb_valid) {
+            global32_page(r, w, in);
+            return true;
+        }
+        /* system memory: lane by lane */
+        v[0] = ldl_le_p(buf);
+        first = 1;
     }
 
-    for (int l = 0; l < W; l++) {
+    for (int l = first; l < W; l++) {
         uint64_t a;
 
         if (!((exec >> l) & 1)) {
             continue;
         }
-        if (in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG) {
+        if (is_global) {
             a = rd64(w, in->ra, l) + (int64_t)(int32_t)in->imm32;
             /* the page the previous lane used: no translation needed */
             if (len == 4 && !(a & 3) && r->tlb_valid &&
@@ -774,58 +995,57 @@ static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     return true;
 }
 
-/* Fused multiply-add of 32 lanes, rounded once as IEEE-754 requires. */
-static void ffma_generic(uint32_t *d, const uint32_t *a, const uint32_t *b,
-                         const uint32_t *c)
-{
-    for (int l = 0; l < W; l++) {
-        d[l] = u32f(fmaf(f32(a[l]), f32(b[l]), f32(c[l])));
-    }
-}
+/* res = EXPR, for each lane l; then rd = res on the lanes of exec */
+#define LANES(expr) \
+    do { \
+        for (int l = 0; l < W; l++) { \
+            res[l] = (expr); \
+        } \
+        wr32(w, in->rd, res, exec); \
+    } while (0)
 
-#ifdef HOST_X86_64
-/* The same with the host's FMA instructions, when it has them. */
-__attribute__((target("fma")))
-static void ffma_x86(uint32_t *d, const uint32_t *a, const uint32_t *b,
-                     const uint32_t *c)
-{
-    for (int l = 0; l < W; l++) {
-        float x, y, z, f;
+/* pd = EXPR (of lane l), on the lanes of exec; pd 7 (PT) discards */
+#define SETP(expr) \
+    do { \
+        uint32_t m_ = 0; \
+        for (int l = 0; l < W; l++) { \
+            m_ |= (uint32_t)(expr) << l; \
+        } \
+        if (in->rd < TGPU_PRED_PT) { \
+            w->p[in->rd] = (w->p[in->rd] & ~exec) | (m_ & exec); \
+        } \
+    } while (0)
 
-        memcpy(&x, &a[l], 4);
-        memcpy(&y, &b[l], 4);
-        memcpy(&z, &c[l], 4);
-        f = __builtin_fmaf(x, y, z);
-        memcpy(&d[l], &f, 4);
-    }
-}
-#endif
-
-static void (*ffma_lanes)(uint32_t *d, const uint32_t *a, const uint32_t *b,
-                          const uint32_t *c) = ffma_generic;
-
-/* Run warp W until it exits, waits, sleeps, or the budget ends. */
-__attribute__((optimize("O3")))
-static bool gr_warp(GrRun *r, GrWarp *w)
+/*
+ * Run warp W until it exits, waits, sleeps, or the budget ends.  This is
+ * compiled twice, for any host and for hosts with AVX2 and FMA (see
+ * gr_warp), so that the lane loops use the widest vectors there are; the
+ * counters live in locals until it returns.
+ */
+static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
 {
     TGPUKernel *k = r->k;
+    const GrInsn *code = k->code;
+    uint32_t ninsns = k->ninsns, *res = r->res;
+    uint64_t budget = r->budget, lane_ops = 0, n;
+    bool ok = true;
 
-    while (w->state == WARP_RUN && r->budget) {
+    while (w->state == WARP_RUN && budget) {
         const GrInsn *in;
-        uint32_t exec, *res = r->res;
-        const uint32_t *A, *B;
+        const uint32_t *A, *B, *C;
+        uint32_t exec;
 
-        if (w->pc >= k->ninsns) {
-            return gr_error(r, w, TGPU_KERR_PC, w->active, 0, w->pc);
+        if (w->pc >= ninsns) {
+            ok = gr_error(r, w, TGPU_KERR_PC, w->active, 0, w->pc);
+            break;
         }
-        in = &k->code[w->pc];
-        exec = w->active & (in->pgneg ? ~w->p[in->pg] : w->p[in->pg]);
-        r->budget--;
-        r->warp_insns++;
-        r->lane_ops += ctpop32(exec);
-        k->cycles++;
+        in = &code[w->pc];
+        exec = w->active & (w->p[in->pg] ^ -(uint32_t)in->pgneg);
+        budget--;
+        lane_ops += exec == ALL_LANES ? W : ctpop32(exec);
         A = w->r[in->ra];
         B = w->r[in->rb];
+        C = w->r[in->rc];
         if (in->bimm) {
             uint32_t imm = in->imm32;
 
@@ -844,15 +1064,17 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             w->live &= ~exec;
             w->active &= ~exec;
             if (!w->active) {
-                if (!simt_pop(r, w)) {
-                    return false;
+                ok = simt_pop(r, w);
+                if (!ok) {
+                    goto out;
                 }
                 continue;
             }
             break;
         case TGPU_OP_TRAP:
             if (exec) {
-                return gr_error(r, w, TGPU_KERR_TRAP, exec, 0, in->imm32);
+                ok = gr_error(r, w, TGPU_KERR_TRAP, exec, 0, in->imm32);
+                goto out;
             }
             break;
         case TGPU_OP_BRA:
@@ -861,9 +1083,9 @@ static bool gr_warp(GrRun *r, GrWarp *w)
                 continue;
             }
             if (exec) {
-                if (!simt_push(r, w, w->pc + 1, w->active & ~exec,
-                               SIMT_DIV)) {
-                    return false;
+                ok = simt_push(r, w, w->pc + 1, w->active & ~exec, SIMT_DIV);
+                if (!ok) {
+                    goto out;
                 }
                 w->active = exec;
                 w->pc = in->imm32;
@@ -871,13 +1093,15 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             }
             break;
         case TGPU_OP_SSY:
-            if (!simt_push(r, w, in->imm32, w->active, SIMT_SSY)) {
-                return false;
+            ok = simt_push(r, w, in->imm32, w->active, SIMT_SSY);
+            if (!ok) {
+                goto out;
             }
             break;
         case TGPU_OP_SYNC:
-            if (!simt_pop(r, w)) {
-                return false;
+            ok = simt_pop(r, w);
+            if (!ok) {
+                goto out;
             }
             continue;
         case TGPU_OP_BAR:
@@ -887,94 +1111,65 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             w->pc++;
             w->state = WARP_BAR;
             w->bar = in->imm32;
-            return true;
+            goto out;
         case TGPU_OP_NANOSLEEP:
             if (!exec) {
                 break;
             }
             w->pc++;
             w->state = WARP_SLEEP;
-            return true;
+            goto out;
         case TGPU_OP_S2R:
-            for (int l = 0; l < W; l++) {
-                res[l] = special(r, w, in->imm32, l);
-            }
+            gr_s2r(r, w, in->imm32, k->cycles + r->budget - budget, res);
             wr32(w, in->rd, res, exec);
             break;
         case TGPU_OP_MOV:
             wr32(w, in->rd, B, exec);
             break;
         case TGPU_OP_IADD:
+            LANES(A[l] + B[l]);
+            break;
         case TGPU_OP_ISUB:
+            LANES(A[l] - B[l]);
+            break;
         case TGPU_OP_IMUL:
+            LANES(A[l] * B[l]);
+            break;
         case TGPU_OP_IMIN:
+            LANES(MIN((int32_t)A[l], (int32_t)B[l]));
+            break;
         case TGPU_OP_IMAX:
+            LANES(MAX((int32_t)A[l], (int32_t)B[l]));
+            break;
         case TGPU_OP_UMIN:
+            LANES(MIN(A[l], B[l]));
+            break;
         case TGPU_OP_UMAX:
+            LANES(MAX(A[l], B[l]));
+            break;
         case TGPU_OP_SHL:
+            LANES(B[l] >= 32 ? 0 : A[l] << B[l]);
+            break;
         case TGPU_OP_SHR:
+            LANES(B[l] >= 32 ? 0 : A[l] >> B[l]);
+            break;
         case TGPU_OP_SAR:
+            LANES((int32_t)A[l] >> MIN(B[l], 31u));
+            break;
         case TGPU_OP_AND:
+            LANES(A[l] & B[l]);
+            break;
         case TGPU_OP_OR:
+            LANES(A[l] | B[l]);
+            break;
         case TGPU_OP_XOR:
-            for (int l = 0; l < W; l++) {
-                uint32_t a = A[l], b = B[l];
-
-                switch (in->op) {
-                case TGPU_OP_IADD:
-                    res[l] = a + b;
-                    break;
-                case TGPU_OP_ISUB:
-                    res[l] = a - b;
-                    break;
-                case TGPU_OP_IMUL:
-                    res[l] = a * b;
-                    break;
-                case TGPU_OP_IMIN:
-                    res[l] = MIN((int32_t)a, (int32_t)b);
-                    break;
-                case TGPU_OP_IMAX:
-                    res[l] = MAX((int32_t)a, (int32_t)b);
-                    break;
-                case TGPU_OP_UMIN:
-                    res[l] = MIN(a, b);
-                    break;
-                case TGPU_OP_UMAX:
-                    res[l] = MAX(a, b);
-                    break;
-                case TGPU_OP_SHL:
-                    res[l] = b >= 32 ? 0 : a << b;
-                    break;
-                case TGPU_OP_SHR:
-                    res[l] = b >= 32 ? 0 : a >> b;
-                    break;
-                case TGPU_OP_SAR:
-                    res[l] = (int32_t)a >> MIN(b, 31u);
-                    break;
-                case TGPU_OP_AND:
-                    res[l] = a & b;
-                    break;
-                case TGPU_OP_OR:
-                    res[l] = a | b;
-                    break;
-                default:
-                    res[l] = a ^ b;
-                    break;
-                }
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(A[l] ^ B[l]);
             break;
         case TGPU_OP_NOT:
-            for (int l = 0; l < W; l++) {
-                res[l] = ~A[l];
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(~A[l]);
             break;
         case TGPU_OP_IMAD:
-            for (int l = 0; l < W; l++) {
-                res[l] = A[l] * B[l] + w->r[in->rc][l];
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(A[l] * B[l] + C[l]);
             break;
         case TGPU_OP_IMADW: {
             uint64_t *v = r->v64;
@@ -997,32 +1192,16 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_ISETP:
-        case TGPU_OP_USETP:
-        case TGPU_OP_FSETP: {
-            uint32_t m = 0;
-
-            for (int l = 0; l < W; l++) {
-                bool t;
-
-                if (in->op == TGPU_OP_FSETP) {
-                    t = cmp_f(f32(A[l]), f32(B[l]), in->sub);
-                } else if (in->op == TGPU_OP_ISETP) {
-                    t = cmp_i((int32_t)A[l], (int32_t)B[l], in->sub);
-                } else {
-                    t = cmp_i(A[l], B[l], in->sub);
-                }
-                m |= (uint32_t)t << l;
-            }
-            if (in->rd < TGPU_PRED_PT) {
-                w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
-            }
+            SETP(cmp_i((int32_t)A[l], (int32_t)B[l], in->sub));
             break;
-        }
+        case TGPU_OP_USETP:
+            SETP(cmp_i(A[l], B[l], in->sub));
+            break;
+        case TGPU_OP_FSETP:
+            SETP(cmp_f(f32(A[l]), f32(B[l]), in->sub));
+            break;
         case TGPU_OP_SEL:
-            for (int l = 0; l < W; l++) {
-                res[l] = (w->p[in->sub] >> l) & 1 ? A[l] : B[l];
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(w->p[in->sub] & (1u << l) ? A[l] : B[l]);
             break;
         case TGPU_OP_PLOP: {
             uint32_t a = w->p[in->ra], b = w->p[in->rb], m;
@@ -1037,96 +1216,106 @@ static bool gr_warp(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_FADD:
+            LANES(u32f(f32(A[l]) + f32(B[l])));
+            break;
         case TGPU_OP_FSUB:
+            LANES(u32f(f32(A[l]) - f32(B[l])));
+            break;
         case TGPU_OP_FMUL:
+            LANES(u32f(f32(A[l]) * f32(B[l])));
+            break;
         case TGPU_OP_FMIN:
+            LANES(u32f(fminf(f32(A[l]), f32(B[l]))));
+            break;
         case TGPU_OP_FMAX:
-            for (int l = 0; l < W; l++) {
-                float a = f32(A[l]), b = f32(B[l]);
-
-                switch (in->op) {
-                case TGPU_OP_FADD:
-                    res[l] = u32f(a + b);
-                    break;
-                case TGPU_OP_FSUB:
-                    res[l] = u32f(a - b);
-                    break;
-                case TGPU_OP_FMUL:
-                    res[l] = u32f(a * b);
-                    break;
-                case TGPU_OP_FMIN:
-                    res[l] = u32f(fminf(a, b));
-                    break;
-                default:
-                    res[l] = u32f(fmaxf(a, b));
-                    break;
-                }
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(u32f(fmaxf(f32(A[l]), f32(B[l]))));
             break;
         case TGPU_OP_FFMA:
-            ffma_lanes(res, A, B, w->r[in->rc]);
-            wr32(w, in->rd, res, exec);
+            /* rounded once, as IEEE-754 requires */
+            LANES(u32f(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
             break;
         case TGPU_OP_FABS:
-            for (int l = 0; l < W; l++) {
-                res[l] = A[l] & 0x7fffffffu;
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(A[l] & 0x7fffffffu);
             break;
         case TGPU_OP_FNEG:
-            for (int l = 0; l < W; l++) {
-                res[l] = A[l] ^ 0x80000000u;
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(A[l] ^ 0x80000000u);
             break;
         case TGPU_OP_I2F:
-        case TGPU_OP_U2F:
-        case TGPU_OP_F2I:
-        case TGPU_OP_F2U:
-            for (int l = 0; l < W; l++) {
-                switch (in->op) {
-                case TGPU_OP_I2F:
-                    res[l] = u32f((float)(int32_t)A[l]);
-                    break;
-                case TGPU_OP_U2F:
-                    res[l] = u32f((float)A[l]);
-                    break;
-                case TGPU_OP_F2I:
-                    res[l] = f2i(f32(A[l]), false);
-                    break;
-                default:
-                    res[l] = f2i(f32(A[l]), true);
-                    break;
-                }
-            }
-            wr32(w, in->rd, res, exec);
+            LANES(u32f((float)(int32_t)A[l]));
             break;
-        case TGPU_OP_LDG:
-        case TGPU_OP_STG:
+        case TGPU_OP_U2F:
+            LANES(u32f((float)A[l]));
+            break;
+        case TGPU_OP_F2I:
+            LANES(f2i(f32(A[l]), false));
+            break;
+        case TGPU_OP_F2U:
+            LANES(f2i(f32(A[l]), true));
+            break;
         case TGPU_OP_LDS:
         case TGPU_OP_STS:
         case TGPU_OP_LDC:
+            if (in->sub == TGPU_W_32 && exec == ALL_LANES &&
+                gr_mem32_groups(r, w, in)) {
+                break;
+            }
+            if (in->sub == TGPU_W_32 && exec &&
+                gr_mem32_local(r, w, in, exec)) {
+                break;
+            }
+            /* fall through */
+        case TGPU_OP_LDG:
+        case TGPU_OP_STG:
             r->tlb_valid = false;
             if (exec && !gr_mem(r, w, in, exec)) {
-                return false;
+                ok = false;
+                goto out;
             }
             break;
         case TGPU_OP_ATOMG:
         case TGPU_OP_ATOMS:
             r->tlb_valid = false;
             if (exec && !gr_atom(r, w, in, exec)) {
-                return false;
+                ok = false;
+                goto out;
             }
             break;
         default:
-            return gr_error(r, w, TGPU_KERR_ILLEGAL_INSN, w->active, 0,
-                            w->pc);
+            ok = gr_error(r, w, TGPU_KERR_ILLEGAL_INSN, w->active, 0, w->pc);
+            goto out;
         }
         w->pc++;
     }
-    return true;
+out:
+    n = r->budget - budget;
+    r->budget = budget;
+    r->warp_insns += n;
+    r->lane_ops += lane_ops;
+    k->cycles += n;
+    return ok;
 }
+
+#undef LANES
+#undef SETP
+
+__attribute__((optimize("O3")))
+static bool gr_warp_generic(GrRun *r, GrWarp *w)
+{
+    return gr_warp_body(r, w);
+}
+
+#ifdef HOST_X86_64
+/* fp-contract=off: the host must round each operation as the ISA does */
+__attribute__((optimize("O3", "fp-contract=off")))
+__attribute__((target("avx2,fma,popcnt")))
+static bool gr_warp_avx2(GrRun *r, GrWarp *w)
+{
+    return gr_warp_body(r, w);
+}
+#endif
+
+/* gr_warp_generic, or the build of the host's best vector unit */
+static bool (*gr_warp)(GrRun *r, GrWarp *w) = gr_warp_generic;
 
 /* ---- CTAs and the kernel ------------------------------------------------- */
 
@@ -1716,8 +1905,9 @@ void tgpu_gr_init(TGPUState *s)
     TGPUComputeEngine *gr = g_new0(TGPUComputeEngine, 1);
 
 #ifdef HOST_X86_64
-    if (__builtin_cpu_supports("fma")) {
-        ffma_lanes = ffma_x86;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("popcnt")) {
+        gr_warp = gr_warp_avx2;
     }
 #endif
     s->gr = gr;

@@ -5,6 +5,7 @@
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -57,8 +58,11 @@ static_assert(TGPU_Q_FENCE_DWORDS * 4 <= TGPU_Q_FENCE_SLOT);
 static_assert(TGPU_Q_VA(TGPU_CHANNELS_MAX) <= DRM_TGPU_VA_LIMIT);
 static_assert(DRM_TGPU_SUBMIT_MAX_RANGES + 1 < TGPU_Q_GPFIFO_ENTRIES);
 
-/* A job that has not finished after this long is killed. */
-#define TGPU_JOB_TIMEOUT_MS	5000
+/* A job that has not finished after this long is killed; 0: never. */
+static unsigned int tgpu_job_timeout_ms = 5000;
+module_param_named(job_timeout_ms, tgpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "kill a job not finished after this many ms, 0 for never (default 5000)");
 
 static const char * const tgpu_engine_names[TGPU_NR_RUNLISTS] = {
 	[TGPU_RUNLIST_COMPUTE] = "compute",
@@ -467,7 +471,7 @@ static enum drm_gpu_sched_stat tgpu_job_timedout(struct drm_sched_job *sjob)
 		"queue %u of %s[%d] (channel %u, %s): job %llu timed out after %u ms, channel killed\n",
 		q->id, q->comm, pid_nr(q->pid), q->chid,
 		tgpu_engine_names[q->engine],
-		sjob->s_fence->finished.seqno, TGPU_JOB_TIMEOUT_MS);
+		sjob->s_fence->finished.seqno, q->timeout_ms);
 
 	spin_lock(&q->sched.job_list_lock);
 	list_add(&sjob->list, &q->sched.pending_list);
@@ -643,11 +647,13 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 			     struct tgpu_queue **out)
 {
 	struct tgpu_file *tfile = to_tgpu_file(file);
+	const unsigned int timeout_ms = READ_ONCE(tgpu_job_timeout_ms);
 	const struct drm_sched_init_args sched_args = {
 		.ops = &tgpu_sched_ops,
 		.num_rqs = 1,
 		.credit_limit = TGPU_Q_GPFIFO_ENTRIES - 1,
-		.timeout = msecs_to_jiffies(TGPU_JOB_TIMEOUT_MS),
+		.timeout = timeout_ms ? msecs_to_jiffies(timeout_ms) :
+			   MAX_SCHEDULE_TIMEOUT,
 		.name = "tgpu-queue",
 		.dev = tdev->base.dev,
 	};
@@ -663,6 +669,7 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	q->vm = &tfile->vm;
 	q->engine = args->engine;
 	q->priority = args->priority;
+	q->timeout_ms = timeout_ms;
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->fence_lock);
 	INIT_LIST_HEAD(&q->fences);

@@ -29,6 +29,8 @@ struct tgpu_vm;
  * @chid: its channel
  * @engine: TGPU_RUNLIST_*
  * @priority: 0 to 3
+ * @timeout_ms: its jobs' timeout (the job_timeout_ms parameter when it
+ *	was created), 0 for none
  * @mem: instance block, GPFIFO, USERD, fence semaphore, fence pushbuffers
  * @va: GPU address of @mem in the kernel part of @vm
  * @sched: its scheduler: one per queue, one entity on it
@@ -53,6 +55,7 @@ struct tgpu_queue {
 	u32 chid;
 	u32 engine;
 	u32 priority;
+	unsigned int timeout_ms;
 	struct tgpu_vram_obj mem;
 	u64 va;
 	struct drm_gpu_scheduler sched;

@@ -6,7 +6,7 @@
  * acquire), so every engine's queue can run them.  Meant for a guest
  * booted with --device-opts vram-size=1G:
  *
- *   test-submit [--node=PATH] [--no-timeout]
+ *   test-submit [--node=PATH] [--no-timeout | --timeout-ms=MS]
  *   test-submit --unplug     (unbinds and rebinds the device through sysfs)
  *   test-submit --mmu        (2 MiB pages, reading BAR0 through sysfs:
  *                             iomem=relaxed; privileged pages)
@@ -39,6 +39,7 @@
 #include "guest-tap.h"
 
 static const char *node = "/dev/dri/renderD128";
+static unsigned int expect_timeout_ms;
 
 /* ---- raw uAPI ------------------------------------------------------------- */
 
@@ -826,6 +827,10 @@ static void test_timeout(struct ctx *c)
 	status = syncobj_status(c->fd, s);
 	ok(!err && status == -ETIMEDOUT,
 	   "the first fails with -ETIMEDOUT after %.1f s (status %d)", dt, status);
+	if (expect_timeout_ms)
+		ok(dt >= expect_timeout_ms / 1000.0 &&
+		   dt < expect_timeout_ms / 1000.0 + 2.0,
+		   "that is the job timeout, %u ms", expect_timeout_ms);
 	status = syncobj_status(c->fd, s2);
 	ok(status < 0, "the second fails too (status %d)", status);
 	syncobj_destroy(c->fd, s);
@@ -1256,6 +1261,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--node=", 7) == 0) {
 			node = argv[i] + 7;
+		} else if (strncmp(argv[i], "--timeout-ms=", 13) == 0) {
+			expect_timeout_ms = strtoul(argv[i] + 13, NULL, 0);
 		} else if (strcmp(argv[i], "--no-timeout") == 0) {
 			timeout = false;
 		} else if (strcmp(argv[i], "--unplug") == 0) {
@@ -1263,7 +1270,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--mmu") == 0) {
 			return test_large_pages();
 		} else {
-			fprintf(stderr, "usage: test-submit [--node=PATH] [--no-timeout | --unplug | --mmu]\n");
+			fprintf(stderr, "usage: test-submit [--node=PATH] [--timeout-ms=MS | --no-timeout | --unplug | --mmu]\n");
 			return 2;
 		}
 	}

@@ -245,11 +245,16 @@ struct drm_tgpu_submit_range {
  * that releases the job's fence.  The fence signals when every range has
  * executed; it fails with -EIO when the channel takes an error (for
  * example an illegal method: that queue is then dead, other queues go
- * on), -ETIMEDOUT when the job does not finish within 5 s (the channel
- * is then killed), -ECANCELED when the queue is destroyed first, and
- * -ENODEV when the device goes away (unbind) first.
- * A dead queue refuses further submits with -EIO; destroy it and create
- * another.
+ * on), -ETIMEDOUT when the job does not finish within the driver's job
+ * timeout (5 s unless the tgpu.job_timeout_ms module parameter says
+ * otherwise; the channel is then killed), -ECANCELED when the queue is
+ * destroyed first, and -ENODEV when the device goes away (unbind)
+ * first.  A dead queue refuses further submits with -EIO; destroy it
+ * and create another.
+ *
+ * The queue's fence semaphore is in the file's VM, writable by its own
+ * work: a process can make its own fences signal early (or late), never
+ * another process's.
  *
  * Errors: -EINVAL for non-zero @flags or @pad, a @count or
  * @in_syncobj_count out of range, a range with non-zero @pad, an

@@ -157,6 +157,7 @@ static const struct drm_driver tgpu_drm_driver = {
 			   DRIVER_SYNCOBJ_TIMELINE,
 	.open = tgpu_open,
 	.postclose = tgpu_postclose,
+	.show_fdinfo = tgpu_gem_show_fdinfo,
 	.ioctls = tgpu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
 	.fops = &tgpu_drm_fops,

@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The tgpu authors */
 
 #include <linux/gpu_buddy.h>
+#include <linux/idr.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/pfn.h>
@@ -10,6 +11,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/tgpu_drm.h>
 
@@ -205,4 +207,34 @@ int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,
 
 	drm_gem_object_put(obj);
 	return ret;
+}
+
+/**
+ * tgpu_gem_show_fdinfo() - the file's VRAM objects, for fdinfo
+ * @p: the printer
+ * @file: the DRM file
+ *
+ * The standard drm-{total,shared,active,resident}-vram keys, counting the
+ * objects the file has a handle to (as drm_show_memory_stats(), whose
+ * region name is fixed to "memory").  Objects live in VRAM from creation
+ * to free, so they are all resident; fences are not tracked per object,
+ * so active stays 0.
+ */
+void tgpu_gem_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct drm_memory_stats stats = {};
+	struct drm_gem_object *obj;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (drm_gem_object_is_shared_for_memory_stats(obj))
+			stats.shared += obj->size;
+		else
+			stats.private += obj->size;
+		stats.resident += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	drm_print_memory_stats(p, &stats, DRM_GEM_OBJECT_RESIDENT, "vram");
 }

@@ -10,6 +10,7 @@
 
 struct drm_device;
 struct drm_file;
+struct drm_printer;
 
 /**
  * struct tgpu_bo - a buffer object in VRAM
@@ -31,5 +32,6 @@ int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
 			  struct drm_file *file);
 int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,
 			       struct drm_file *file);
+void tgpu_gem_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 #endif /* __TGPU_GEM_H__ */

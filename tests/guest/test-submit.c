@@ -839,6 +839,42 @@ static void test_timeout(struct ctx *c)
 	c->pb.len = 0;
 }
 
+/* fdinfo has the drm-*-vram keys: the objects this file has handles to. */
+static bool fdinfo_has(int fd, const char *line)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, line) != NULL;
+}
+
+static void test_fdinfo(struct ctx *c)
+{
+	uint32_t h;
+
+	ok(fdinfo_has(c->fd, "drm-driver:\ttgpu\n") &&
+	   fdinfo_has(c->fd, "drm-total-vram:\t5 MiB\n") &&
+	   fdinfo_has(c->fd, "drm-resident-vram:\t5 MiB\n") &&
+	   fdinfo_has(c->fd, "drm-shared-vram:\t0\n"),
+	   "fdinfo: drm-total-vram and drm-resident-vram are 5 MiB (1 + 4 MiB objects)");
+	h = gem_create(c->fd, 12288);
+	ok(fdinfo_has(c->fd, "drm-total-vram:\t5132 KiB\n"),
+	   "fdinfo: a 12 KiB object more is 5132 KiB");
+	gem_close(c->fd, h);
+	ok(fdinfo_has(c->fd, "drm-total-vram:\t5 MiB\n"),
+	   "fdinfo: back to 5 MiB after GEM_CLOSE");
+}
+
 /* Threads submitting at once, to one queue and to their own queues. */
 #define STRESS_THREADS	4
 #define STRESS_JOBS	150
@@ -1281,6 +1317,7 @@ int main(int argc, char **argv)
 	base = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
 
 	ctx_open(&c);
+	test_fdinfo(&c);
 	test_bind_errors(&c);
 	test_bind_write(&c);
 	test_bind_offset(&c);

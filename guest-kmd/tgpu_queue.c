@@ -123,6 +123,7 @@ static const struct dma_fence_ops tgpu_fence_ops = {
 };
 
 static void tgpu_queue_fail(struct tgpu_queue *q, int error);
+static void tgpu_queue_wait_engine(struct tgpu_queue *q);
 
 /* ---- runlists ------------------------------------------------------------ */
 
@@ -468,6 +469,8 @@ static enum drm_gpu_sched_stat tgpu_job_timedout(struct drm_sched_job *sjob)
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
 			  TGPU_CHAN_CTRL_KILL);
+		/* Its fences say "done": the engine must be, too. */
+		tgpu_queue_wait_engine(q);
 		drm_dev_exit(idx);
 	}
 	drm_err(&tdev->base,
@@ -835,6 +838,47 @@ int tgpu_ioctl_queue_destroy(struct drm_device *ddev, void *data,
 		return -ENOENT;
 	tgpu_queue_destroy(q);
 	return 0;
+}
+
+/**
+ * tgpu_file_queues_wait() - wait for a file's work on the hardware
+ * @tfile: the file
+ *
+ * Waits, queue by queue, for the last hardware fence each queue has
+ * now; work handed to the hardware later is not waited for.
+ *
+ * Return: 0, or -ERESTARTSYS when a signal interrupted the wait.
+ */
+int tgpu_file_queues_wait(struct tgpu_file *tfile)
+{
+	struct dma_fence *fence;
+	struct tgpu_queue *q;
+	unsigned long id = 0, flags;
+	long ret = 0;
+
+	for (;;) {
+		fence = NULL;
+		down_read(&tfile->queues_lock);
+		q = xa_find(&tfile->queues, &id, ULONG_MAX, XA_PRESENT);
+		if (q) {
+			spin_lock_irqsave(&q->fence_lock, flags);
+			if (!list_empty(&q->fences))
+				fence = dma_fence_get(&list_last_entry(&q->fences,
+								       struct tgpu_fence,
+								       link)->base);
+			spin_unlock_irqrestore(&q->fence_lock, flags);
+		}
+		up_read(&tfile->queues_lock);
+		if (!q)
+			return 0;
+		if (fence) {
+			ret = dma_fence_wait(fence, true);
+			dma_fence_put(fence);
+			if (ret)
+				return ret;
+		}
+		id++;
+	}
 }
 
 /**

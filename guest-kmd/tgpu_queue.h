@@ -76,6 +76,7 @@ struct tgpu_queue {
 int tgpu_queues_init(struct tgpu_device *tdev);
 void tgpu_queues_signal(struct tgpu_device *tdev);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code);
+int tgpu_file_queues_wait(struct tgpu_file *tfile);
 void tgpu_file_queues_fini(struct tgpu_file *tfile);
 
 int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,

@@ -19,6 +19,7 @@
 #include "tgpu_device.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
+#include "tgpu_queue.h"
 #include "tgpu_vm.h"
 
 #define TGPU_ASID_MIN	1
@@ -31,10 +32,13 @@ static_assert(DRM_TGPU_VM_PAGE_SIZE == TGPU_PAGE_SIZE);
  * struct tgpu_mapping - a user mapping made by VM_BIND
  * @node: its VA range in &tgpu_vm.mm
  * @obj: the object mapped; the mapping holds a reference
+ * @deferred: in &tgpu_vm.deferred once unmapped, when the wait for the
+ *	file's work was interrupted
  */
 struct tgpu_mapping {
 	struct drm_mm_node node;
 	struct drm_gem_object *obj;
+	struct list_head deferred;
 };
 
 static struct tgpu_pt *tgpu_pt_alloc(struct tgpu_device *tdev, u64 size,
@@ -115,6 +119,7 @@ int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
 	vm->asid = asid;
 	mutex_init(&vm->lock);
 	drm_mm_init(&vm->mm, 0, TGPU_VA_LIMIT);
+	INIT_LIST_HEAD(&vm->deferred);
 	vm->pd1 = NULL;
 	return 0;
 }
@@ -471,10 +476,10 @@ err_put:
 }
 
 /*
- * Unmap, invalidate, then drop the object.  With vm->lock held.  Once
- * the device is gone there is nothing to unmap: VRAM is no longer ours.
+ * Unmap and invalidate.  With vm->lock held.  Once the device is gone
+ * there is nothing to unmap: VRAM is no longer ours.
  */
-static void tgpu_vm_unbind_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
+static void tgpu_vm_unmap_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 {
 	int idx;
 
@@ -484,8 +489,6 @@ static void tgpu_vm_unbind_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 		drm_dev_exit(idx);
 	}
 	drm_mm_remove_node(&map->node);
-	drm_gem_object_put(map->obj);
-	kfree(map);
 }
 
 /**
@@ -499,10 +502,11 @@ static void tgpu_vm_unbind_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
 			 struct drm_file *file)
 {
-	struct tgpu_vm *vm = &to_tgpu_file(file)->vm;
+	struct tgpu_file *tfile = to_tgpu_file(file);
+	struct tgpu_vm *vm = &tfile->vm;
 	struct drm_tgpu_vm_unbind *args = data;
+	struct tgpu_mapping *map = NULL;
 	struct drm_mm_node *node;
-	int ret = -ENOENT;
 
 	if (!args->size || args->va >= DRM_TGPU_VA_KERNEL_START ||
 	    args->size > DRM_TGPU_VA_KERNEL_START - args->va)
@@ -512,15 +516,30 @@ int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
 	drm_mm_for_each_node_in_range(node, &vm->mm, args->va,
 				      args->va + args->size) {
 		if (node->start == args->va && node->size == args->size) {
-			tgpu_vm_unbind_locked(vm, container_of(node,
-							       struct tgpu_mapping,
-							       node));
-			ret = 0;
+			map = container_of(node, struct tgpu_mapping, node);
+			tgpu_vm_unmap_locked(vm, map);
 		}
 		break;
 	}
 	mutex_unlock(&vm->lock);
-	return ret;
+	if (!map)
+		return -ENOENT;
+
+	/*
+	 * An engine stops using old translations only at the end of its
+	 * current run of pages (mmu.md): the object may be freed once the
+	 * file's work on the hardware has finished.  If the wait is
+	 * interrupted, the object is released when the file is closed.
+	 */
+	if (tgpu_file_queues_wait(tfile)) {
+		mutex_lock(&vm->lock);
+		list_add_tail(&map->deferred, &vm->deferred);
+		mutex_unlock(&vm->lock);
+		return 0;
+	}
+	drm_gem_object_put(map->obj);
+	kfree(map);
+	return 0;
 }
 
 /**
@@ -534,7 +553,7 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 {
 	struct tgpu_device *tdev = vm->tdev;
 	struct drm_mm_node *node, *next;
-	struct tgpu_mapping *map;
+	struct tgpu_mapping *map, *tmp;
 	int idx;
 
 	mutex_lock(&vm->lock);
@@ -548,6 +567,11 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 	drm_mm_for_each_node_safe(node, next, &vm->mm) {
 		map = container_of(node, struct tgpu_mapping, node);
 		drm_mm_remove_node(node);
+		drm_gem_object_put(map->obj);
+		kfree(map);
+	}
+	list_for_each_entry_safe(map, tmp, &vm->deferred, deferred) {
+		list_del(&map->deferred);
 		drm_gem_object_put(map->obj);
 		kfree(map);
 	}

@@ -4,6 +4,7 @@
 #ifndef __TGPU_VM_H__
 #define __TGPU_VM_H__
 
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -34,6 +35,8 @@ struct tgpu_pt {
  * @lock: protects @mm and the page tables
  * @mm: the user mappings (struct tgpu_mapping), by VA
  * @pd1: the root table; allocated on first use
+ * @deferred: unmapped mappings whose objects are released at close
+ *	(struct tgpu_mapping, by @deferred)
  *
  * Tables are allocated as mappings need them and kept until the VM is
  * destroyed.
@@ -44,6 +47,7 @@ struct tgpu_vm {
 	struct mutex lock; /* protects mm and the tables */
 	struct drm_mm mm;
 	struct tgpu_pt *pd1;
+	struct list_head deferred;
 };
 
 int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm);

@@ -151,9 +151,11 @@ struct drm_tgpu_vm_bind {
  * a mapping, or a range covering several, is not accepted.  When the
  * ioctl returns, the page-table entries are cleared and the GPU's TLB is
  * invalidated for the range, so the GPU can no longer reach the object
- * through it; then the mapping's reference to the object is dropped.
- * Work still using the range faults (unbinding under running work is the
- * user's own bug).
+ * through it.  The mapping's reference to the object is dropped once the
+ * file's work already on the hardware has finished: the ioctl waits for
+ * it (if a signal interrupts that wait, the ioctl still succeeds and the
+ * reference goes when the file is closed).  Work still using the range
+ * faults (unbinding under running work is the user's own bug).
  *
  * Errors: -ENOENT when no mapping starts at @va with exactly @size bytes
  * (also for a zero or unaligned @size); -ENODEV when the device is gone.

@@ -52,7 +52,7 @@ typedef struct GrInsn {
     uint8_t pg, pgneg;
     uint8_t rd, ra, rb, rc; /* register rows (RZ: ROW_RZ) */
     uint8_t sub;
-    bool bimm;
+    bool bimm;              /* B is imm32 (not: an address offset, ...) */
     int16_t imm16;
     uint32_t imm32;
 } GrInsn;
@@ -132,6 +132,7 @@ typedef struct GrRun {
     TGPUKernel *k;
     uint64_t budget;
     uint64_t warp_insns, lane_ops;
+    uint8_t *vram;          /* VRAM's host memory */
     /* the last VRAM page a lane reached, for the others */
     uint64_t tlb_vpn;
     uint8_t *tlb_host;
@@ -140,7 +141,7 @@ typedef struct GrRun {
      * Per-instruction scratch, here rather than on the stack, which QEMU
      * builds zero at every instruction (-ftrivial-auto-var-init=zero).
      */
-    uint32_t res[W], bsplat[W], addr[W];
+    uint32_t res[W], hi[W], bsplat[W], addr[W];
     uint64_t v64[W];
 } GrRun;
 
@@ -290,6 +291,11 @@ static GrInsn gr_decode(uint64_t i)
     d.ra = gr_ops[op].fmt == TGPU_FMT_PLOP ? ra : row(ra);
     d.rb = gr_ops[op].fmt == TGPU_FMT_PLOP ? rb : row(rb);
     d.rc = row(rc);
+    if (bimm) {
+        /* no rb or rc: their bits are the immediate's */
+        d.rb = d.rc = ROW_RZ;
+        d.bimm = regs_b;
+    }
     return d;
 }
 
@@ -416,8 +422,7 @@ static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
         r->tlb_valid = true;
         r->tlb_vpn = vpn;
         r->tlb_write = is_write;
-        r->tlb_host = (uint8_t *)memory_region_get_ram_ptr(&s->vram) +
-                      (pa & ~(TGPU_PAGE_SIZE - 1));
+        r->tlb_host = r->vram + (pa & ~(TGPU_PAGE_SIZE - 1));
     }
     p = r->tlb_host + (va & (TGPU_PAGE_SIZE - 1));
     if (atomic >= 0) {
@@ -456,6 +461,162 @@ static uint64_t load_extend(const uint8_t *p, unsigned int w)
     return ldq_le_p(p);
 }
 
+static float f32(uint32_t v)
+{
+    float f;
+
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static uint32_t u32f(float f)
+{
+    uint32_t v;
+
+    memcpy(&v, &f, 4);
+    return v;
+}
+
+/*
+ * Eight lanes as one vector (host byte order), for the loops over lanes
+ * that GCC does not vectorise well by itself: one AVX2 register, or two
+ * of SSE2.
+ */
+typedef uint32_t GrVec8 __attribute__((vector_size(32)));
+
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_load(const void *p)
+{
+    GrVec8 v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline QEMU_ALWAYS_INLINE
+void vec8_store(void *p, GrVec8 v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+/* Is any lane of V not zero? */
+static inline QEMU_ALWAYS_INLINE
+bool vec8_any(GrVec8 v)
+{
+    uint32_t any = 0;
+
+    for (int i = 0; i < 8; i++) {
+        any |= v[i];
+    }
+    return any;
+}
+
+/* The lanes whose bit is set in E (bit 0: the first), as all ones */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_lanes(uint32_t e)
+{
+    const GrVec8 bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
+
+    return (GrVec8)((bit & e) != 0);
+}
+
+/* X on the lanes where M is all ones, Y on the others */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_sel(GrVec8 m, GrVec8 x, GrVec8 y)
+{
+    return (x & m) | (y & ~m);
+}
+
+typedef float GrVec8f __attribute__((vector_size(32)));
+
+static bool is_nan32(uint32_t v)
+{
+    return (v & 0x7fffffffu) > 0x7f800000u;
+}
+
+/*
+ * Which NaN a float operation gives, as the interpreter has always
+ * given it (the x86 scalar SSE and FMA units it was built for): the
+ * first NaN operand in the order X, Y, Z, quieted; with none, the NaN
+ * the operation made (R).  Vector units and compilers may pick another.
+ */
+static uint32_t nan_first(uint32_t r, uint32_t x, uint32_t y, uint32_t z)
+{
+    if (is_nan32(x)) {
+        return x | 0x400000u;
+    }
+    if (is_nan32(y)) {
+        return y | 0x400000u;
+    }
+    return is_nan32(z) ? z | 0x400000u : r;
+}
+
+/* R, its NaN lanes as nan_first() gives them */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_nan_first(GrVec8f r, GrVec8 x, GrVec8 y, GrVec8 z)
+{
+    GrVec8 v = (GrVec8)r;
+
+    if (unlikely(vec8_any((GrVec8)(r != r)))) {
+        for (int i = 0; i < 8; i++) {
+            v[i] = is_nan32(v[i]) ? nan_first(v[i], x[i], y[i], z[i]) : v[i];
+        }
+    }
+    return v;
+}
+
+/* IEEE-754 single arithmetic on the lanes, each rounded once */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_fadd(GrVec8 a, GrVec8 b)
+{
+    return vec8_nan_first((GrVec8f)a + (GrVec8f)b, b, a, a);
+}
+
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_fsub(GrVec8 a, GrVec8 b)
+{
+    return vec8_nan_first((GrVec8f)a - (GrVec8f)b, a, b, b);
+}
+
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_fmul(GrVec8 a, GrVec8 b)
+{
+    return vec8_nan_first((GrVec8f)a * (GrVec8f)b, b, a, a);
+}
+
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_ffma(GrVec8 a, GrVec8 b, GrVec8 c)
+{
+    GrVec8f x = (GrVec8f)a, y = (GrVec8f)b, z = (GrVec8f)c, d;
+
+    for (int i = 0; i < 8; i++) {
+        d[i] = fmaf(x[i], y[i], z[i]);
+    }
+    return vec8_nan_first(d, a, b, c);
+}
+
+/*
+ * FMIN, FMAX: IEEE minNum/maxNum as the interpreter has always computed
+ * them (glibc's fminf/fmaxf with b first): equal operands (+0 and -0)
+ * give a, a quiet NaN gives the other operand, a signaling NaN or two
+ * NaNs give nan_first(b, a).
+ */
+static uint32_t fminmax(uint32_t a, uint32_t b, bool is_max)
+{
+    float x = f32(b), y = f32(a);
+
+    if (!is_nan32(a) && !is_nan32(b)) {
+        return (is_max ? x > y : x < y) ? b : a;
+    }
+    if (is_nan32(a) && is_nan32(b)) {
+        return nan_first(0, b, a, a);
+    }
+    if (is_nan32(b)) {
+        return b & 0x400000u ? a : b | 0x400000u;
+    }
+    return a & 0x400000u ? b : a | 0x400000u;
+}
+
 static void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
                  uint32_t exec)
 {
@@ -466,7 +627,9 @@ static void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
     }
     w->shape[rd] = 0;
     if (exec == ALL_LANES) {
-        memcpy(d, v, sizeof(w->r[rd]));
+        for (int i = 0; i < W; i += 8) {
+            vec8_store(d + i, vec8_load(v + i));
+        }
         return;
     }
     for (int l = 0; l < W; l++) {
@@ -494,22 +657,6 @@ static uint64_t rd64(GrWarp *w, unsigned int ra, int l)
     return (uint64_t)w->r[ra + 1][l] << 32 | w->r[ra][l];
 }
 
-static float f32(uint32_t v)
-{
-    float f;
-
-    memcpy(&f, &v, 4);
-    return f;
-}
-
-static uint32_t u32f(float f)
-{
-    uint32_t v;
-
-    memcpy(&v, &f, 4);
-    return v;
-}
-
 static uint32_t f2i(float f, bool is_unsigned)
 {
     if (isnan(f)) {
@@ -520,40 +667,6 @@ static uint32_t f2i(float f, bool is_unsigned)
     }
     return f <= -2147483648.0f ? (uint32_t)INT32_MIN :
            f >= 2147483648.0f ? INT32_MAX : (uint32_t)(int32_t)f;
-}
-
-static bool cmp_i(int64_t a, int64_t b, unsigned int c)
-{
-    switch (c) {
-    case TGPU_CMP_EQ:
-        return a == b;
-    case TGPU_CMP_NE:
-        return a != b;
-    case TGPU_CMP_LT:
-        return a < b;
-    case TGPU_CMP_LE:
-        return a <= b;
-    case TGPU_CMP_GT:
-        return a > b;
-    }
-    return a >= b;
-}
-
-static bool cmp_f(float a, float b, unsigned int c)
-{
-    switch (c) {
-    case TGPU_CMP_EQ:
-        return a == b;
-    case TGPU_CMP_NE:
-        return a != b;      /* true when unordered, as in C */
-    case TGPU_CMP_LT:
-        return a < b;
-    case TGPU_CMP_LE:
-        return a <= b;
-    case TGPU_CMP_GT:
-        return a > b;
-    }
-    return a >= b;
 }
 
 /* S2R: special register SR of every lane into V; CYCLES: the clock now */
@@ -675,63 +788,72 @@ enum { GROUP_SCATTERED, GROUP_SAME, GROUP_SEQ };
  * How the GROUP words at A[0..] lie, A their addresses, or registers
  * that hold them less a common displacement.
  */
-static int group_kind(const uint32_t *a)
+static inline QEMU_ALWAYS_INLINE int group_kind(const uint32_t *a)
 {
-    uint32_t same = 0, seq = 0;
+    GrVec8 a0 = vec8_load(a), a1 = vec8_load(a + 8);
+    GrVec8 same = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
+    GrVec8 seq = same + (GrVec8){ 0, 4, 8, 12, 16, 20, 24, 28 };
 
-    for (int i = 0; i < GROUP; i++) {
-        same |= a[i] ^ a[0];
-        seq |= a[i] ^ (a[0] + 4 * i);
+    if (!vec8_any((a0 ^ same) | (a1 ^ same))) {
+        return GROUP_SAME;
     }
-    return !same ? GROUP_SAME : !seq ? GROUP_SEQ : GROUP_SCATTERED;
+    return vec8_any((a0 ^ seq) | (a1 ^ (seq + 32))) ? GROUP_SCATTERED
+                                                      : GROUP_SEQ;
 }
 
 /* A row's shape: SHAPE_KNOWN and the kind of each group of its lanes */
 #define SHAPE_KNOWN         1
 #define SHAPE_KIND(s, g)    (((s) >> (1 + 2 * (g))) & 3)
 
-static uint8_t row_shape(GrWarp *w, unsigned int row)
+static uint8_t row_shape_find(GrWarp *w, unsigned int row)
 {
-    uint8_t s = w->shape[row];
+    uint8_t s = SHAPE_KNOWN;
 
-    if (!s) {
-        s = SHAPE_KNOWN;
-        for (int g = 0; g < NGROUPS; g++) {
-            s |= group_kind(w->r[row] + g * GROUP) << (1 + 2 * g);
-        }
-        w->shape[row] = s;
+    for (int g = 0; g < NGROUPS; g++) {
+        s |= group_kind(w->r[row] + g * GROUP) << (1 + 2 * g);
     }
+    w->shape[row] = s;
     return s;
 }
 
+static inline uint8_t row_shape(GrWarp *w, unsigned int row)
+{
+    return w->shape[row] ? w->shape[row] : row_shape_find(w, row);
+}
+
 /* A group of KIND (SAME or SEQ) loads its words at P into D[0..] */
-static void load32_group(uint32_t *restrict d, const uint8_t *restrict p,
-                         int kind)
+static inline QEMU_ALWAYS_INLINE
+void load32_group(uint32_t *d, const uint8_t *p, int kind)
 {
     uint32_t v;
 
     if (kind == GROUP_SAME) {
         v = ldl_le_p(p);
+        vec8_store(d, (GrVec8){ v, v, v, v, v, v, v, v });
+        vec8_store(d + 8, (GrVec8){ v, v, v, v, v, v, v, v });
+    } else if (HOST_BIG_ENDIAN) {
         for (int i = 0; i < GROUP; i++) {
-            d[i] = v;
+            d[i] = ldl_le_p(p + 4 * i);
         }
-        return;
-    }
-    for (int i = 0; i < GROUP; i++) {
-        d[i] = ldl_le_p(p + 4 * i);
+    } else {
+        vec8_store(d, vec8_load(p));
+        vec8_store(d + 8, vec8_load(p + 32));
     }
 }
 
 /* A group of KIND (SAME or SEQ) stores V[0..] at P: the last lane wins */
-static void store32_group(uint8_t *restrict p, const uint32_t *restrict v,
-                          int kind)
+static inline QEMU_ALWAYS_INLINE
+void store32_group(uint8_t *p, const uint32_t *v, int kind)
 {
     if (kind == GROUP_SAME) {
         stl_le_p(p, v[GROUP - 1]);
-        return;
-    }
-    for (int i = 0; i < GROUP; i++) {
-        stl_le_p(p + 4 * i, v[i]);
+    } else if (HOST_BIG_ENDIAN) {
+        for (int i = 0; i < GROUP; i++) {
+            stl_le_p(p + 4 * i, v[i]);
+        }
+    } else {
+        vec8_store(p, vec8_load(v));
+        vec8_store(p + 32, vec8_load(v + 8));
     }
 }
 
@@ -811,64 +933,11 @@ static bool gr_mem32_local(GrRun *r, GrWarp *w, const GrInsn *in,
 }
 
 /*
- * 32-bit LDG and STG on every lane, all addresses aligned and in the
- * page of lane 0's: true when the lanes qualify, with ADDR their offsets
- * in that page.
+ * Loads and stores lane by lane from lane FIRST on (lanes before it done,
+ * the values they loaded in r->v64)
  */
-static bool global32_one_page(GrRun *r, GrWarp *w, const GrInsn *in)
-{
-    const uint32_t *lo = w->r[in->ra], *hi = w->r[in->ra + 1];
-    int64_t imm = (int32_t)in->imm32;
-    uint64_t page = ((uint64_t)hi[0] << 32 | lo[0]) + imm;
-    uint32_t *addr = r->addr;
-    uint64_t bad = 0;
-
-    page &= ~(TGPU_PAGE_SIZE - 1);
-    for (int l = 0; l < W; l++) {
-        uint64_t off = ((uint64_t)hi[l] << 32 | lo[l]) + imm - page;
-
-        addr[l] = off;
-        bad |= (off & 3) | (off >= TGPU_PAGE_SIZE);
-    }
-    return !bad;
-}
-
-/* ... and their accesses, lane 0's page translated (r->tlb_host) */
-static void global32_page(GrRun *r, GrWarp *w, const GrInsn *in)
-{
-    const uint32_t *off = r->addr, *v = w->r[in->rd];
-    uint32_t *d = w->r[in->rd];
-    uint8_t *page = r->tlb_host;
-    bool is_st = in->op == TGPU_OP_STG;
-
-    if (!is_st) {
-        if (in->rd >= TGPU_NR_REGS) {
-            return;
-        }
-        w->shape[in->rd] = 0;
-    }
-    for (int h = 0; h < W; h += GROUP) {
-        int kind = group_kind(off + h);
-
-        if (kind != GROUP_SCATTERED) {
-            if (is_st) {
-                store32_group(page + off[h], v + h, kind);
-            } else {
-                load32_group(d + h, page + off[h], kind);
-            }
-            continue;
-        }
-        for (int l = h; l < h + GROUP; l++) {
-            if (is_st) {
-                stl_le_p(page + off[l], v[l]);
-            } else {
-                d[l] = ldl_le_p(page + off[l]);
-            }
-        }
-    }
-}
-
-static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
+                   int first)
 {
     TGPUKernel *k = r->k;
     unsigned int len = width_bytes(in->sub);
@@ -876,25 +945,6 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     bool is_global = in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG;
     uint64_t *v = r->v64;
     uint8_t buf[8];
-    int first = 0;
-
-    if (is_global && len == 4 && exec == ALL_LANES &&
-        global32_one_page(r, w, in)) {
-        /* lane 0 translates; the others use the page it reached */
-        uint64_t a = rd64(w, in->ra, 0) + (int64_t)(int32_t)in->imm32;
-
-        stl_le_p(buf, w->r[in->rd][0]);
-        if (!gr_global(r, w, 0, a, buf, len, is_st, -1, 0, 0)) {
-            return false;
-        }
-        if (r->tlb_valid) {
-            global32_page(r, w, in);
-            return true;
-        }
-        /* system memory: lane by lane */
-        v[0] = ldl_le_p(buf);
-        first = 1;
-    }
 
     for (int l = first; l < W; l++) {
         uint64_t a;
@@ -961,6 +1011,92 @@ static bool gr_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     return true;
 }
 
+/*
+ * 32-bit LDG and STG on every lane, all addresses aligned and in the page
+ * of lane 0's: lane 0 translates, the others use the page it reached
+ * (VRAM), or go lane by lane (system memory), as lane by lane would.
+ * false (nothing done) when the lanes do not qualify; else *ok is false
+ * when a lane faulted.
+ */
+static inline QEMU_ALWAYS_INLINE
+bool gr_global32(GrRun *r, GrWarp *w, const GrInsn *in, bool *ok)
+{
+    const uint32_t *lo = w->r[in->ra], *hi = w->r[in->ra + 1];
+    const uint32_t *v = w->r[in->rd];
+    bool is_st = in->op == TGPU_OP_STG;
+    int64_t imm = (int32_t)in->imm32;
+    uint64_t page = ((uint64_t)hi[0] << 32 | lo[0]) + imm, bad = 0;
+    uint32_t *off = r->addr, *d = w->r[in->rd];
+    uint8_t buf[4];
+
+    page &= ~(TGPU_PAGE_SIZE - 1);
+    for (int l = 0; l < W; l++) {
+        uint64_t o = ((uint64_t)hi[l] << 32 | lo[l]) + imm - page;
+
+        off[l] = o;
+        bad |= (o & 3) | (o >= TGPU_PAGE_SIZE);
+    }
+    if (bad) {
+        return false;
+    }
+    stl_le_p(buf, v[0]);
+    if (!gr_global(r, w, 0, page + off[0], buf, 4, is_st, -1, 0, 0)) {
+        *ok = false;
+        return true;
+    }
+    if (!r->tlb_valid) {
+        /* system memory: the other lanes one by one */
+        r->v64[0] = ldl_le_p(buf);
+        *ok = gr_mem(r, w, in, ALL_LANES, 1);
+        return true;
+    }
+    if (!is_st) {
+        if (in->rd >= TGPU_NR_REGS) {
+            return true;
+        }
+        w->shape[in->rd] = 0;
+    }
+    for (int h = 0; h < W; h += GROUP) {
+        int kind = group_kind(off + h);
+        uint8_t *p = r->tlb_host;
+
+        if (kind != GROUP_SCATTERED) {
+            if (is_st) {
+                store32_group(p + off[h], v + h, kind);
+            } else {
+                load32_group(d + h, p + off[h], kind);
+            }
+            continue;
+        }
+        for (int l = h; l < h + GROUP; l++) {
+            if (is_st) {
+                stl_le_p(p + off[l], v[l]);
+            } else {
+                d[l] = ldl_le_p(p + off[l]);
+            }
+        }
+    }
+    return true;
+}
+
+/* LDG, STG, LDS, STS, LDC: the fast paths that apply, else lane by lane */
+static inline QEMU_ALWAYS_INLINE
+bool gr_ld_st(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    bool global = in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG, ok = true;
+
+    r->tlb_valid = false;
+    if (in->sub == TGPU_W_32 && exec == ALL_LANES &&
+        (global ? gr_global32(r, w, in, &ok) : gr_mem32_groups(r, w, in))) {
+        return ok;
+    }
+    if (in->sub == TGPU_W_32 && !global && exec &&
+        gr_mem32_local(r, w, in, exec)) {
+        return true;
+    }
+    return !exec || gr_mem(r, w, in, exec, 0);
+}
+
 static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
 {
     TGPUKernel *k = r->k;
@@ -1004,42 +1140,109 @@ static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
         wr32(w, in->rd, res, exec); \
     } while (0)
 
-/* pd = EXPR (of lane l), on the lanes of exec; pd 7 (PT) discards */
-#define SETP(expr) \
+/*
+ * rd = EXPR on the lanes of exec, EXPR a GrVec8 of a, b and c: eight
+ * lanes of A, B and C at a time, each eight written before the next are
+ * read, so rd may be any of them.
+ */
+#define VLANES(expr) \
     do { \
-        uint32_t m_ = 0; \
-        for (int l = 0; l < W; l++) { \
-            m_ |= (uint32_t)(expr) << l; \
+        uint32_t *d_ = w->r[in->rd]; \
+        \
+        if (in->rd >= TGPU_NR_REGS) { \
+            break; \
         } \
-        if (in->rd < TGPU_PRED_PT) { \
-            w->p[in->rd] = (w->p[in->rd] & ~exec) | (m_ & exec); \
+        w->shape[in->rd] = 0; \
+        for (int i_ = 0; i_ < W; i_ += 8) { \
+            GrVec8 a = vec8_load(A + i_), b = vec8_load(B + i_); \
+            GrVec8 c = vec8_load(C + i_), v_; \
+            \
+            (void)a, (void)b, (void)c; \
+            v_ = (expr); \
+            if (exec != ALL_LANES) { \
+                v_ = vec8_sel(vec8_lanes(exec >> i_), v_, \
+                              vec8_load(d_ + i_)); \
+            } \
+            vec8_store(d_ + i_, v_); \
         } \
     } while (0)
+
+/*
+ * ISETP, USETP, FSETP: pd = a cmp b on the lanes of exec (pd 7, PT,
+ * discards), every comparison from three masks: a < b, a == b and
+ * unordered (FSETP: a NaN, where only NE is true)
+ */
+static inline QEMU_ALWAYS_INLINE
+void gr_setp(GrWarp *w, const GrInsn *in, uint32_t exec, const uint32_t *a,
+             const uint32_t *b)
+{
+    uint32_t lt = 0, eq = 0, un = 0, m;
+
+    if (in->op == TGPU_OP_FSETP) {
+        for (int l = 0; l < W; l++) {
+            lt |= (uint32_t)(f32(a[l]) < f32(b[l])) << l;
+            eq |= (uint32_t)(f32(a[l]) == f32(b[l])) << l;
+            un |= (uint32_t)isunordered(f32(a[l]), f32(b[l])) << l;
+        }
+    } else {
+        for (int l = 0; l < W; l++) {
+            lt |= (uint32_t)(in->op == TGPU_OP_ISETP
+                             ? (int32_t)a[l] < (int32_t)b[l]
+                             : a[l] < b[l]) << l;
+            eq |= (uint32_t)(a[l] == b[l]) << l;
+        }
+    }
+    switch (in->sub) {
+    case TGPU_CMP_EQ:
+        m = eq;
+        break;
+    case TGPU_CMP_NE:
+        m = ~eq;
+        break;
+    case TGPU_CMP_LT:
+        m = lt;
+        break;
+    case TGPU_CMP_LE:
+        m = lt | eq;
+        break;
+    case TGPU_CMP_GT:
+        m = ~(lt | eq | un);
+        break;
+    default:
+        m = ~(lt | un);
+        break;
+    }
+    if (in->rd < TGPU_PRED_PT) {
+        w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
+    }
+}
 
 /*
  * Run warp W until it exits, waits, sleeps, or the budget ends.  This is
  * compiled twice, for any host and for hosts with AVX2 and FMA (see
  * gr_warp), so that the lane loops use the widest vectors there are; the
- * counters live in locals until it returns.
+ * counters and the PC live in locals (w->pc is stored for each
+ * instruction, for the errors) until it returns.
  */
 static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
 {
     TGPUKernel *k = r->k;
     const GrInsn *code = k->code;
-    uint32_t ninsns = k->ninsns, *res = r->res;
+    uint32_t ninsns = k->ninsns, pc = w->pc, *res = r->res, *hi = r->hi;
     uint64_t budget = r->budget, lane_ops = 0, n;
     bool ok = true;
 
-    while (w->state == WARP_RUN && budget) {
+    while (budget) {
         const GrInsn *in;
         const uint32_t *A, *B, *C;
         uint32_t exec;
 
-        if (w->pc >= ninsns) {
-            ok = gr_error(r, w, TGPU_KERR_PC, w->active, 0, w->pc);
-            break;
+        w->pc = pc;
+        if (unlikely(pc >= ninsns)) {
+            ok = gr_error(r, w, TGPU_KERR_PC, w->active, 0, pc);
+            goto out;
         }
-        in = &code[w->pc];
+        in = &code[pc];
         exec = w->active & (w->p[in->pg] ^ -(uint32_t)in->pgneg);
         budget--;
         lane_ops += exec == ALL_LANES ? W : ctpop32(exec);
@@ -1063,14 +1266,17 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_EXIT:
             w->live &= ~exec;
             w->active &= ~exec;
-            if (!w->active) {
-                ok = simt_pop(r, w);
-                if (!ok) {
-                    goto out;
-                }
-                continue;
+            if (w->active) {
+                break;
             }
-            break;
+            /* fall through: no lane left on this path */
+        case TGPU_OP_SYNC:
+            ok = simt_pop(r, w);
+            if (!ok || w->state != WARP_RUN) {
+                goto out;
+            }
+            pc = w->pc;
+            continue;
         case TGPU_OP_TRAP:
             if (exec) {
                 ok = gr_error(r, w, TGPU_KERR_TRAP, exec, 0, in->imm32);
@@ -1079,16 +1285,16 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             break;
         case TGPU_OP_BRA:
             if (exec == w->active) {
-                w->pc = in->imm32;
+                pc = in->imm32;
                 continue;
             }
             if (exec) {
-                ok = simt_push(r, w, w->pc + 1, w->active & ~exec, SIMT_DIV);
+                ok = simt_push(r, w, pc + 1, w->active & ~exec, SIMT_DIV);
                 if (!ok) {
                     goto out;
                 }
                 w->active = exec;
-                w->pc = in->imm32;
+                pc = in->imm32;
                 continue;
             }
             break;
@@ -1098,17 +1304,11 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
                 goto out;
             }
             break;
-        case TGPU_OP_SYNC:
-            ok = simt_pop(r, w);
-            if (!ok) {
-                goto out;
-            }
-            continue;
         case TGPU_OP_BAR:
             if (!exec) {
                 break;
             }
-            w->pc++;
+            w->pc = pc + 1;
             w->state = WARP_BAR;
             w->bar = in->imm32;
             goto out;
@@ -1116,7 +1316,7 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             if (!exec) {
                 break;
             }
-            w->pc++;
+            w->pc = pc + 1;
             w->state = WARP_SLEEP;
             goto out;
         case TGPU_OP_S2R:
@@ -1124,16 +1324,16 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             wr32(w, in->rd, res, exec);
             break;
         case TGPU_OP_MOV:
-            wr32(w, in->rd, B, exec);
+            VLANES(b);
             break;
         case TGPU_OP_IADD:
-            LANES(A[l] + B[l]);
+            VLANES(a + b);
             break;
         case TGPU_OP_ISUB:
-            LANES(A[l] - B[l]);
+            VLANES(a - b);
             break;
         case TGPU_OP_IMUL:
-            LANES(A[l] * B[l]);
+            VLANES(a * b);
             break;
         case TGPU_OP_IMIN:
             LANES(MIN((int32_t)A[l], (int32_t)B[l]));
@@ -1157,48 +1357,51 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             LANES((int32_t)A[l] >> MIN(B[l], 31u));
             break;
         case TGPU_OP_AND:
-            LANES(A[l] & B[l]);
+            VLANES(a & b);
             break;
         case TGPU_OP_OR:
-            LANES(A[l] | B[l]);
+            VLANES(a | b);
             break;
         case TGPU_OP_XOR:
-            LANES(A[l] ^ B[l]);
+            VLANES(a ^ b);
             break;
         case TGPU_OP_NOT:
-            LANES(~A[l]);
+            VLANES(~a);
             break;
         case TGPU_OP_IMAD:
-            LANES(A[l] * B[l] + C[l]);
+            VLANES(a * b + c);
             break;
         case TGPU_OP_IMADW: {
-            uint64_t *v = r->v64;
+            /* 64-bit pairs as halves: a * b + c.lo fits in 64 bits */
+            const uint32_t *ch = w->r[in->rc + 1];
 
             for (int l = 0; l < W; l++) {
-                v[l] = (uint64_t)A[l] * B[l] + rd64(w, in->rc, l);
+                uint64_t p = (uint64_t)A[l] * B[l] + C[l];
+
+                res[l] = p;
+                hi[l] = (p >> 32) + ch[l];
             }
-            wr64(w, in->rd, v, exec);
+            wr32(w, in->rd, res, exec);
+            wr32(w, in->rd + 1, hi, exec);
             break;
         }
         case TGPU_OP_IADD64: {
-            uint64_t *v = r->v64;
+            /* B's high half: rb's (RZ's with an immediate), its sign */
+            const uint32_t *ah = w->r[in->ra + 1], *bh = w->r[in->rb + 1];
+            uint32_t sx = in->bimm ? -(in->imm32 >> 31) : 0;
 
             for (int l = 0; l < W; l++) {
-                v[l] = rd64(w, in->ra, l) +
-                       (in->bimm ? (uint64_t)(int64_t)(int32_t)in->imm32
-                                 : rd64(w, in->rb, l));
+                res[l] = A[l] + B[l];
+                hi[l] = ah[l] + bh[l] + sx + (res[l] < A[l]);
             }
-            wr64(w, in->rd, v, exec);
+            wr32(w, in->rd, res, exec);
+            wr32(w, in->rd + 1, hi, exec);
             break;
         }
         case TGPU_OP_ISETP:
-            SETP(cmp_i((int32_t)A[l], (int32_t)B[l], in->sub));
-            break;
         case TGPU_OP_USETP:
-            SETP(cmp_i(A[l], B[l], in->sub));
-            break;
         case TGPU_OP_FSETP:
-            SETP(cmp_f(f32(A[l]), f32(B[l]), in->sub));
+            gr_setp(w, in, exec, A, B);
             break;
         case TGPU_OP_SEL:
             LANES(w->p[in->sub] & (1u << l) ? A[l] : B[l]);
@@ -1216,29 +1419,28 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_FADD:
-            LANES(u32f(f32(A[l]) + f32(B[l])));
+            VLANES(vec8_fadd(a, b));
             break;
         case TGPU_OP_FSUB:
-            LANES(u32f(f32(A[l]) - f32(B[l])));
+            VLANES(vec8_fsub(a, b));
             break;
         case TGPU_OP_FMUL:
-            LANES(u32f(f32(A[l]) * f32(B[l])));
+            VLANES(vec8_fmul(a, b));
             break;
         case TGPU_OP_FMIN:
-            LANES(u32f(fminf(f32(A[l]), f32(B[l]))));
+            LANES(fminmax(A[l], B[l], false));
             break;
         case TGPU_OP_FMAX:
-            LANES(u32f(fmaxf(f32(A[l]), f32(B[l]))));
+            LANES(fminmax(A[l], B[l], true));
             break;
         case TGPU_OP_FFMA:
-            /* rounded once, as IEEE-754 requires */
-            LANES(u32f(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+            VLANES(vec8_ffma(a, b, c));
             break;
         case TGPU_OP_FABS:
-            LANES(A[l] & 0x7fffffffu);
+            VLANES(a & 0x7fffffffu);
             break;
         case TGPU_OP_FNEG:
-            LANES(A[l] ^ 0x80000000u);
+            VLANES(a ^ 0x80000000u);
             break;
         case TGPU_OP_I2F:
             LANES(u32f((float)(int32_t)A[l]));
@@ -1252,23 +1454,13 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_F2U:
             LANES(f2i(f32(A[l]), true));
             break;
+        case TGPU_OP_LDG:
+        case TGPU_OP_STG:
         case TGPU_OP_LDS:
         case TGPU_OP_STS:
         case TGPU_OP_LDC:
-            if (in->sub == TGPU_W_32 && exec == ALL_LANES &&
-                gr_mem32_groups(r, w, in)) {
-                break;
-            }
-            if (in->sub == TGPU_W_32 && exec &&
-                gr_mem32_local(r, w, in, exec)) {
-                break;
-            }
-            /* fall through */
-        case TGPU_OP_LDG:
-        case TGPU_OP_STG:
-            r->tlb_valid = false;
-            if (exec && !gr_mem(r, w, in, exec)) {
-                ok = false;
+            ok = gr_ld_st(r, w, in, exec);
+            if (!ok) {
                 goto out;
             }
             break;
@@ -1281,11 +1473,12 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             }
             break;
         default:
-            ok = gr_error(r, w, TGPU_KERR_ILLEGAL_INSN, w->active, 0, w->pc);
+            ok = gr_error(r, w, TGPU_KERR_ILLEGAL_INSN, w->active, 0, pc);
             goto out;
         }
-        w->pc++;
+        pc++;
     }
+    w->pc = pc;
 out:
     n = r->budget - budget;
     r->budget = budget;
@@ -1296,16 +1489,16 @@ out:
 }
 
 #undef LANES
-#undef SETP
+#undef VLANES
 
-__attribute__((optimize("O3")))
+/* fp-contract=off: the host must round each operation as the ISA does */
+__attribute__((optimize("O3", "fp-contract=off")))
 static bool gr_warp_generic(GrRun *r, GrWarp *w)
 {
     return gr_warp_body(r, w);
 }
 
 #ifdef HOST_X86_64
-/* fp-contract=off: the host must round each operation as the ISA does */
 __attribute__((optimize("O3", "fp-contract=off")))
 __attribute__((target("avx2,fma,popcnt")))
 static bool gr_warp_avx2(GrRun *r, GrWarp *w)
@@ -1519,6 +1712,7 @@ static void *gr_thread(void *opaque)
         gr->state = GR_RUNNING;
         r.k = gr->k;
         r.budget = gr->slice_insns;
+        r.vram = memory_region_get_ram_ptr(&gr->s->vram);
         qemu_mutex_unlock(&gr->lock);
 
         trace_tgpu_gr_slice(r.k->vm.chid, r.k->cta, r.budget);

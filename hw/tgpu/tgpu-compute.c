@@ -85,6 +85,7 @@ struct TGPUKernel {
     uint64_t prog_va;
     uint32_t ninsns;
     GrInsn *code;           /* NULL until the engine fetched it */
+    uint32_t rows;          /* register rows the code may write: 0..rows-1 */
     uint32_t grid[3], block[3];
     uint32_t shared_size;
     uint8_t param[TGPU_GR_PARAM_MAX];
@@ -499,16 +500,17 @@ void vec8_store(void *p, GrVec8 v)
     memcpy(p, &v, sizeof(v));
 }
 
-/* Is any lane of V not zero? */
+/* Is any lane of V not zero?  (By halves: GCC would go lane by lane.) */
+typedef uint64_t GrVec2q __attribute__((vector_size(16)));
+
 static inline QEMU_ALWAYS_INLINE
 bool vec8_any(GrVec8 v)
 {
-    uint32_t any = 0;
+    GrVec2q h[2];
 
-    for (int i = 0; i < 8; i++) {
-        any |= v[i];
-    }
-    return any;
+    memcpy(h, &v, sizeof(h));
+    h[0] |= h[1];
+    return h[0][0] | h[0][1];
 }
 
 /* The lanes whose bit is set in E (bit 0: the first), as all ones */
@@ -551,37 +553,26 @@ static uint32_t nan_first(uint32_t r, uint32_t x, uint32_t y, uint32_t z)
     return is_nan32(z) ? z | 0x400000u : r;
 }
 
-/* R, its NaN lanes as nan_first() gives them */
-static inline QEMU_ALWAYS_INLINE
-GrVec8 vec8_nan_first(GrVec8f r, GrVec8 x, GrVec8 y, GrVec8 z)
-{
-    GrVec8 v = (GrVec8)r;
-
-    if (unlikely(vec8_any((GrVec8)(r != r)))) {
-        for (int i = 0; i < 8; i++) {
-            v[i] = is_nan32(v[i]) ? nan_first(v[i], x[i], y[i], z[i]) : v[i];
-        }
-    }
-    return v;
-}
-
-/* IEEE-754 single arithmetic on the lanes, each rounded once */
+/*
+ * IEEE-754 single arithmetic on the lanes, each rounded once (their NaN
+ * results: see FLANES)
+ */
 static inline QEMU_ALWAYS_INLINE
 GrVec8 vec8_fadd(GrVec8 a, GrVec8 b)
 {
-    return vec8_nan_first((GrVec8f)a + (GrVec8f)b, b, a, a);
+    return (GrVec8)((GrVec8f)a + (GrVec8f)b);
 }
 
 static inline QEMU_ALWAYS_INLINE
 GrVec8 vec8_fsub(GrVec8 a, GrVec8 b)
 {
-    return vec8_nan_first((GrVec8f)a - (GrVec8f)b, a, b, b);
+    return (GrVec8)((GrVec8f)a - (GrVec8f)b);
 }
 
 static inline QEMU_ALWAYS_INLINE
 GrVec8 vec8_fmul(GrVec8 a, GrVec8 b)
 {
-    return vec8_nan_first((GrVec8f)a * (GrVec8f)b, b, a, a);
+    return (GrVec8)((GrVec8f)a * (GrVec8f)b);
 }
 
 static inline QEMU_ALWAYS_INLINE
@@ -592,7 +583,31 @@ GrVec8 vec8_ffma(GrVec8 a, GrVec8 b, GrVec8 c)
     for (int i = 0; i < 8; i++) {
         d[i] = fmaf(x[i], y[i], z[i]);
     }
-    return vec8_nan_first(d, a, b, c);
+    return (GrVec8)d;
+}
+
+/* Its NaN lanes, all ones */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_nans(GrVec8 v)
+{
+    return (GrVec8)((GrVec8f)v != (GrVec8f)v);
+}
+
+/* One lane of FADD, FSUB, FMUL or FFMA, its NaNs as nan_first() gives */
+static uint32_t float_lane(unsigned int op, uint32_t a, uint32_t b,
+                           uint32_t c)
+{
+    float x = f32(a), y = f32(b), z = f32(c);
+
+    switch (op) {
+    case TGPU_OP_FADD:
+        return nan_first(u32f(x + y), b, a, a);
+    case TGPU_OP_FSUB:
+        return nan_first(u32f(x - y), a, b, b);
+    case TGPU_OP_FMUL:
+        return nan_first(u32f(x * y), b, a, a);
+    }
+    return nan_first(u32f(fmaf(x, y, z)), a, b, c);
 }
 
 /*
@@ -897,6 +912,46 @@ bool gr_mem32_groups(GrRun *r, GrWarp *w, const GrInsn *in)
 }
 
 /*
+ * 64-bit shared and constant loads on every lane from one address (its
+ * register is uniform, or RZ: the parameters): true when done.
+ */
+static inline QEMU_ALWAYS_INLINE
+bool gr_ld64_same(GrRun *r, GrWarp *w, const GrInsn *in)
+{
+    TGPUKernel *k = r->k;
+    uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
+    uint64_t size = in->op == TGPU_OP_LDC ? k->param_size : k->shared_size;
+    const uint32_t *ra = w->r[in->ra];
+    uint8_t shape = row_shape(w, in->ra);
+    uint32_t a = ra[0] + in->imm32;
+    uint64_t v;
+
+    for (int g = 0; g < NGROUPS; g++) {
+        if (SHAPE_KIND(shape, g) != GROUP_SAME || ra[g * GROUP] != ra[0]) {
+            return false;
+        }
+    }
+    if ((a & 7) || (uint64_t)a + 8 > size) {
+        return false;
+    }
+    if (in->rd < TGPU_NR_REGS) {
+        uint32_t lo, hi;
+
+        v = ldq_le_p(mem + a);
+        lo = v;
+        hi = v >> 32;
+        w->shape[in->rd] = w->shape[in->rd + 1] = 0;
+        for (int i = 0; i < W; i += 8) {
+            vec8_store(w->r[in->rd] + i,
+                       (GrVec8){ lo, lo, lo, lo, lo, lo, lo, lo });
+            vec8_store(w->r[in->rd + 1] + i,
+                       (GrVec8){ hi, hi, hi, hi, hi, hi, hi, hi });
+        }
+    }
+    return true;
+}
+
+/*
  * The other 32-bit shared and constant accesses: the addresses of all
  * lanes at once; false (nothing done) when any active lane is misaligned
  * or out of range, for gr_mem to report.
@@ -1094,6 +1149,10 @@ bool gr_ld_st(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
         gr_mem32_local(r, w, in, exec)) {
         return true;
     }
+    if (in->sub == TGPU_W_64 && exec == ALL_LANES && !global &&
+        in->op != TGPU_OP_STS && gr_ld64_same(r, w, in)) {
+        return true;
+    }
     return !exec || gr_mem(r, w, in, exec, 0);
 }
 
@@ -1141,29 +1200,61 @@ static bool gr_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     } while (0)
 
 /*
- * rd = EXPR on the lanes of exec, EXPR a GrVec8 of a, b and c: eight
- * lanes of A, B and C at a time, each eight written before the next are
- * read, so rd may be any of them.
+ * rd = EXPR on the lanes of exec, EXPR a GrVec8 of a, b and c, eight
+ * lanes of A, B and C: all lanes are computed before any is written, so
+ * rd may be a source.
  */
 #define VLANES(expr) \
     do { \
-        uint32_t *d_ = w->r[in->rd]; \
+        GrVec8 v_[W / 8]; \
         \
         if (in->rd >= TGPU_NR_REGS) { \
             break; \
         } \
-        w->shape[in->rd] = 0; \
-        for (int i_ = 0; i_ < W; i_ += 8) { \
-            GrVec8 a = vec8_load(A + i_), b = vec8_load(B + i_); \
-            GrVec8 c = vec8_load(C + i_), v_; \
+        for (int i_ = 0; i_ < W / 8; i_++) { \
+            GrVec8 a = vec8_load(A + 8 * i_), b = vec8_load(B + 8 * i_); \
+            GrVec8 c = vec8_load(C + 8 * i_); \
             \
             (void)a, (void)b, (void)c; \
-            v_ = (expr); \
+            v_[i_] = (expr); \
+        } \
+        STORE8(v_); \
+    } while (0)
+
+/* The same for FADD, FSUB, FMUL, FFMA: with a NaN, lane by lane */
+#define FLANES(expr) \
+    do { \
+        GrVec8 v_[W / 8], nan_ = { 0 }; \
+        \
+        for (int i_ = 0; i_ < W / 8; i_++) { \
+            GrVec8 a = vec8_load(A + 8 * i_), b = vec8_load(B + 8 * i_); \
+            GrVec8 c = vec8_load(C + 8 * i_); \
+            \
+            (void)a, (void)b, (void)c; \
+            v_[i_] = (expr); \
+            nan_ |= vec8_nans(v_[i_]); \
+        } \
+        if (unlikely(vec8_any(nan_))) { \
+            LANES(float_lane(in->op, A[l], B[l], C[l])); \
+        } else if (in->rd < TGPU_NR_REGS) { \
+            STORE8(v_); \
+        } \
+    } while (0)
+
+/* rd = the vectors V on the lanes of exec */
+#define STORE8(v) \
+    do { \
+        uint32_t *d_ = w->r[in->rd]; \
+        \
+        w->shape[in->rd] = 0; \
+        for (int i_ = 0; i_ < W / 8; i_++) { \
+            GrVec8 s_ = (v)[i_]; \
+            \
             if (exec != ALL_LANES) { \
-                v_ = vec8_sel(vec8_lanes(exec >> i_), v_, \
-                              vec8_load(d_ + i_)); \
+                s_ = vec8_sel(vec8_lanes(exec >> (8 * i_)), s_, \
+                              vec8_load(d_ + 8 * i_)); \
             } \
-            vec8_store(d_ + i_, v_); \
+            vec8_store(d_ + 8 * i_, s_); \
         } \
     } while (0)
 
@@ -1419,13 +1510,13 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_FADD:
-            VLANES(vec8_fadd(a, b));
+            FLANES(vec8_fadd(a, b));
             break;
         case TGPU_OP_FSUB:
-            VLANES(vec8_fsub(a, b));
+            FLANES(vec8_fsub(a, b));
             break;
         case TGPU_OP_FMUL:
-            VLANES(vec8_fmul(a, b));
+            FLANES(vec8_fmul(a, b));
             break;
         case TGPU_OP_FMIN:
             LANES(fminmax(A[l], B[l], false));
@@ -1434,7 +1525,7 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             LANES(fminmax(A[l], B[l], true));
             break;
         case TGPU_OP_FFMA:
-            VLANES(vec8_ffma(a, b, c));
+            FLANES(vec8_ffma(a, b, c));
             break;
         case TGPU_OP_FABS:
             VLANES(a & 0x7fffffffu);
@@ -1490,6 +1581,8 @@ out:
 
 #undef LANES
 #undef VLANES
+#undef FLANES
+#undef STORE8
 
 /* fp-contract=off: the host must round each operation as the ISA does */
 __attribute__((optimize("O3", "fp-contract=off")))
@@ -1523,12 +1616,15 @@ static void cta_start(TGPUKernel *k)
 
     k->nwarps = DIV_ROUND_UP(threads, W);
     k->cur_warp = 0;
-    memset(k->warps, 0, sizeof(GrWarp) * k->nwarps);
     memset(k->shared, 0, k->shared_size);
     for (uint32_t i = 0; i < k->nwarps; i++) {
         GrWarp *w = &k->warps[i];
         uint32_t n = MIN(threads - i * W, W);
 
+        /* the rows no instruction writes are still zero */
+        memset(w, 0, offsetof(GrWarp, r));
+        memset(w->r, 0, k->rows * sizeof(w->r[0]));
+        memset(w->shape, 0, sizeof(w->shape));
         w->exists = n == W ? ALL_LANES : (1u << n) - 1;
         w->live = w->active = w->exists;
         w->p[TGPU_PRED_PT] = ALL_LANES;
@@ -1634,9 +1730,17 @@ static bool gr_fetch(GrRun *r)
     }
     k->code = g_new(GrInsn, k->ninsns);
     for (uint32_t i = 0; i < k->ninsns; i++) {
-        k->code[i] = gr_decode(le64_to_cpu(raw[i]));
+        GrInsn *d = &k->code[i];
+        unsigned int fmt;
+
+        *d = gr_decode(le64_to_cpu(raw[i]));
+        fmt = gr_ops[d->op].fmt;
+        if (d->op != OP_ILLEGAL && fmt != TGPU_FMT_SETP &&
+            fmt != TGPU_FMT_PLOP && d->rd < TGPU_NR_REGS) {
+            k->rows = MAX(k->rows, d->rd + 2u);     /* a pair, perhaps */
+        }
     }
-    k->warps = g_new(GrWarp, DIV_ROUND_UP(cta_threads(k), W));
+    k->warps = g_new0(GrWarp, DIV_ROUND_UP(cta_threads(k), W));
     k->shared = g_malloc0(MAX(k->shared_size, 1));
     cta_start(k);
     return true;

@@ -226,19 +226,23 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
         uint64_t n;
         int fault;
 
+        qemu_mutex_lock(&r->ce->run_lock);
         fault = ce_map(r, src, len, false, &sm);
         if (fault) {
+            qemu_mutex_unlock(&r->ce->run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, src, fault, false);
         }
         fault = ce_map(r, dst, sm.len, true, &dm);
         if (fault) {
             ce_unmap(r, &sm, false, 0);
+            qemu_mutex_unlock(&r->ce->run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
         }
         n = MIN(sm.len, dm.len);
         ce_memmove(dm.p, sm.p, n);
         ce_unmap(r, &dm, true, n);
         ce_unmap(r, &sm, false, n);
+        qemu_mutex_unlock(&r->ce->run_lock);
         src += n;
         dst += n;
         len -= n;
@@ -260,13 +264,16 @@ static bool ce_fill(CeRun *r, uint64_t dst, uint64_t len)
         CeMap dm;
         int fault;
 
+        qemu_mutex_lock(&r->ce->run_lock);
         fault = ce_map(r, dst + at, MIN(len - at, r->pattern_len - ph), true,
                        &dm);
         if (fault) {
+            qemu_mutex_unlock(&r->ce->run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst + at, fault, true);
         }
         memcpy(dm.p, r->pattern + ph, dm.len);
         ce_unmap(r, &dm, true, dm.len);
+        qemu_mutex_unlock(&r->ce->run_lock);
         at += dm.len;
         r->progress += dm.len;
         if (!ce_step(r, dm.len)) {
@@ -286,8 +293,10 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
         CeMap m;
         int fault;
 
+        qemu_mutex_lock(&r->ce->run_lock);
         fault = ce_map(r, va, len, is_write, &m);
         if (fault) {
+            qemu_mutex_unlock(&r->ce->run_lock);
             return ce_fault(r, err, va, fault, is_write);
         }
         if (is_write) {
@@ -296,6 +305,7 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
             memcpy(b, m.p, m.len);
         }
         ce_unmap(r, &m, is_write, m.len);
+        qemu_mutex_unlock(&r->ce->run_lock);
         va += m.len;
         b += m.len;
         len -= m.len;
@@ -858,6 +868,19 @@ int tgpu_ce_cancel(TGPUState *s, unsigned int i)
     return chid;
 }
 
+/*
+ * Wait until no engine thread uses a run of memory it translated before
+ * now: after a TLB invalidation, nothing it dropped is in use any more.
+ * The threads take run_lock before mmu_lock; the caller holds neither.
+ */
+void tgpu_ce_quiesce(TGPUState *s)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        qemu_mutex_lock(&s->ce[i].run_lock);
+        qemu_mutex_unlock(&s->ce[i].run_lock);
+    }
+}
+
 void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid)
 {
     for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
@@ -966,6 +989,7 @@ void tgpu_ce_init(TGPUState *s)
         ce->paused = !runstate_is_running();
         ce_update_stop(ce);
         qemu_mutex_init(&ce->lock);
+        qemu_mutex_init(&ce->run_lock);
         qemu_cond_init(&ce->wake);
         qemu_cond_init(&ce->idle);
         ce->done_bh = qemu_bh_new_guarded(ce_done_bh, ce,
@@ -991,6 +1015,7 @@ void tgpu_ce_exit(TGPUState *s)
         qemu_bh_delete(ce->done_bh);
         qemu_cond_destroy(&ce->idle);
         qemu_cond_destroy(&ce->wake);
+        qemu_mutex_destroy(&ce->run_lock);
         qemu_mutex_destroy(&ce->lock);
     }
 }

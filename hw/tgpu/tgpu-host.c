@@ -135,6 +135,14 @@ void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
     chan_fail(s, ch, code, info);
 }
 
+/* A fence or a NON_STALL_INTERRUPT: vector 1, and which channel it was. */
+static void nonstall_raise(TGPUState *s, TGPUChannel *ch)
+{
+    s->nonstall_pending[ch->id / 32] |= 1u << (ch->id % 32);
+    s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
+    tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+}
+
 static void chan_reset(TGPUState *s, TGPUChannel *ch)
 {
     uint32_t id = ch->id;
@@ -341,8 +349,7 @@ void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
         return;
     }
     if (intr != TGPU_CE_INTR_NONE) {
-        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
-        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+        nonstall_raise(s, ch);
     }
 }
 
@@ -442,8 +449,7 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     case TGPU_M_WFI:
         return MTHD_OK;
     case TGPU_M_NON_STALL_INTERRUPT:
-        s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
-        tgpu_irq_raise(s, TGPU_UNIT_NONSTALL);
+        nonstall_raise(s, ch);
         return MTHD_OK;
     case TGPU_M_MEM_OP_A:
         ch->mem_op_a = data;
@@ -1022,14 +1028,18 @@ static TGPURunlist *runlist_of(TGPUState *s, hwaddr addr, hwaddr *reg)
     return &s->runlist[r];
 }
 
-/* A FIFO_ERR_PENDING register: its index, or -1. */
-static int err_pending_of(TGPUState *s, hwaddr addr)
+/* A register of a channel bitmap at BASE (32 per register): index, or -1. */
+static int chan_bitmap_of(TGPUState *s, hwaddr addr, hwaddr base)
 {
-    if (addr < TGPU_FIFO_ERR_PENDING(0) ||
-        addr >= TGPU_FIFO_ERR_PENDING(DIV_ROUND_UP(s->num_channels, 32))) {
+    if (addr < base || addr >= base + 4 * DIV_ROUND_UP(s->num_channels, 32)) {
         return -1;
     }
-    return (addr - TGPU_FIFO_ERR_PENDING(0)) / 4;
+    return (addr - base) / 4;
+}
+
+static int err_pending_of(TGPUState *s, hwaddr addr)
+{
+    return chan_bitmap_of(s, addr, TGPU_FIFO_ERR_PENDING(0));
 }
 
 uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok)
@@ -1058,6 +1068,10 @@ uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok)
     i = err_pending_of(s, addr);
     if (i >= 0) {
         return s->err_pending[i];
+    }
+    i = chan_bitmap_of(s, addr, TGPU_FIFO_NONSTALL_PENDING(0));
+    if (i >= 0) {
+        return s->nonstall_pending[i];
     }
     switch (addr) {
     case TGPU_FIFO_INTR:
@@ -1120,6 +1134,11 @@ bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val)
         tgpu_irq_update(s);
         return true;
     }
+    i = chan_bitmap_of(s, addr, TGPU_FIFO_NONSTALL_PENDING(0));
+    if (i >= 0) {
+        s->nonstall_pending[i] &= ~val;
+        return true;
+    }
     switch (addr) {
     case TGPU_USERMODE_DOORBELL:
         doorbell(s, val);
@@ -1168,6 +1187,7 @@ void tgpu_host_reset(TGPUState *s)
     s->doorbells_bad = 0;
     s->ctxsw_count = 0;
     memset(s->err_pending, 0, sizeof(s->err_pending));
+    memset(s->nonstall_pending, 0, sizeof(s->nonstall_pending));
 }
 
 void tgpu_host_init(TGPUState *s)

@@ -158,8 +158,11 @@ void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
     uint64_t end = pages ? va + pages * TGPU_PAGE_SIZE : TGPU_VA_LIMIT;
 
     trace_tgpu_mmu_invalidate(asid, va, pages);
-    QEMU_LOCK_GUARD(&s->mmu_lock);
-    tlb_drop(s, asid, pages ? va : 0, end);
+    WITH_QEMU_LOCK_GUARD(&s->mmu_lock) {
+        tlb_drop(s, asid, pages ? va : 0, end);
+    }
+    /* complete only when no engine still uses what was dropped */
+    tgpu_ce_quiesce(s);
 }
 
 /* Untagged hardware must forget everything when the context changes. */
@@ -613,6 +616,7 @@ bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
             WITH_QEMU_LOCK_GUARD(&s->mmu_lock) {
                 tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
             }
+            tgpu_ce_quiesce(s);
             return true;
         case TGPU_MMU_INV_ASID:
             tgpu_mmu_invalidate(s, s->inv_asid, 0, 0);

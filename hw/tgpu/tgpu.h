@@ -161,6 +161,11 @@ typedef struct TGPUCopyEngine {
     QemuMutex lock;             /* guards everything below */
     QemuCond wake;              /* to the thread: a job, pause, stop */
     QemuCond idle;              /* from the thread: parked or done */
+    /*
+     * Held by the thread while it uses a translated run of memory, so
+     * that an invalidation can wait until no run it dropped is in use.
+     */
+    QemuMutex run_lock;
     QEMUBH *done_bh;
     int state;                  /* CE_IDLE, _QUEUED, _RUNNING, _DONE */
     bool quit;
@@ -227,6 +232,7 @@ struct TGPUState {
     uint32_t doorbells_bad;
     uint32_t ctxsw_count;
     uint32_t err_pending[TGPU_CHANNELS_MAX / 32];
+    uint32_t nonstall_pending[TGPU_CHANNELS_MAX / 32];
     QEMUBH *host_bh;
     QEMUTimer *acquire_timer;
 
@@ -341,6 +347,7 @@ TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
                                   uint32_t mthd, uint32_t data);
 bool tgpu_ce_busy(TGPUState *s, unsigned int ce);
 int tgpu_ce_cancel(TGPUState *s, unsigned int ce);
+void tgpu_ce_quiesce(TGPUState *s);
 void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid);
 uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok);
 

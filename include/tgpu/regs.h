@@ -107,6 +107,8 @@
 #define TGPU_FIFO_NONSTALL_INTR_EN  0x002144u
 /* channels with an unacknowledged error, 32 per register, R/W1C */
 #define TGPU_FIFO_ERR_PENDING(i)    (0x002200u + 4u * (i))
+/* channels that raised a non-stall interrupt, 32 per register, R/W1C */
+#define TGPU_FIFO_NONSTALL_PENDING(i) (0x002400u + 4u * (i))
 /* runlist r: base (VRAM offset, 4-byte aligned), submit, status */
 #define TGPU_FIFO_RUNLIST_BASE_LO(r)    (0x002800u + 0x20u * (r))
 #define TGPU_FIFO_RUNLIST_BASE_HI(r)    (0x002804u + 0x20u * (r))

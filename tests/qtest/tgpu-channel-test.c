@@ -2005,13 +2005,23 @@ static void test_msix(void)
     msix_setup(&t, G_MSI, false);
     c = chan_up(&t, 0);
 
-    /* nothing enabled: status only */
+    /* nothing enabled: status only, and which channel it was */
+    g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_PENDING(0)), ==, 0);
     nonstall(&t, c, 1);
     g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_INTR), ==, 1);
     g_assert_cmphex(rd(&t, TGPU_PMC_INTR), ==, 0);
     g_assert_false(msi_seen(&t, TGPU_MSIX_VEC_NONSTALL));
     wr(&t, TGPU_FIFO_NONSTALL_INTR, 1);
     g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_INTR), ==, 0);
+    g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_PENDING(0)), ==, 1);
+    e = chan_up(&t, 33);
+    nonstall(&t, e, 1);
+    g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_PENDING(1)), ==, 1u << 1);
+    wr(&t, TGPU_FIFO_NONSTALL_PENDING(0), 1);
+    wr(&t, TGPU_FIFO_NONSTALL_PENDING(1), 1u << 1);
+    g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_PENDING(0)), ==, 0);
+    g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_PENDING(1)), ==, 0);
+    wr(&t, TGPU_FIFO_NONSTALL_INTR, 1);
 
     /* enabled in the unit, not in PMC: PMC_INTR shows it, no message */
     wr(&t, TGPU_FIFO_NONSTALL_INTR_EN, 1);

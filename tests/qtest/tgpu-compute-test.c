@@ -701,6 +701,28 @@ static void test_errors(void)
         expect_kernel_err(&t, &t.ch[CH_A], TGPU_KERR_LAUNCH);
         gr_chan_up(&t, CH_A);
     }
+
+    /* the program, then the parameters, where nothing answers */
+    for (int i = 0; i < 2; i++) {
+        Kernel k = { illegal, 3, { 1 }, { 32 }, 0, &p, 16 };
+        g_autofree PB *pb = pb_new();
+
+        pb_kernel(&t, pb, &k, L_CODE);
+        pb->dw[i ? pb->n - 8 : 2] = VRAM_GAP;   /* PROGRAM/PARAM_LOWER */
+        submit(&t, &t.ch[CH_A], pb);
+        expect_kernel_err(&t, &t.ch[CH_A],
+                          i ? TGPU_KERR_CONST : TGPU_KERR_PROGRAM_FAULT);
+        if (!i) {
+            g_assert_cmphex(rd(&t, TGPU_GR_ERROR_VA_LO), ==, VRAM_GAP);
+        }
+        gr_chan_up(&t, CH_A);
+    }
+    /* each was an MMU fault too: the compute engine's, the host's */
+    g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 3);
+    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_RECORD_SIZE + 0x18)
+                     & 0xff, ==, TGPU_FAULT_ENGINE_COMPUTE);
+    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + 2 * TGPU_FAULT_RECORD_SIZE +
+                             0x18) & 0xff, ==, TGPU_FAULT_ENGINE_HOST);
     tgpu_stop(&t);
 }
 

@@ -500,6 +500,13 @@ void vec8_store(void *p, GrVec8 v)
     memcpy(p, &v, sizeof(v));
 }
 
+/* V in every lane */
+static inline QEMU_ALWAYS_INLINE
+GrVec8 vec8_splat(uint32_t v)
+{
+    return (GrVec8){ 0 } + v;
+}
+
 /* Is any lane of V not zero?  (By halves: GCC would go lane by lane.) */
 typedef uint64_t GrVec2q __attribute__((vector_size(16)));
 
@@ -806,7 +813,7 @@ enum { GROUP_SCATTERED, GROUP_SAME, GROUP_SEQ };
 static inline QEMU_ALWAYS_INLINE int group_kind(const uint32_t *a)
 {
     GrVec8 a0 = vec8_load(a), a1 = vec8_load(a + 8);
-    GrVec8 same = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
+    GrVec8 same = vec8_splat(a[0]);
     GrVec8 seq = same + (GrVec8){ 0, 4, 8, 12, 16, 20, 24, 28 };
 
     if (!vec8_any((a0 ^ same) | (a1 ^ same))) {
@@ -844,8 +851,8 @@ void load32_group(uint32_t *d, const uint8_t *p, int kind)
 
     if (kind == GROUP_SAME) {
         v = ldl_le_p(p);
-        vec8_store(d, (GrVec8){ v, v, v, v, v, v, v, v });
-        vec8_store(d + 8, (GrVec8){ v, v, v, v, v, v, v, v });
+        vec8_store(d, vec8_splat(v));
+        vec8_store(d + 8, vec8_splat(v));
     } else if (HOST_BIG_ENDIAN) {
         for (int i = 0; i < GROUP; i++) {
             d[i] = ldl_le_p(p + 4 * i);
@@ -942,10 +949,8 @@ bool gr_ld64_same(GrRun *r, GrWarp *w, const GrInsn *in)
         hi = v >> 32;
         w->shape[in->rd] = w->shape[in->rd + 1] = 0;
         for (int i = 0; i < W; i += 8) {
-            vec8_store(w->r[in->rd] + i,
-                       (GrVec8){ lo, lo, lo, lo, lo, lo, lo, lo });
-            vec8_store(w->r[in->rd + 1] + i,
-                       (GrVec8){ hi, hi, hi, hi, hi, hi, hi, hi });
+            vec8_store(w->r[in->rd] + i, vec8_splat(lo));
+            vec8_store(w->r[in->rd + 1] + i, vec8_splat(hi));
         }
     }
     return true;

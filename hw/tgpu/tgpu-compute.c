@@ -2006,6 +2006,15 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
         tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, param_va, k->param,
                     k->param_size, false)) {
         g_free(k);
+        WITH_QEMU_LOCK_GUARD(&gr->lock) {
+            gr->error = TGPU_KERR_CONST;
+            gr->err_pc = gr->err_warp = gr->err_lane = gr->err_info = 0;
+            gr->err_cta = 0;
+            gr->err_va = param_va;
+        }
+        qemu_log_mask(LOG_GUEST_ERROR, "tgpu: compute: channel %u: "
+                      "parameters at 0x%010" PRIx64 " unreachable\n",
+                      ch->id, param_va);
         tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, TGPU_KERR_CONST);
         return TGPU_MTHD_ERROR;
     }

@@ -1128,8 +1128,8 @@ static void test_err_method(void)
           TGPU_ERR_MEM_OP, 0x1f },
         { 1, 0, TGPU_M_MEM_OP_D, 0, 0, 0, TGPU_ERR_MEM_OP, 0 },
         /* 15 */
-        { 1, 1, 0x200, 0, 1, TGPU_CLASS_COMPUTE,
-          TGPU_ERR_ENGINE, TGPU_CLASS_COMPUTE << 16 | 0x200 },
+        { 1, 1, 0xffc, 0, 1, TGPU_CLASS_COMPUTE,
+          TGPU_ERR_ENGINE, TGPU_CLASS_COMPUTE << 16 | 0xffc },
         { 26, 4, 0xffc, 0, 4, TGPU_CLASS_COPY,
           TGPU_ERR_ENGINE, (uint32_t)TGPU_CLASS_COPY << 16 | 0xffc },
     };

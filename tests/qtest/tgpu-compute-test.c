@@ -792,6 +792,53 @@ static void test_hang(void)
     tgpu_stop(&t);
 }
 
+/*
+ * Throughput follows the SM clock: a slice is the channel's timeslice of
+ * modelled time at one warp instruction per cycle.  A kernel of about
+ * 120,000 warp instructions fits a 100 us slice at P100's 1328 MHz
+ * (132,800) but not at M40's 1112 MHz (111,200).
+ */
+static void test_clock(void)
+{
+    enum { TRIPS = 40000 };
+    static const uint64_t code[] = {
+        MOVI(1, 0),                             /* 0 */
+        RI(IADD, 1, 1, 1),                      /* 1 */
+        SETPI(ISETP, LT, 0, 1, TRIPS),          /* 2 */
+        IF(0, BRA(1)),                          /* 3 */
+        EXIT,                                   /* 4 */
+    };
+    static const char *const models[] = { "model=p100", "model=m40" };
+    Kernel k = { code, ARRAY_SIZE(code), { 1 }, { 32 }, 0, NULL, 0 };
+    uint32_t preempts[2];
+
+    for (int m = 0; m < 2; m++) {
+        g_autofree PB *pb = pb_new();
+        uint64_t insns, slice;
+        Chan *c;
+        T t;
+
+        tgpu_start(&t, models[m]);
+        runlists_std(&t);
+        c = chan_init(&t, CH_A, L_GPFIFO(CH_A), L_USERD(CH_A), L_PB(CH_A),
+                      L_PB_SIZE);
+        c->ts_us = 100;
+        chan_up_cfg(&t, c);
+        pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
+        run(&t, c, pb);
+        run_kernel(&t, c, &k);
+
+        insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
+        slice = 100 * (uint64_t)rd(&t, TGPU_GR_CLOCK_KHZ) / 1000;
+        g_assert_cmpuint(insns, ==, 2 + 3 * TRIPS);
+        preempts[m] = rd(&t, TGPU_GR_PREEMPTS);
+        g_assert_cmpuint(preempts[m], ==, DIV_ROUND_UP(insns, slice) - 1);
+        tgpu_stop(&t);
+    }
+    g_assert_cmpuint(preempts[0], ==, 0);
+    g_assert_cmpuint(preempts[1], ==, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -804,5 +851,6 @@ int main(int argc, char **argv)
                    test_special_registers);
     qtest_add_func("/tgpu/compute/errors", test_errors);
     qtest_add_func("/tgpu/compute/hang", test_hang);
+    qtest_add_func("/tgpu/compute/clock", test_clock);
     return g_test_run();
 }

@@ -112,6 +112,8 @@ typedef struct TGPUComputeEngine {
     TGPUState *s;
     QemuThread thread;
     QemuMutex lock;
+    /* held while a global access uses its translations (tgpu_gr_quiesce) */
+    QemuMutex run_lock;
     QemuCond wake, idle;
     QEMUBH *done_bh;
     int state;
@@ -1552,6 +1554,14 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             break;
         case TGPU_OP_LDG:
         case TGPU_OP_STG:
+            /* an invalidation waits for this instruction's accesses */
+            qemu_mutex_lock(&r->gr->run_lock);
+            ok = gr_ld_st(r, w, in, exec);
+            qemu_mutex_unlock(&r->gr->run_lock);
+            if (!ok) {
+                goto out;
+            }
+            break;
         case TGPU_OP_LDS:
         case TGPU_OP_STS:
         case TGPU_OP_LDC:
@@ -1563,8 +1573,14 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_ATOMG:
         case TGPU_OP_ATOMS:
             r->tlb_valid = false;
-            if (exec && !gr_atom(r, w, in, exec)) {
-                ok = false;
+            if (in->op == TGPU_OP_ATOMG) {
+                qemu_mutex_lock(&r->gr->run_lock);
+            }
+            ok = !exec || gr_atom(r, w, in, exec);
+            if (in->op == TGPU_OP_ATOMG) {
+                qemu_mutex_unlock(&r->gr->run_lock);
+            }
+            if (!ok) {
                 goto out;
             }
             break;
@@ -1712,6 +1728,7 @@ static bool gr_fetch(GrRun *r)
         bool sysmem;
         int fault;
 
+        QEMU_LOCK_GUARD(&r->gr->run_lock);
         fault = tgpu_mmu_translate_run(s, &k->vm, TGPU_ACC_COMPUTE,
                                        k->prog_va + done, len - done, false,
                                        &pa, &sysmem, &n);
@@ -2116,6 +2133,16 @@ int tgpu_gr_cancel(TGPUState *s)
     return chid;
 }
 
+/*
+ * Wait until the compute engine uses no translation it made before now
+ * (see tgpu_ce_quiesce): a global access lasts one warp instruction.
+ */
+void tgpu_gr_quiesce(TGPUState *s)
+{
+    qemu_mutex_lock(&s->gr->run_lock);
+    qemu_mutex_unlock(&s->gr->run_lock);
+}
+
 /* The channel goes away: its kernel, running or waiting for a slice. */
 void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch)
 {
@@ -2229,6 +2256,7 @@ void tgpu_gr_init(TGPUState *s)
     gr->paused = !runstate_is_running();
     gr_update_stop(gr);
     qemu_mutex_init(&gr->lock);
+    qemu_mutex_init(&gr->run_lock);
     qemu_cond_init(&gr->wake);
     qemu_cond_init(&gr->idle);
     gr->done_bh = qemu_bh_new_guarded(gr_done_bh, gr,
@@ -2255,6 +2283,7 @@ void tgpu_gr_exit(TGPUState *s)
     qemu_bh_delete(gr->done_bh);
     qemu_cond_destroy(&gr->idle);
     qemu_cond_destroy(&gr->wake);
+    qemu_mutex_destroy(&gr->run_lock);
     qemu_mutex_destroy(&gr->lock);
     g_free(gr);
 }

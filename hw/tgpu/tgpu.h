@@ -337,6 +337,7 @@ bool tgpu_gr_busy(TGPUState *s);
 bool tgpu_gr_resume(TGPUState *s, TGPUChannel *ch);
 int tgpu_gr_cancel(TGPUState *s);
 void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch);
+void tgpu_gr_quiesce(TGPUState *s);
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-ce.c: the copy engines */

@@ -4,7 +4,6 @@
 #include <linux/dma-fence.h>
 #include <linux/idr.h>
 #include <linux/io.h>
-#include <linux/iopoll.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -123,7 +122,6 @@ static const struct dma_fence_ops tgpu_fence_ops = {
 };
 
 static void tgpu_queue_fail(struct tgpu_queue *q, int error);
-static void tgpu_queue_wait_engine(struct tgpu_queue *q);
 
 /* ---- runlists ------------------------------------------------------------ */
 
@@ -467,10 +465,12 @@ static enum drm_gpu_sched_stat tgpu_job_timedout(struct drm_sched_job *sjob)
 	int idx;
 
 	if (drm_dev_enter(&tdev->base, &idx)) {
+		/*
+		 * Its fences are about to say "done": the engine must be,
+		 * too, and is once the write returns (channels.md).
+		 */
 		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
 			  TGPU_CHAN_CTRL_KILL);
-		/* Its fences say "done": the engine must be, too. */
-		tgpu_queue_wait_engine(q);
 		drm_dev_exit(idx);
 	}
 	drm_err(&tdev->base,
@@ -604,39 +604,6 @@ static void tgpu_queue_free(struct tgpu_queue *q)
 	kfree(q);
 }
 
-/*
- * The engines run on their own threads and stop a reset channel's launch
- * or kernel only at the end of the current step.  Wait until the
- * queue's engine is no longer busy with its channel, so that no write
- * can land in memory that is about to be unmapped and freed.
- */
-static void tgpu_queue_wait_engine(struct tgpu_queue *q)
-{
-	static const struct {
-		u32 status, busy, chid;
-	} regs[TGPU_NR_RUNLISTS] = {
-		[TGPU_RUNLIST_COMPUTE] = { TGPU_GR_STATUS, TGPU_GR_STATUS_BUSY,
-					   TGPU_GR_CHID },
-		[TGPU_RUNLIST_CE0] = { TGPU_CE_REG(0, TGPU_CE_STATUS),
-				       TGPU_CE_STATUS_BUSY,
-				       TGPU_CE_REG(0, TGPU_CE_CHID) },
-		[TGPU_RUNLIST_CE1] = { TGPU_CE_REG(1, TGPU_CE_STATUS),
-				       TGPU_CE_STATUS_BUSY,
-				       TGPU_CE_REG(1, TGPU_CE_CHID) },
-	};
-	struct tgpu_device *tdev = q->tdev;
-	u32 status;
-	int ret;
-
-	ret = readl_poll_timeout(tdev->regs + regs[q->engine].status, status,
-				 !(status & regs[q->engine].busy) ||
-				 tgpu_rd32(tdev, regs[q->engine].chid) != q->chid,
-				 100, 1000000);
-	if (ret)
-		drm_warn(&tdev->base, "channel %u: %s still busy with it 1 s after its reset\n",
-			 q->chid, tgpu_engine_names[q->engine]);
-}
-
 static void tgpu_queue_destroy(struct tgpu_queue *q)
 {
 	struct tgpu_device *tdev = q->tdev;
@@ -652,11 +619,13 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
 	if (drm_dev_enter(&tdev->base, &idx)) {
-		/* Disable (stops after the current method), then reset. */
+		/*
+		 * Disable, then reset: when the writes return no engine
+		 * works for the channel any more (channels.md).
+		 */
 		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL), 0);
 		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
 			  TGPU_CHAN_CTRL_RESET);
-		tgpu_queue_wait_engine(q);
 		drm_dev_exit(idx);
 	}
 

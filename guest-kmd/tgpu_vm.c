@@ -295,25 +295,14 @@ static void tgpu_vm_invalidate(struct tgpu_vm *vm, u64 va, u64 size)
 		return;
 	mutex_lock(&tdev->mmu_lock);
 	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, vm->asid);
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_LO, lower_32_bits(va));
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_HI, upper_32_bits(va));
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_PAGES, size >> TGPU_PAGE_SHIFT);
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_RANGE);
-	mutex_unlock(&tdev->mmu_lock);
-	drm_dev_exit(idx);
-}
-
-static void tgpu_vm_invalidate_all(struct tgpu_vm *vm)
-{
-	struct tgpu_device *tdev = vm->tdev;
-	int idx;
-
-	wmb(); /* page-table writes before the invalidation */
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return;
-	mutex_lock(&tdev->mmu_lock);
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, vm->asid);
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ASID);
+	if (size) {
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_LO, lower_32_bits(va));
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_HI, upper_32_bits(va));
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_PAGES,
+			  size >> TGPU_PAGE_SHIFT);
+	}
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE,
+		  size ? TGPU_MMU_INV_RANGE : TGPU_MMU_INV_ASID);
 	mutex_unlock(&tdev->mmu_lock);
 	drm_dev_exit(idx);
 }
@@ -561,7 +550,7 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 		drm_mm_for_each_node(node, &vm->mm)
 			tgpu_vm_clear(vm, node->start, node->size);
 		/* The objects may go only once the GPU cannot reach them. */
-		tgpu_vm_invalidate_all(vm);
+		tgpu_vm_invalidate(vm, 0, 0);	/* the whole ASID */
 		drm_dev_exit(idx);
 	}
 	drm_mm_for_each_node_safe(node, next, &vm->mm) {

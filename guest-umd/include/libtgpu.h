@@ -56,10 +56,22 @@ typedef enum tgpu_status {
 	TGPU_ERROR_INVALID_VALUE = 1,       /* bad argument */
 	TGPU_ERROR_OUT_OF_MEMORY = 2,       /* host allocation failed */
 	TGPU_ERROR_NOT_INITIALIZED = 3,     /* tgpu_init() not called */
+	TGPU_ERROR_INVALID_COMMANDS = 30,   /* malformed command buffer */
 	TGPU_ERROR_NO_DEVICE = 100,         /* driver loaded, no tgpu device */
 	TGPU_ERROR_INVALID_DEVICE = 101,    /* bad ordinal, handle or bus id */
 	TGPU_ERROR_NO_DRIVER = 102,         /* tgpu.ko is not loaded */
 	TGPU_ERROR_DEVICE_UNAVAILABLE = 103,/* device exists but is unusable */
+	TGPU_ERROR_DEVICE_LOST = 104,       /* sticky: device gone mid-use */
+	TGPU_ERROR_OUT_OF_DEVICE_MEMORY = 105, /* VRAM or channels exhausted */
+	TGPU_ERROR_INVALID_IMAGE = 200,     /* not a kernel image or source */
+	TGPU_ERROR_INVALID_CONTEXT = 201,   /* bad or destroyed context */
+	TGPU_ERROR_ECC_UNCORRECTABLE = 214, /* sticky: uncorrectable ECC error */
+	TGPU_ERROR_INVALID_HANDLE = 400,    /* bad stream, event, module... */
+	TGPU_ERROR_NOT_FOUND = 500,         /* no kernel of that name */
+	TGPU_ERROR_NOT_READY = 600,         /* work not finished yet (query) */
+	TGPU_ERROR_ILLEGAL_ADDRESS = 700,   /* sticky: GPU memory fault */
+	TGPU_ERROR_LAUNCH_TIMEOUT = 702,    /* sticky: job ran too long */
+	TGPU_ERROR_LAUNCH_FAILED = 719,     /* sticky: kernel or engine error */
 	TGPU_ERROR_NOT_SUPPORTED = 801,     /* driver does not know the request */
 	TGPU_ERROR_PERMISSION_DENIED = 802, /* render node not accessible */
 	TGPU_ERROR_OS = 804,                /* unexpected system-call failure */
@@ -143,6 +155,232 @@ TGPU_API tgpu_status tgpu_device_get_info(const tgpu_device *dev,
  */
 TGPU_API tgpu_status tgpu_device_get_param(const tgpu_device *dev,
 					   uint32_t param, uint64_t *value);
+
+/*
+ * Contexts
+ * --------
+ * A context is one GPU virtual address space (its own open file of the
+ * render node, so its own ASID and page tables in the kernel driver) with
+ * everything made in it: memory, streams, events and modules.  Contexts
+ * are explicit handles passed to every call; there is no per-thread
+ * "current" context.  Every call on a context, its streams, events and
+ * modules is thread-safe.
+ *
+ * Errors are sticky, as in CUDA: once work of a context fails on the GPU
+ * (memory fault, kernel error, timeout, device lost), every later call on
+ * the context returns that status (tgpu_ctx_get_reset_status() tells it
+ * without failing), until the context is destroyed and a new one made.
+ * Argument errors (TGPU_ERROR_INVALID_VALUE ...) are not sticky.
+ */
+typedef struct tgpu_context tgpu_context;
+typedef struct tgpu_stream tgpu_stream;
+typedef struct tgpu_event tgpu_event;
+typedef struct tgpu_module tgpu_module;
+typedef struct tgpu_function tgpu_function;
+
+/* A GPU virtual address in a context. */
+typedef uint64_t tgpu_deviceptr;
+
+/* Create a context on dev; flags must be 0. */
+TGPU_API tgpu_status tgpu_ctx_create(tgpu_context **ctx, tgpu_device *dev,
+				     unsigned int flags);
+/*
+ * Wait for the context's work, then free everything in it (streams,
+ * events, modules, memory; host pointers from tgpu_mem_alloc_host() and
+ * tgpu_mem_host_map() become invalid).  Works on a context in error.
+ */
+TGPU_API tgpu_status tgpu_ctx_destroy(tgpu_context *ctx);
+TGPU_API tgpu_status tgpu_ctx_get_device(tgpu_context *ctx, tgpu_device **dev);
+/* Wait until all work submitted on all streams of ctx has finished. */
+TGPU_API tgpu_status tgpu_ctx_synchronize(tgpu_context *ctx);
+/*
+ * The context's sticky error: TGPU_SUCCESS while it is usable, else the
+ * status that broke it (the call itself succeeds).  The message of the
+ * failure is in tgpu_get_last_error_message() of the calling thread.
+ */
+TGPU_API tgpu_status tgpu_ctx_get_reset_status(tgpu_context *ctx,
+					       tgpu_status *status);
+
+/*
+ * Memory
+ * ------
+ * Device memory is VRAM mapped into the context's address space.  Pinned
+ * host memory is system memory that the copy engines reach directly (and
+ * kernels too, at its device pointer).  Copies from or to other host
+ * memory ("pageable") go through pinned staging buffers of the context.
+ */
+TGPU_API tgpu_status tgpu_mem_alloc(tgpu_context *ctx, tgpu_deviceptr *dptr,
+				    size_t size);
+TGPU_API tgpu_status tgpu_mem_free(tgpu_context *ctx, tgpu_deviceptr dptr);
+/* Free and total VRAM of the context's device, in bytes. */
+TGPU_API tgpu_status tgpu_mem_get_info(tgpu_context *ctx, size_t *free_bytes,
+				       size_t *total_bytes);
+/* Pinned host memory, zeroed; cached CPU mapping. */
+TGPU_API tgpu_status tgpu_mem_alloc_host(tgpu_context *ctx, void **p,
+					 size_t size);
+TGPU_API tgpu_status tgpu_mem_free_host(tgpu_context *ctx, void *p);
+/* The device pointer of p, anywhere inside a tgpu_mem_alloc_host() block. */
+TGPU_API tgpu_status tgpu_mem_host_get_device_pointer(tgpu_context *ctx,
+						      tgpu_deviceptr *dptr,
+						      void *p);
+/*
+ * A CPU pointer to dptr (anywhere inside a tgpu_mem_alloc() block), through
+ * the device's VRAM aperture (write-combined: fast to write, slow to
+ * read).  The mapping lives until the block is freed.
+ */
+TGPU_API tgpu_status tgpu_mem_host_map(tgpu_context *ctx, void **p,
+				       tgpu_deviceptr dptr);
+
+/*
+ * Copies and fills.  The synchronous calls return when the data has
+ * arrived.  The _async calls are ordered on stream (NULL: the context's
+ * default stream) and return at once, except that a copy from or to
+ * pageable host memory returns only when the host memory may be reused
+ * (like CUDA): after staging for htod, after the copy for dtoh.
+ * Host-to-device copies run on copy engine 0, device-to-host ones on copy
+ * engine 1, device-to-device copies and fills on copy engine 0.
+ */
+TGPU_API tgpu_status tgpu_memcpy_htod(tgpu_context *ctx, tgpu_deviceptr dst,
+				      const void *src, size_t n);
+TGPU_API tgpu_status tgpu_memcpy_dtoh(tgpu_context *ctx, void *dst,
+				      tgpu_deviceptr src, size_t n);
+TGPU_API tgpu_status tgpu_memcpy_dtod(tgpu_context *ctx, tgpu_deviceptr dst,
+				      tgpu_deviceptr src, size_t n);
+TGPU_API tgpu_status tgpu_memcpy_htod_async(tgpu_context *ctx,
+					    tgpu_deviceptr dst, const void *src,
+					    size_t n, tgpu_stream *stream);
+TGPU_API tgpu_status tgpu_memcpy_dtoh_async(tgpu_context *ctx, void *dst,
+					    tgpu_deviceptr src, size_t n,
+					    tgpu_stream *stream);
+TGPU_API tgpu_status tgpu_memcpy_dtod_async(tgpu_context *ctx,
+					    tgpu_deviceptr dst,
+					    tgpu_deviceptr src, size_t n,
+					    tgpu_stream *stream);
+/* n bytes of value; n 32-bit words of value (dst 4-byte aligned). */
+TGPU_API tgpu_status tgpu_memset_d8(tgpu_context *ctx, tgpu_deviceptr dst,
+				    uint8_t value, size_t n);
+TGPU_API tgpu_status tgpu_memset_d32(tgpu_context *ctx, tgpu_deviceptr dst,
+				     uint32_t value, size_t n);
+TGPU_API tgpu_status tgpu_memset_d8_async(tgpu_context *ctx,
+					  tgpu_deviceptr dst, uint8_t value,
+					  size_t n, tgpu_stream *stream);
+TGPU_API tgpu_status tgpu_memset_d32_async(tgpu_context *ctx,
+					   tgpu_deviceptr dst, uint32_t value,
+					   size_t n, tgpu_stream *stream);
+
+/*
+ * Streams
+ * -------
+ * A stream is an ordered sequence of work: each operation starts after
+ * the previous one on the same stream has finished.  Work on different
+ * streams runs concurrently where engines allow.  A stream is backed by
+ * up to three kernel queues (compute, copy engine 0, copy engine 1, made
+ * when first used) at the stream's priority.  Each context has a default
+ * stream (pass NULL), an ordinary stream at priority 0 that does not
+ * synchronize with the others.
+ */
+#define TGPU_STREAM_PRIORITY_LOWEST   0
+#define TGPU_STREAM_PRIORITY_HIGHEST  3   /* runs before lower ones */
+
+/* The engines a stream feeds, as the hardware's runlist numbers. */
+enum tgpu_engine {
+	TGPU_ENGINE_KIND_COMPUTE = 0,
+	TGPU_ENGINE_KIND_COPY0 = 1,
+	TGPU_ENGINE_KIND_COPY1 = 2,
+};
+
+/* flags must be 0; priority from LOWEST to HIGHEST. */
+TGPU_API tgpu_status tgpu_stream_create(tgpu_context *ctx, tgpu_stream **stream,
+					unsigned int flags, int priority);
+/* Waits for the stream's work, then frees it.  NULL is refused. */
+TGPU_API tgpu_status tgpu_stream_destroy(tgpu_stream *stream);
+TGPU_API tgpu_status tgpu_stream_synchronize(tgpu_stream *stream);
+/* TGPU_SUCCESS when all work is done, TGPU_ERROR_NOT_READY if not. */
+TGPU_API tgpu_status tgpu_stream_query(tgpu_stream *stream);
+/* Later work on stream waits for event's last record (GPU side). */
+TGPU_API tgpu_status tgpu_stream_wait_event(tgpu_stream *stream,
+					    tgpu_event *event);
+/*
+ * Submit a command buffer (pushbuffer dwords, methods as in
+ * docs/hw/channels.md) to one engine of the stream, in stream order.  It
+ * is checked first: header opcodes, counts that fit the buffer, methods
+ * that are host methods or methods of the class bound to the subchannel
+ * by SET_OBJECT in this buffer, the class being the engine's.  A buffer
+ * that fails is refused with TGPU_ERROR_INVALID_COMMANDS and a message
+ * naming the dword and the reason; the GPU never sees it.  Concurrent
+ * submissions never interleave.  At most TGPU_COMMANDS_MAX dwords.
+ */
+#define TGPU_COMMANDS_MAX 65536
+TGPU_API tgpu_status tgpu_stream_submit_commands(tgpu_stream *stream,
+						 enum tgpu_engine engine,
+						 const uint32_t *cmds,
+						 size_t ndwords);
+
+/*
+ * Events
+ * ------
+ * An event marks a point in a stream.  Recording it writes a GPU
+ * timestamp when the stream's earlier work has finished.
+ */
+TGPU_API tgpu_status tgpu_event_create(tgpu_context *ctx, tgpu_event **event,
+				       unsigned int flags);
+TGPU_API tgpu_status tgpu_event_destroy(tgpu_event *event);
+TGPU_API tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream);
+TGPU_API tgpu_status tgpu_event_synchronize(tgpu_event *event);
+/* TGPU_SUCCESS when recorded work is done, TGPU_ERROR_NOT_READY if not. */
+TGPU_API tgpu_status tgpu_event_query(tgpu_event *event);
+/* Milliseconds between two completed records, from GPU timestamps. */
+TGPU_API tgpu_status tgpu_event_elapsed_time(float *ms, tgpu_event *start,
+					     tgpu_event *end);
+/*
+ * A sync_file fd that becomes readable (poll/epoll POLLIN) when the
+ * event's last record completes.  The caller closes it.
+ */
+TGPU_API tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd);
+
+/*
+ * Modules and kernels
+ * -------------------
+ * A module is compute code loaded into a context.  Its image is a kernel
+ * image file as tgpu-as writes it ("TGPK": one kernel, named "main"), or
+ * the NUL-terminated text of an assembly source, whose kernels each start
+ * with a line ".entry NAME" (text without .entry is one kernel, "main").
+ */
+TGPU_API tgpu_status tgpu_module_load_data(tgpu_context *ctx,
+					   tgpu_module **module,
+					   const void *image, size_t size);
+/* The same from a file (an image or a source, told apart by content). */
+TGPU_API tgpu_status tgpu_module_load(tgpu_context *ctx, tgpu_module **module,
+				      const char *path);
+TGPU_API tgpu_status tgpu_module_unload(tgpu_module *module);
+TGPU_API tgpu_status tgpu_module_get_function(tgpu_function **fn,
+					      tgpu_module *module,
+					      const char *name);
+
+struct tgpu_function_info {
+	uint32_t ninsns;
+	uint32_t shared_size;     /* .shared: static shared memory, bytes */
+	uint32_t param_size;      /* .param: parameter bytes a launch passes */
+	uint32_t max_threads_per_block;
+};
+
+TGPU_API tgpu_status tgpu_function_get_info(tgpu_function *fn,
+					    struct tgpu_function_info *info);
+
+/*
+ * Launch fn on a grid of CTAs of block threads each, in stream order.
+ * shared_bytes is dynamic shared memory, added to the kernel's .shared.
+ * params/param_size: the parameter bytes (param_size must equal the
+ * kernel's .param size), copied at the call.
+ */
+TGPU_API tgpu_status tgpu_launch_kernel(tgpu_function *fn, unsigned int grid_x,
+					unsigned int grid_y, unsigned int grid_z,
+					unsigned int block_x,
+					unsigned int block_y,
+					unsigned int block_z,
+					unsigned int shared_bytes,
+					tgpu_stream *stream,
+					const void *params, size_t param_size);
 
 /*
  * Kernels: the assembler and disassembler of the compute engine's SIMT

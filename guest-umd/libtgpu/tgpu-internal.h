@@ -6,7 +6,159 @@
 #ifndef TGPU_INTERNAL_H
 #define TGPU_INTERNAL_H
 
-/* Set this thread's tgpu_get_last_error_message() (tgpu.c). */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libtgpu.h"
+
+/* ---- tgpu.c: errors and devices ------------------------------------------ */
+
+/* Set this thread's tgpu_get_last_error_message(). */
 void tu_set_last_error(const char *msg);
+/* Set the message from a format and return st. */
+__attribute__((format(printf, 2, 3)))
+tgpu_status tu_fail(tgpu_status st, const char *fmt, ...);
+/* The same, then ": " and the message that was there before. */
+__attribute__((format(printf, 2, 3)))
+tgpu_status tu_fail_wrap(tgpu_status st, const char *fmt, ...);
+tgpu_status tu_status_from_errno(int err);
+const char *tu_errno_hint(int err);
+tgpu_status tu_check_ready(void);
+tgpu_status tu_check_device(const tgpu_device *dev, const char *fn);
+const struct tgpu_device_info *tu_device_info(const tgpu_device *dev);
+
+/* ---- tgpu-handle.c: live handles ------------------------------------------ */
+
+enum tu_handle_type {
+	TU_H_CONTEXT = 1,
+	TU_H_STREAM,
+	TU_H_EVENT,
+	TU_H_MODULE,
+	TU_H_FUNCTION,
+};
+
+/* Register a new object; false when out of memory. */
+bool tu_handle_add(const void *p, enum tu_handle_type type);
+void tu_handle_remove(const void *p);
+/* Is p a live object of this type? */
+bool tu_handle_valid(const void *p, enum tu_handle_type type);
+
+/* ---- tgpu-context.c: contexts, VA space, memory --------------------------- */
+
+/* A buffer object of the context, bound at va. */
+struct tu_bo {
+	uint32_t handle;
+	bool sysmem;
+	uint64_t size;          /* bytes, a multiple of the GPU page */
+	uint64_t va;
+	void *cpu;              /* CPU mapping or NULL */
+};
+
+/* A hole of the VA allocator: [start, end). */
+struct tu_va_hole {
+	uint64_t start, end;
+};
+
+/* A growable array of object pointers. */
+struct tu_ptr_list {
+	void **v;
+	size_t n, cap;
+};
+
+bool tu_list_add(struct tu_ptr_list *l, void *p);
+void tu_list_remove(struct tu_ptr_list *l, void *p);
+
+struct tgpu_context {
+	tgpu_device *dev;
+	int fd;
+	char node[64];
+
+	/* Guards everything below except what has its own lock. */
+	pthread_mutex_t lock;
+	tgpu_status sticky;
+	char sticky_msg[512];
+
+	struct tu_va_hole *holes;       /* sorted, disjoint */
+	size_t nholes, holes_cap;
+
+	struct tu_bo **blocks;          /* tgpu_mem_alloc/_host, sorted by va */
+	size_t nblocks, blocks_cap;
+
+	struct tu_ptr_list streams;     /* every stream, default included */
+	struct tu_ptr_list events;
+	struct tu_ptr_list modules;
+	tgpu_stream *default_stream;
+
+	/* Pinned staging buffers for pageable copies, one user at a time. */
+	pthread_mutex_t staging_lock;
+	struct tu_bo *staging[2];
+	uint32_t staging_sync[2];       /* last GPU use of each */
+};
+
+/*
+ * Check a context handle and its sticky error; fn names the API call
+ * for messages.
+ */
+tgpu_status tu_ctx_enter(tgpu_context *ctx, const char *fn);
+/* Make a failure sticky (first one wins) and return it. */
+tgpu_status tu_ctx_set_sticky(tgpu_context *ctx, tgpu_status st,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A failed ioctl: sticky when the device is gone. */
+tgpu_status tu_ctx_ioctl_error(tgpu_context *ctx, const char *what, int err);
+
+/* Create, map and bind a buffer object; NULL with the message set. */
+tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
+			 bool map, struct tu_bo **out);
+void tu_bo_destroy(tgpu_context *ctx, struct tu_bo *bo);
+
+/* The block containing [va, va + n), or NULL. */
+struct tu_bo *tu_ctx_find_block(tgpu_context *ctx, uint64_t va, uint64_t n);
+/* The pinned block containing host range [p, p + n), or NULL. */
+struct tu_bo *tu_ctx_find_host(tgpu_context *ctx, const void *p, size_t n);
+
+/* ---- tgpu-event.c, tgpu-module.c: teardown ------------------------------- */
+
+void tu_event_free(tgpu_event *ev);
+void tu_module_free(tgpu_module *m);
+
+/* ---- tgpu-stream.c: streams, submission, events --------------------------- */
+
+/* Syncobj helpers: 0 or an errno (ETIME: not signalled in time). */
+int tu_syncobj_create(int fd, uint32_t *h, bool signaled);
+void tu_syncobj_destroy(int fd, uint32_t h);
+int tu_syncobj_wait(int fd, uint32_t h, int64_t timeout_ns); /* <0: forever */
+/* 0, or the negative errno a signalled fence failed with. */
+int tu_syncobj_status(int fd, uint32_t h);
+int tu_syncobj_transfer(int fd, uint32_t dst, uint32_t src);
+/* Copy the fence of the stream's newest submission into syncobj dst. */
+tgpu_status tu_stream_fence_to(tgpu_stream *s, uint32_t dst);
+/* Fence of a finished job failed: the context's sticky error. */
+tgpu_status tu_ctx_fence_failed(tgpu_context *ctx, int err, const char *what);
+
+/* The stream to use for a public call's stream argument (NULL: default). */
+tgpu_status tu_stream_resolve(tgpu_context *ctx, tgpu_stream *in,
+			      tgpu_stream **out, const char *fn);
+tgpu_status tu_stream_create(tgpu_context *ctx, int priority,
+			     tgpu_stream **out);
+/* Wait for the stream, then free it (context teardown). */
+void tu_stream_free(tgpu_stream *s);
+tgpu_status tu_stream_sync(tgpu_stream *s);
+
+/*
+ * Building one submission under the stream lock: reserve bytes in the
+ * stream's command ring (cpu pointer and GPU address out), write commands
+ * and data there, then commit the commands' dwords to an engine.
+ */
+void tu_stream_lock(tgpu_stream *s);
+void tu_stream_unlock(tgpu_stream *s);
+tgpu_status tu_stream_reserve(tgpu_stream *s, size_t bytes, void **cpu,
+			      uint64_t *va);
+/* binds: the commands bind subchannel 0 to the engine's class. */
+tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
+			     uint64_t va, uint32_t ndwords, bool binds);
+tgpu_context *tu_stream_ctx(tgpu_stream *s);
 
 #endif /* TGPU_INTERNAL_H */

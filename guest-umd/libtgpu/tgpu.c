@@ -91,6 +91,30 @@ const char *tgpu_get_error_string(tgpu_status status)
 		return "the tgpu kernel driver (tgpu.ko) is not loaded";
 	case TGPU_ERROR_DEVICE_UNAVAILABLE:
 		return "device unavailable (gone, reset or broken)";
+	case TGPU_ERROR_INVALID_COMMANDS:
+		return "malformed command buffer (refused before submission)";
+	case TGPU_ERROR_DEVICE_LOST:
+		return "the device was lost (unbound, reset or bus loss); destroy the context";
+	case TGPU_ERROR_OUT_OF_DEVICE_MEMORY:
+		return "out of device memory or hardware channels";
+	case TGPU_ERROR_INVALID_IMAGE:
+		return "not a valid kernel image or assembly source";
+	case TGPU_ERROR_INVALID_CONTEXT:
+		return "invalid or destroyed context";
+	case TGPU_ERROR_ECC_UNCORRECTABLE:
+		return "uncorrectable ECC error; destroy the context";
+	case TGPU_ERROR_INVALID_HANDLE:
+		return "invalid stream, event, module or function handle";
+	case TGPU_ERROR_NOT_FOUND:
+		return "no kernel of that name in the module";
+	case TGPU_ERROR_NOT_READY:
+		return "work not finished yet";
+	case TGPU_ERROR_ILLEGAL_ADDRESS:
+		return "GPU memory access fault; destroy the context";
+	case TGPU_ERROR_LAUNCH_TIMEOUT:
+		return "GPU work timed out and was killed; destroy the context";
+	case TGPU_ERROR_LAUNCH_FAILED:
+		return "GPU work failed (kernel or engine error); destroy the context";
 	case TGPU_ERROR_NOT_SUPPORTED:
 		return "operation not supported by the kernel driver";
 	case TGPU_ERROR_PERMISSION_DENIED:
@@ -115,6 +139,18 @@ const char *tgpu_get_error_name(tgpu_status status)
 	NAME(TGPU_ERROR_INVALID_DEVICE);
 	NAME(TGPU_ERROR_NO_DRIVER);
 	NAME(TGPU_ERROR_DEVICE_UNAVAILABLE);
+	NAME(TGPU_ERROR_INVALID_COMMANDS);
+	NAME(TGPU_ERROR_DEVICE_LOST);
+	NAME(TGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+	NAME(TGPU_ERROR_INVALID_IMAGE);
+	NAME(TGPU_ERROR_INVALID_CONTEXT);
+	NAME(TGPU_ERROR_ECC_UNCORRECTABLE);
+	NAME(TGPU_ERROR_INVALID_HANDLE);
+	NAME(TGPU_ERROR_NOT_FOUND);
+	NAME(TGPU_ERROR_NOT_READY);
+	NAME(TGPU_ERROR_ILLEGAL_ADDRESS);
+	NAME(TGPU_ERROR_LAUNCH_TIMEOUT);
+	NAME(TGPU_ERROR_LAUNCH_FAILED);
 	NAME(TGPU_ERROR_NOT_SUPPORTED);
 	NAME(TGPU_ERROR_PERMISSION_DENIED);
 	NAME(TGPU_ERROR_OS);
@@ -134,9 +170,34 @@ void tu_set_last_error(const char *msg)
 	snprintf(tls_msg, MSG_LEN, "%s", msg);
 }
 
+tgpu_status tu_fail_wrap(tgpu_status st, const char *fmt, ...)
+{
+	char prev[MSG_LEN];
+	size_t n;
+	va_list ap;
+
+	memcpy(prev, tls_msg, MSG_LEN);
+	va_start(ap, fmt);
+	vsnprintf(tls_msg, MSG_LEN, fmt, ap);
+	va_end(ap);
+	n = strlen(tls_msg);
+	snprintf(tls_msg + n, MSG_LEN - n, ": %s", prev);
+	return st;
+}
+
+tgpu_status tu_fail(tgpu_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tls_msg, MSG_LEN, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
 /* ---- errno mapping -------------------------------------------------------- */
 
-static tgpu_status status_from_errno(int err)
+tgpu_status tu_status_from_errno(int err)
 {
 	switch (err) {
 	case EACCES:
@@ -157,7 +218,7 @@ static tgpu_status status_from_errno(int err)
 }
 
 /* What to do about errno err on a render node. */
-static const char *errno_hint(int err)
+const char *tu_errno_hint(int err)
 {
 	switch (err) {
 	case EACCES:
@@ -268,8 +329,8 @@ static tgpu_status probe(const drmDevice *d, struct tgpu_device *td, bool *ours)
 		if (!is_tgpu_pci_id(d))
 			return TGPU_SUCCESS;
 		*ours = true;
-		return init_fail(status_from_errno(err), "cannot open %s: %s: %s",
-				 node, strerror(err), errno_hint(err));
+		return init_fail(tu_status_from_errno(err), "cannot open %s: %s: %s",
+				 node, strerror(err), tu_errno_hint(err));
 	}
 
 	ver = drmGetVersion(fd);
@@ -280,9 +341,9 @@ static tgpu_status probe(const drmDevice *d, struct tgpu_device *td, bool *ours)
 		if (ver || !is_tgpu_pci_id(d))
 			return TGPU_SUCCESS;
 		*ours = true;
-		return init_fail(status_from_errno(err),
+		return init_fail(tu_status_from_errno(err),
 				 "DRM_IOCTL_VERSION on %s failed: %s: %s", node,
-				 strerror(err), errno_hint(err));
+				 strerror(err), tu_errno_hint(err));
 	}
 	*ours = true;
 
@@ -301,10 +362,10 @@ static tgpu_status probe(const drmDevice *d, struct tgpu_device *td, bool *ours)
 		err = -get_param(fd, p, &v[p]);
 		if (err) {
 			close(fd);
-			return init_fail(status_from_errno(err),
+			return init_fail(tu_status_from_errno(err),
 					 "DRM_IOCTL_TGPU_GET_PARAM(%s) on %s failed: %s: %s",
 					 tu_param_name(p), node, strerror(err),
-					 errno_hint(err));
+					 tu_errno_hint(err));
 		}
 	}
 
@@ -409,7 +470,7 @@ static void do_init(void)
 
 /* ---- public entry points -------------------------------------------------- */
 
-static tgpu_status check_ready(void)
+tgpu_status tu_check_ready(void)
 {
 	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
 		return fail(TGPU_ERROR_NOT_INITIALIZED,
@@ -419,7 +480,7 @@ static tgpu_status check_ready(void)
 	return TGPU_SUCCESS;
 }
 
-static tgpu_status check_device(const tgpu_device *dev, const char *fn)
+tgpu_status tu_check_device(const tgpu_device *dev, const char *fn)
 {
 	uintptr_t p = (uintptr_t)dev, lo = (uintptr_t)devices;
 
@@ -455,7 +516,7 @@ tgpu_status tgpu_device_get_count(int *count)
 
 	if (!count)
 		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_count: count is NULL");
-	st = check_ready();
+	st = tu_check_ready();
 	if (st)
 		return st;
 	*count = device_count;
@@ -468,7 +529,7 @@ tgpu_status tgpu_device_get(tgpu_device **dev, int ordinal)
 
 	if (!dev)
 		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get: dev is NULL");
-	st = check_ready();
+	st = tu_check_ready();
 	if (st)
 		return st;
 	if (ordinal < 0 || ordinal >= device_count)
@@ -488,7 +549,7 @@ tgpu_status tgpu_device_get_by_pci_bus_id(tgpu_device **dev, const char *bus_id)
 	if (!dev || !bus_id)
 		return fail(TGPU_ERROR_INVALID_VALUE,
 			    "tgpu_device_get_by_pci_bus_id: %s is NULL", dev ? "bus_id" : "dev");
-	st = check_ready();
+	st = tu_check_ready();
 	if (st)
 		return st;
 	if (!tu_parse_pci_bus_id(bus_id, &a))
@@ -512,10 +573,10 @@ tgpu_status tgpu_device_get_info(const tgpu_device *dev,
 
 	if (!info)
 		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_info: info is NULL");
-	st = check_ready();
+	st = tu_check_ready();
 	if (st)
 		return st;
-	st = check_device(dev, "tgpu_device_get_info");
+	st = tu_check_device(dev, "tgpu_device_get_info");
 	if (st)
 		return st;
 	*info = dev->info;
@@ -531,10 +592,10 @@ tgpu_status tgpu_device_get_param(const tgpu_device *dev, uint32_t param,
 
 	if (!value)
 		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_param: value is NULL");
-	st = check_ready();
+	st = tu_check_ready();
 	if (st)
 		return st;
-	st = check_device(dev, "tgpu_device_get_param");
+	st = tu_check_device(dev, "tgpu_device_get_param");
 	if (st)
 		return st;
 
@@ -548,7 +609,12 @@ tgpu_status tgpu_device_get_param(const tgpu_device *dev, uint32_t param,
 			    "are libtgpu and tgpu.ko from the same tree?",
 			    dev->info.render_node, param, name ? " (" : "",
 			    name ? name : "", name ? ")" : "", DRM_TGPU_PARAM_COUNT - 1);
-	return fail(status_from_errno(err),
+	return fail(tu_status_from_errno(err),
 		    "DRM_IOCTL_TGPU_GET_PARAM(%" PRIu32 ") on %s failed: %s: %s", param,
-		    dev->info.render_node, strerror(err), errno_hint(err));
+		    dev->info.render_node, strerror(err), tu_errno_hint(err));
+}
+
+const struct tgpu_device_info *tu_device_info(const tgpu_device *dev)
+{
+	return &dev->info;
 }

@@ -57,6 +57,10 @@ struct drm_tgpu_get_param {
 	__u64 value;
 };
 
+/* DRM_IOCTL_TGPU_GEM_CREATE flags */
+#define DRM_TGPU_GEM_CREATE_SYSMEM  (1u << 0)   /* system memory, cached */
+#define DRM_TGPU_GEM_CREATE_FLAGS   DRM_TGPU_GEM_CREATE_SYSMEM
+
 /**
  * struct drm_tgpu_gem_create - allocate a buffer object in VRAM
  * @size: size in bytes (in); rounded up to the CPU page size (out)

@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtgpu: streams and events.
+ *
+ * A stream owns a 1 MiB command ring in VRAM (write-combined CPU mapping)
+ * where each submission's commands and data (kernel parameters) are
+ * written, and up to three kernel queues, one per engine.  Each
+ * submission gets one of SLOTS binary syncobjs as its out-fence; a
+ * submission on another engine than the previous one waits for that
+ * previous fence, so the whole stream is ordered and the newest fence
+ * covers everything before it.  Ring space and slots come back when
+ * their submission is retired (waited for), oldest first.
+ *
+ * Failures: a failed job kills its queue in the kernel, so later jobs of
+ * that queue fail too.  Checking the newest job of each engine when the
+ * stream is retired is therefore enough to see every failure; that is
+ * what retire() does, and it makes the failure sticky for the context.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu_drm.h>
+
+#include "tgpu-cmdbuf.h"
+#include "tgpu-internal.h"
+
+#define RING_SIZE       (1u << 20)
+#define RING_ALIGN      256u
+#define SLOTS           32
+#define NR_ENGINES      3
+
+struct slot {
+	uint32_t syncobj;
+	uint32_t start, end;    /* ring bytes of the submission */
+	int engine;
+};
+
+struct tgpu_stream {
+	tgpu_context *ctx;
+	int priority;
+	pthread_mutex_t lock;
+	uint32_t queue[NR_ENGINES];     /* kernel queue IDs, 0: none yet */
+	struct tu_bo *ring;
+	uint32_t head;                  /* next free ring byte */
+	uint32_t res_start, res_end;    /* the pending reservation */
+	struct slot slot[SLOTS];        /* in flight: tail .. head_seq - 1 */
+	uint64_t tail, head_seq;
+	int last_engine;                /* engine of the newest submission */
+	/* newest submission per engine, and whether its fence was checked */
+	uint64_t engine_seq[NR_ENGINES];
+	bool engine_unchecked[NR_ENGINES];
+	struct tu_ptr_list waits;       /* syncobjs for the next submission */
+	/* subchannel bindings of each queue, for tu_cb_validate() */
+	uint32_t subch_class[NR_ENGINES][8];
+};
+
+static const char *const engine_names[NR_ENGINES] = {
+	"compute", "copy engine 0", "copy engine 1",
+};
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return drmIoctl(fd, req, arg) ? errno : 0;
+}
+
+int tu_syncobj_create(int fd, uint32_t *h, bool signaled)
+{
+	struct drm_syncobj_create c = {
+		.flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0,
+	};
+	int err = xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+
+	*h = c.handle;
+	return err;
+}
+
+void tu_syncobj_destroy(int fd, uint32_t h)
+{
+	struct drm_syncobj_destroy d = { .handle = h };
+
+	xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+}
+
+/* Wait for a syncobj's fence; timeout_ns 0 polls.  0, ETIME or errno. */
+int tu_syncobj_wait(int fd, uint32_t h, int64_t timeout_ns)
+{
+	struct drm_syncobj_wait w = {
+		.handles = (uintptr_t)&h,
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+	};
+	struct timespec now;
+
+	if (timeout_ns < 0) {
+		w.timeout_nsec = INT64_MAX;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		w.timeout_nsec = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
+				 timeout_ns;
+	}
+	return xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+}
+
+/* The status of a signalled fence: 0, or the negative errno it failed with. */
+int tu_syncobj_status(int fd, uint32_t h)
+{
+	struct drm_syncobj_handle e = {
+		.handle = h,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	struct sync_file_info info;
+	int err;
+
+	err = xioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	if (err)
+		return -err;
+	memset(&info, 0, sizeof(info));
+	err = ioctl(e.fd, SYNC_IOC_FILE_INFO, &info) ? -errno :
+	      info.status < 0 ? info.status : 0;
+	close(e.fd);
+	return err;
+}
+
+int tu_syncobj_transfer(int fd, uint32_t dst, uint32_t src)
+{
+	struct drm_syncobj_transfer t = { .src_handle = src, .dst_handle = dst };
+
+	return xioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &t);
+}
+
+static tgpu_status fence_status(int err, const char **why)
+{
+	switch (err) {
+	case -ETIMEDOUT:
+		*why = "it did not finish within the driver's job timeout (tgpu.job_timeout_ms) and its channel was killed";
+		return TGPU_ERROR_LAUNCH_TIMEOUT;
+	case -ENODEV:
+		*why = "the device went away";
+		return TGPU_ERROR_DEVICE_LOST;
+	case -ECANCELED:
+		*why = "its queue was destroyed under it";
+		return TGPU_ERROR_LAUNCH_FAILED;
+	}
+	*why = "its channel took an error (a kernel error or memory fault; dmesg names the channel error and the faulting address)";
+	return TGPU_ERROR_LAUNCH_FAILED;
+}
+
+tgpu_status tu_ctx_fence_failed(tgpu_context *ctx, int err, const char *what)
+{
+	const char *why;
+	tgpu_status st = fence_status(err, &why);
+
+	return tu_ctx_set_sticky(ctx, st, "%s failed with %s: %s", what,
+				 strerror(-err), why);
+}
+
+/* A failed fence of an engine's job: the context's sticky error. */
+static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
+{
+	const char *why;
+	tgpu_status st = fence_status(err, &why);
+
+	return tu_ctx_set_sticky(s->ctx, st,
+				 "work on stream %p (%s queue %" PRIu32 ") failed with %s: %s",
+				 (void *)s, engine_names[engine], s->queue[engine],
+				 strerror(-err), why);
+}
+
+/* Retire the oldest submission; check its fence if no newer job of its
+ * engine will be checked later. */
+static tgpu_status retire_oldest(tgpu_stream *s)
+{
+	uint64_t seq = s->tail;
+	struct slot *sl = &s->slot[seq % SLOTS];
+	int fd = s->ctx->fd, err;
+
+	err = tu_syncobj_wait(fd, sl->syncobj, -1);
+	if (err)
+		return tu_ctx_ioctl_error(s->ctx, "waiting for a stream's work (DRM_IOCTL_SYNCOBJ_WAIT)", err);
+	s->tail++;
+	if (s->engine_seq[sl->engine] == seq && s->engine_unchecked[sl->engine]) {
+		s->engine_unchecked[sl->engine] = false;
+		err = tu_syncobj_status(fd, sl->syncobj);
+		if (err)
+			return job_failed(s, sl->engine, err);
+	}
+	return TGPU_SUCCESS;
+}
+
+/* Wait for everything in flight (stream lock held). */
+static tgpu_status drain(tgpu_stream *s)
+{
+	int fd = s->ctx->fd, e, err;
+	tgpu_status st = TGPU_SUCCESS;
+
+	if (s->tail == s->head_seq)
+		return TGPU_SUCCESS;
+	/* the newest fence covers every earlier one */
+	err = tu_syncobj_wait(fd, s->slot[(s->head_seq - 1) % SLOTS].syncobj, -1);
+	if (err)
+		return tu_ctx_ioctl_error(s->ctx, "waiting for a stream's work (DRM_IOCTL_SYNCOBJ_WAIT)", err);
+	for (e = 0; e < NR_ENGINES; e++) {
+		if (!s->engine_unchecked[e] || s->engine_seq[e] < s->tail)
+			continue;
+		s->engine_unchecked[e] = false;
+		err = tu_syncobj_status(fd, s->slot[s->engine_seq[e] % SLOTS].syncobj);
+		if (err && !st)
+			st = job_failed(s, e, err);
+	}
+	s->tail = s->head_seq;
+	s->head = 0;
+	return st;
+}
+
+void tu_stream_lock(tgpu_stream *s)
+{
+	pthread_mutex_lock(&s->lock);
+}
+
+void tu_stream_unlock(tgpu_stream *s)
+{
+	pthread_mutex_unlock(&s->lock);
+}
+
+tgpu_status tu_stream_fence_to(tgpu_stream *s, uint32_t dst)
+{
+	int err;
+
+	if (s->tail == s->head_seq)
+		return TGPU_SUCCESS;
+	err = tu_syncobj_transfer(s->ctx->fd, dst,
+				  s->slot[(s->head_seq - 1) % SLOTS].syncobj);
+	return err ? tu_ctx_ioctl_error(s->ctx, "DRM_IOCTL_SYNCOBJ_TRANSFER", err) :
+		     TGPU_SUCCESS;
+}
+
+tgpu_context *tu_stream_ctx(tgpu_stream *s)
+{
+	return s->ctx;
+}
+
+tgpu_status tu_stream_reserve(tgpu_stream *s, size_t bytes, void **cpu,
+			      uint64_t *va)
+{
+	tgpu_status st;
+	uint32_t at;
+
+	bytes = (bytes + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
+	if (!bytes || bytes > RING_SIZE / 2)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "a submission of %zu bytes does not fit the stream's command ring (%u bytes)",
+			       bytes, RING_SIZE / 2);
+	for (;;) {
+		uint64_t inflight = s->head_seq - s->tail;
+		uint32_t tail_off = s->slot[s->tail % SLOTS].start;
+
+		if (!inflight) {
+			s->head = 0;
+			at = 0;
+			break;
+		}
+		if (inflight < SLOTS) {
+			if (s->head > tail_off) {
+				if (RING_SIZE - s->head >= bytes) {
+					at = s->head;
+					break;
+				}
+				if (tail_off >= bytes) {
+					at = 0;
+					break;
+				}
+			} else if (s->head < tail_off && tail_off - s->head >= bytes) {
+				at = s->head;
+				break;
+			}
+		}
+		st = retire_oldest(s);
+		if (st)
+			return st;
+	}
+	s->res_start = at;
+	s->res_end = at + (uint32_t)bytes;
+	*cpu = (char *)s->ring->cpu + at;
+	*va = s->ring->va + at;
+	return TGPU_SUCCESS;
+}
+
+static tgpu_status ensure_queue(tgpu_stream *s, int engine)
+{
+	struct drm_tgpu_queue_create c = {
+		.engine = (uint32_t)engine,
+		.priority = (uint32_t)s->priority,
+	};
+	int err;
+
+	if (s->queue[engine])
+		return TGPU_SUCCESS;
+	err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
+	if (err)
+		return tu_ctx_ioctl_error(s->ctx, "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE)", err);
+	s->queue[engine] = c.id;
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
+			     uint64_t va, uint32_t ndwords, bool binds)
+{
+	struct drm_tgpu_submit_range r = { .va = va, .dwords = ndwords };
+	uint32_t in[DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS];
+	uint32_t nin = 0, i;
+	struct drm_tgpu_submit sub = { 0 };
+	struct slot *sl = &s->slot[s->head_seq % SLOTS];
+	tgpu_status st;
+	int err;
+
+	st = ensure_queue(s, engine);
+	if (st)
+		return st;
+	if (s->tail != s->head_seq && s->last_engine != (int)engine)
+		in[nin++] = s->slot[(s->head_seq - 1) % SLOTS].syncobj;
+	for (i = 0; i < s->waits.n && nin < DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS; i++)
+		in[nin++] = (uint32_t)(uintptr_t)s->waits.v[i];
+	sub.queue = s->queue[engine];
+	sub.count = 1;
+	sub.ranges = (uintptr_t)&r;
+	sub.in_syncobjs = (uintptr_t)in;
+	sub.in_syncobj_count = nin;
+	sub.out_syncobj = sl->syncobj;
+	/* the commands went through a write-combined mapping: drain it */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_SUBMIT, &sub);
+	if (err)
+		return tu_ctx_ioctl_error(s->ctx, "submitting work (DRM_IOCTL_TGPU_SUBMIT)", err);
+	for (i = 0; i < s->waits.n; i++)
+		tu_syncobj_destroy(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
+	s->waits.n = 0;
+	sl->start = s->res_start;
+	sl->end = s->res_end;
+	sl->engine = engine;
+	s->engine_seq[engine] = s->head_seq;
+	s->engine_unchecked[engine] = true;
+	s->last_engine = engine;
+	if (binds)
+		s->subch_class[engine][0] = engine == TGPU_ENGINE_KIND_COMPUTE ?
+					    TGPU_CLASS_COMPUTE : TGPU_CLASS_COPY;
+	s->head_seq++;
+	s->head = s->res_end;
+	return TGPU_SUCCESS;
+}
+
+/* ---- streams -------------------------------------------------------------- */
+
+tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
+{
+	tgpu_stream *s;
+	tgpu_status st;
+	int i, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+	s->ctx = ctx;
+	s->priority = priority;
+	s->last_engine = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	for (i = 0; i < SLOTS; i++) {
+		err = tu_syncobj_create(ctx->fd, &s->slot[i].syncobj, false);
+		if (err) {
+			st = tu_ctx_ioctl_error(ctx, "DRM_IOCTL_SYNCOBJ_CREATE", err);
+			goto err;
+		}
+	}
+	st = tu_bo_create(ctx, RING_SIZE, false, true, &s->ring);
+	if (st)
+		goto err;
+	pthread_mutex_lock(&ctx->lock);
+	if (!tu_list_add(&ctx->streams, s)) {
+		pthread_mutex_unlock(&ctx->lock);
+		st = tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+		goto err_ring;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (!tu_handle_add(s, TU_H_STREAM)) {
+		pthread_mutex_lock(&ctx->lock);
+		tu_list_remove(&ctx->streams, s);
+		pthread_mutex_unlock(&ctx->lock);
+		st = tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+		goto err_ring;
+	}
+	*out = s;
+	return TGPU_SUCCESS;
+
+err_ring:
+	tu_bo_destroy(ctx, s->ring);
+err:
+	for (i = 0; i < SLOTS; i++)
+		if (s->slot[i].syncobj)
+			tu_syncobj_destroy(ctx->fd, s->slot[i].syncobj);
+	free(s);
+	return st;
+}
+
+void tu_stream_free(tgpu_stream *s)
+{
+	tgpu_context *ctx = s->ctx;
+	int i;
+
+	tu_handle_remove(s);
+	pthread_mutex_lock(&ctx->lock);
+	tu_list_remove(&ctx->streams, s);
+	if (ctx->default_stream == s)
+		ctx->default_stream = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	pthread_mutex_lock(&s->lock);
+	drain(s);
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < NR_ENGINES; i++) {
+		struct drm_tgpu_queue_destroy d = { .id = s->queue[i] };
+
+		if (s->queue[i])
+			xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
+	}
+	for (i = 0; i < SLOTS; i++)
+		tu_syncobj_destroy(ctx->fd, s->slot[i].syncobj);
+	for (i = 0; i < (int)s->waits.n; i++)
+		tu_syncobj_destroy(ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
+	free(s->waits.v);
+	tu_bo_destroy(ctx, s->ring);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+tgpu_status tu_stream_sync(tgpu_stream *s)
+{
+	tgpu_status st;
+
+	pthread_mutex_lock(&s->lock);
+	st = drain(s);
+	pthread_mutex_unlock(&s->lock);
+	return st;
+}
+
+tgpu_status tu_stream_resolve(tgpu_context *ctx, tgpu_stream *in,
+			      tgpu_stream **out, const char *fn)
+{
+	if (!in) {
+		*out = ctx->default_stream;
+		return TGPU_SUCCESS;
+	}
+	if (!tu_handle_valid(in, TU_H_STREAM))
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "%s: %p is not a live stream", fn, (void *)in);
+	if (in->ctx != ctx)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "%s: stream %p belongs to another context", fn, (void *)in);
+	*out = in;
+	return TGPU_SUCCESS;
+}
+
+/* A stream handle from the API, with its context checked. */
+static tgpu_status stream_enter(tgpu_stream *s, const char *fn)
+{
+	if (!s)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "%s: stream is NULL (the default stream is only implied by NULL in calls that take a context)",
+			       fn);
+	if (!tu_handle_valid(s, TU_H_STREAM))
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE, "%s: %p is not a live stream",
+			       fn, (void *)s);
+	return tu_ctx_enter(s->ctx, fn);
+}
+
+tgpu_status tgpu_stream_create(tgpu_context *ctx, tgpu_stream **stream,
+			       unsigned int flags, int priority)
+{
+	tgpu_status st;
+
+	if (!stream)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_stream_create: stream is NULL");
+	st = tu_ctx_enter(ctx, "tgpu_stream_create");
+	if (st)
+		return st;
+	if (flags)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_create: flags must be 0, got 0x%x", flags);
+	if (priority < TGPU_STREAM_PRIORITY_LOWEST ||
+	    priority > TGPU_STREAM_PRIORITY_HIGHEST)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_create: priority %d is outside %d (lowest) .. %d (highest)",
+			       priority, TGPU_STREAM_PRIORITY_LOWEST,
+			       TGPU_STREAM_PRIORITY_HIGHEST);
+	return tu_stream_create(ctx, priority, stream);
+}
+
+tgpu_status tgpu_stream_destroy(tgpu_stream *stream)
+{
+	if (!tu_handle_valid(stream, TU_H_STREAM))
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_stream_destroy: %p is not a live stream", (void *)stream);
+	if (stream == stream->ctx->default_stream)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_stream_destroy: the default stream goes with its context");
+	tu_stream_free(stream);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_stream_synchronize(tgpu_stream *stream)
+{
+	tgpu_status st = stream_enter(stream, "tgpu_stream_synchronize");
+
+	return st ? st : tu_stream_sync(stream);
+}
+
+tgpu_status tgpu_stream_query(tgpu_stream *stream)
+{
+	tgpu_status st = stream_enter(stream, "tgpu_stream_query");
+	int err = 0;
+
+	if (st)
+		return st;
+	pthread_mutex_lock(&stream->lock);
+	if (stream->tail != stream->head_seq)
+		err = tu_syncobj_wait(stream->ctx->fd,
+				   stream->slot[(stream->head_seq - 1) % SLOTS].syncobj, 0);
+	if (!err)
+		st = drain(stream);
+	else if (err == ETIME)
+		st = TGPU_ERROR_NOT_READY;
+	else
+		st = tu_ctx_ioctl_error(stream->ctx, "DRM_IOCTL_SYNCOBJ_WAIT", err);
+	pthread_mutex_unlock(&stream->lock);
+	return st;
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+struct tgpu_event {
+	tgpu_context *ctx;
+	uint32_t syncobj;       /* fence of the last record */
+	struct tu_bo *ts;       /* semaphore payload at 0, ns at 8 */
+	uint32_t records;
+	bool recorded;
+};
+
+static tgpu_status event_enter(tgpu_event *ev, const char *fn)
+{
+	if (!tu_handle_valid(ev, TU_H_EVENT))
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE, "%s: %p is not a live event",
+			       fn, (void *)ev);
+	return tu_ctx_enter(ev->ctx, fn);
+}
+
+tgpu_status tgpu_event_create(tgpu_context *ctx, tgpu_event **event,
+			      unsigned int flags)
+{
+	tgpu_event *ev;
+	tgpu_status st;
+	int err;
+
+	if (!event)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_event_create: event is NULL");
+	st = tu_ctx_enter(ctx, "tgpu_event_create");
+	if (st)
+		return st;
+	if (flags)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_event_create: flags must be 0, got 0x%x", flags);
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "tgpu_event_create: out of host memory");
+	ev->ctx = ctx;
+	err = tu_syncobj_create(ctx->fd, &ev->syncobj, false);
+	if (err) {
+		free(ev);
+		return tu_ctx_ioctl_error(ctx, "DRM_IOCTL_SYNCOBJ_CREATE", err);
+	}
+	st = tu_bo_create(ctx, 4096, false, true, &ev->ts);
+	if (st)
+		goto err_sync;
+	pthread_mutex_lock(&ctx->lock);
+	if (!tu_list_add(&ctx->events, ev)) {
+		pthread_mutex_unlock(&ctx->lock);
+		st = tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "tgpu_event_create: out of host memory");
+		goto err_bo;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (!tu_handle_add(ev, TU_H_EVENT)) {
+		tu_event_free(ev);
+		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "tgpu_event_create: out of host memory");
+	}
+	*event = ev;
+	return TGPU_SUCCESS;
+
+err_bo:
+	tu_bo_destroy(ctx, ev->ts);
+err_sync:
+	tu_syncobj_destroy(ctx->fd, ev->syncobj);
+	free(ev);
+	return st;
+}
+
+void tu_event_free(tgpu_event *ev)
+{
+	tgpu_context *ctx = ev->ctx;
+
+	tu_handle_remove(ev);
+	pthread_mutex_lock(&ctx->lock);
+	tu_list_remove(&ctx->events, ev);
+	pthread_mutex_unlock(&ctx->lock);
+	/* a record still running writes ts: let it finish first */
+	if (ev->recorded)
+		tu_syncobj_wait(ctx->fd, ev->syncobj, -1);
+	tu_bo_destroy(ctx, ev->ts);
+	tu_syncobj_destroy(ctx->fd, ev->syncobj);
+	free(ev);
+}
+
+tgpu_status tgpu_event_destroy(tgpu_event *event)
+{
+	if (!tu_handle_valid(event, TU_H_EVENT))
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_event_destroy: %p is not a live event", (void *)event);
+	tu_event_free(event);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
+{
+	tgpu_stream *s;
+	tgpu_status st;
+	uint32_t *p;
+	uint64_t va, sem;
+	int engine;
+
+	st = event_enter(event, "tgpu_event_record");
+	if (st)
+		return st;
+	st = tu_stream_resolve(event->ctx, stream, &s, "tgpu_event_record");
+	if (st)
+		return st;
+	sem = event->ts->va;
+	tu_stream_lock(s);
+	st = tu_stream_reserve(s, 6 * 4, (void **)&p, &va);
+	if (st)
+		goto out;
+	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
+	p[1] = (uint32_t)sem;
+	p[2] = (uint32_t)(sem >> 32);
+	p[3] = ++event->records;
+	p[4] = 0;
+	p[5] = TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP | TGPU_SEM_RELEASE_WFI;
+	engine = s->last_engine >= 0 ? s->last_engine : TGPU_ENGINE_KIND_COMPUTE;
+	st = tu_stream_commit(s, engine, va, 6, false);
+	if (st)
+		goto out;
+	st = tu_stream_fence_to(s, event->syncobj);
+	if (!st)
+		event->recorded = true;
+out:
+	tu_stream_unlock(s);
+	return st;
+}
+
+static tgpu_status event_wait(tgpu_event *ev, int64_t timeout_ns)
+{
+	int err;
+
+	if (!ev->recorded)
+		return TGPU_SUCCESS;
+	err = tu_syncobj_wait(ev->ctx->fd, ev->syncobj, timeout_ns);
+	if (err == ETIME)
+		return TGPU_ERROR_NOT_READY;
+	if (err)
+		return tu_ctx_ioctl_error(ev->ctx, "DRM_IOCTL_SYNCOBJ_WAIT", err);
+	err = tu_syncobj_status(ev->ctx->fd, ev->syncobj);
+	if (err)
+		return tu_ctx_fence_failed(ev->ctx, err, "work before an event");
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_event_synchronize(tgpu_event *event)
+{
+	tgpu_status st = event_enter(event, "tgpu_event_synchronize");
+
+	return st ? st : event_wait(event, -1);
+}
+
+tgpu_status tgpu_event_query(tgpu_event *event)
+{
+	tgpu_status st = event_enter(event, "tgpu_event_query");
+
+	return st ? st : event_wait(event, 0);
+}
+
+tgpu_status tgpu_event_elapsed_time(float *ms, tgpu_event *start,
+				    tgpu_event *end)
+{
+	volatile uint64_t *a, *b;
+	tgpu_status st;
+	uint64_t t0, t1;
+
+	if (!ms)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_event_elapsed_time: ms is NULL");
+	st = event_enter(start, "tgpu_event_elapsed_time");
+	if (!st)
+		st = event_enter(end, "tgpu_event_elapsed_time");
+	if (st)
+		return st;
+	if (start->ctx != end->ctx)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_event_elapsed_time: the events belong to different contexts");
+	if (!start->recorded || !end->recorded)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_event_elapsed_time: the %s event was never recorded",
+			       start->recorded ? "end" : "start");
+	st = event_wait(start, 0);
+	if (!st)
+		st = event_wait(end, 0);
+	if (st == TGPU_ERROR_NOT_READY)
+		return tu_fail(st, "tgpu_event_elapsed_time: an event's work has not finished: synchronize it first");
+	if (st)
+		return st;
+	a = (volatile uint64_t *)((char *)start->ts->cpu + 8);
+	b = (volatile uint64_t *)((char *)end->ts->cpu + 8);
+	t0 = *a;
+	t1 = *b;
+	*ms = (float)((double)(int64_t)(t1 - t0) / 1e6);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd)
+{
+	struct drm_syncobj_handle e = {
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	tgpu_status st;
+	int err;
+
+	if (!fd)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_event_export_fd: fd is NULL");
+	st = event_enter(event, "tgpu_event_export_fd");
+	if (st)
+		return st;
+	if (!event->recorded)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_event_export_fd: event %p was never recorded: record it first",
+			       (void *)event);
+	e.handle = event->syncobj;
+	err = xioctl(event->ctx->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	if (err)
+		return tu_ctx_ioctl_error(event->ctx, "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", err);
+	*fd = e.fd;
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
+{
+	tgpu_status st;
+	uint32_t h;
+	int err;
+
+	st = stream_enter(stream, "tgpu_stream_wait_event");
+	if (!st)
+		st = event_enter(event, "tgpu_stream_wait_event");
+	if (st)
+		return st;
+	if (event->ctx != stream->ctx)
+		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
+			       "tgpu_stream_wait_event: the event belongs to another context");
+	if (!event->recorded)
+		return TGPU_SUCCESS;
+	err = tu_syncobj_create(stream->ctx->fd, &h, false);
+	if (err)
+		return tu_ctx_ioctl_error(stream->ctx, "DRM_IOCTL_SYNCOBJ_CREATE", err);
+	/* a copy: recording the event again must not change this wait */
+	err = tu_syncobj_transfer(stream->ctx->fd, h, event->syncobj);
+	if (err) {
+		tu_syncobj_destroy(stream->ctx->fd, h);
+		return tu_ctx_ioctl_error(stream->ctx, "DRM_IOCTL_SYNCOBJ_TRANSFER", err);
+	}
+	tu_stream_lock(stream);
+	if (stream->waits.n >= DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1 ||
+	    !tu_list_add(&stream->waits, (void *)(uintptr_t)h)) {
+		tu_stream_unlock(stream);
+		tu_syncobj_destroy(stream->ctx->fd, h);
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_wait_event: more than %d pending event waits on one stream: submit work in between",
+			       DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1);
+	}
+	tu_stream_unlock(stream);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_stream_submit_commands(tgpu_stream *stream,
+					enum tgpu_engine engine,
+					const uint32_t *cmds, size_t ndwords)
+{
+	uint32_t cls[8];
+	tgpu_status st;
+	void *cpu;
+	uint64_t va;
+
+	st = stream_enter(stream, "tgpu_stream_submit_commands");
+	if (st)
+		return st;
+	if (!cmds)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_stream_submit_commands: cmds is NULL");
+	if ((unsigned int)engine >= NR_ENGINES)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_submit_commands: engine %d does not exist (0 compute, 1 copy 0, 2 copy 1)",
+			       (int)engine);
+	if (ndwords > TGPU_COMMANDS_MAX)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_submit_commands: %zu dwords, at most %d in one submission",
+			       ndwords, TGPU_COMMANDS_MAX);
+	tu_stream_lock(stream);
+	memcpy(cls, stream->subch_class[engine], sizeof(cls));
+	st = tu_cb_validate(cmds, ndwords, engine, cls);
+	if (st)
+		goto out;
+	st = tu_stream_reserve(stream, ndwords * 4, &cpu, &va);
+	if (st)
+		goto out;
+	memcpy(cpu, cmds, ndwords * 4);
+	st = tu_stream_commit(stream, engine, va, (uint32_t)ndwords, false);
+	if (!st)
+		memcpy(stream->subch_class[engine], cls, sizeof(cls));
+out:
+	tu_stream_unlock(stream);
+	return st;
+}

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest test of libtgpu's context, memory, stream, event, module and
+ * launch calls against the real device, error paths included.  Meant for
+ * a guest booted with --device-opts vram-size=1G.  Output is TAP; the
+ * exit status is non-zero if any check failed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <libtgpu.h>
+
+#include "guest-tap.h"
+
+#define S(x) tgpu_get_error_name(x)
+
+static tgpu_device *dev;
+
+static bool is(tgpu_status got, tgpu_status want, const char *what)
+{
+	if (got != want)
+		printf("#   got %s (%s), expected %s\n", S(got),
+		       tgpu_get_last_error_message(), S(want));
+	return ok(got == want, "%s: %s", what, S(want));
+}
+
+static const char kernels[] =
+	"; two kernels in one source\n"
+	".entry vadd\n"
+	".param 28                  ; a, b, c (u64), n (u32)\n"
+	"	s2r r0, ctaid.x\n"
+	"	s2r r1, ntid.x\n"
+	"	s2r r2, tid.x\n"
+	"	imad r3, r0, r1, r2\n"
+	"	ldc.32 r4, c[rz + 24]\n"
+	"	isetp.ge p0, r3, r4\n"
+	"	@p0 exit\n"
+	"	mov r5, 4\n"
+	"	ldc.64 r6, c[rz + 0]\n"
+	"	imad.wide r8, r3, r5, r6\n"
+	"	ldc.64 r6, c[rz + 8]\n"
+	"	imad.wide r10, r3, r5, r6\n"
+	"	ldc.64 r6, c[rz + 16]\n"
+	"	imad.wide r12, r3, r5, r6\n"
+	"	ldg.32 r14, [r8]\n"
+	"	ldg.32 r15, [r10]\n"
+	"	fadd r14, r14, r15\n"
+	"	stg.32 [r12], r14\n"
+	"	exit\n"
+	".entry spin\n"
+	".param 12                  ; out (u64), iterations (u32)\n"
+	"	ldc.32 r0, c[rz + 8]\n"
+	"	mov r1, 0\n"
+	"loop:	iadd r1, r1, 1\n"
+	"	isetp.lt p0, r1, r0\n"
+	"	@p0 bra loop\n"
+	"	ldc.64 r2, c[rz]\n"
+	"	stg.32 [r2], r1\n"
+	"	exit\n"
+	".entry fault\n"
+	"	mov r0, 0\n"
+	"	mov r1, 0x10                ; 64 GiB: nothing is mapped there\n"
+	"	stg.32 [r0], r0\n"
+	"	exit\n";
+
+struct vadd_params {
+	uint64_t a, b, c;
+	uint32_t n;
+} __attribute__((packed));
+
+struct spin_params {
+	uint64_t out;
+	uint32_t iters;
+} __attribute__((packed));
+
+static uint32_t pattern(uint64_t i)
+{
+	uint32_t x = (uint32_t)i * 0x9e3779b9u + 0x7f4a7c15u;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	return x ^ (x >> 12);
+}
+
+/* ---- contexts and memory --------------------------------------------------- */
+
+static void test_memory(void)
+{
+	tgpu_context *ctx, *ctx_bad;
+	tgpu_deviceptr a, b;
+	tgpu_device *d2;
+	size_t fr, tot, fr2;
+	uint8_t *p, *q = NULL;
+	uint32_t *w;
+	bool good;
+	size_t i;
+
+	if (!is(tgpu_ctx_create(&ctx, dev, 0), TGPU_SUCCESS, "tgpu_ctx_create"))
+		bail("no context");
+	is(tgpu_ctx_create(&ctx_bad, dev, 1), TGPU_ERROR_INVALID_VALUE, "ctx_create with flags 1");
+	is(tgpu_ctx_get_device(ctx, &d2), TGPU_SUCCESS, "tgpu_ctx_get_device");
+	ok(d2 == dev, "the context's device is the one it was made on");
+
+	is(tgpu_mem_get_info(ctx, &fr, &tot), TGPU_SUCCESS, "tgpu_mem_get_info");
+	is(tgpu_mem_alloc(ctx, &a, 3 << 20), TGPU_SUCCESS, "tgpu_mem_alloc 3 MiB");
+	tgpu_mem_get_info(ctx, &fr2, &tot);
+	ok(fr - fr2 >= (3 << 20), "free VRAM drops by the allocation (%zu -> %zu)", fr, fr2);
+	ok(a >= (1ull << 32), "device pointers start at 4 GiB (0x%" PRIx64 ")", a);
+	is(tgpu_mem_alloc(ctx, &b, 4097), TGPU_SUCCESS, "tgpu_mem_alloc 4097 bytes");
+	ok(b + 8192 <= a || b >= a + (3 << 20), "blocks do not overlap");
+	is(tgpu_mem_alloc(ctx, &b, 0), TGPU_ERROR_INVALID_VALUE, "tgpu_mem_alloc of 0 bytes");
+	is(tgpu_mem_alloc(ctx, &b, 1ull << 40), TGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+	   "tgpu_mem_alloc of 1 TiB");
+	is(tgpu_mem_alloc(ctx, NULL, 16), TGPU_ERROR_INVALID_VALUE, "tgpu_mem_alloc with NULL");
+	is(tgpu_mem_free(ctx, a + 4096), TGPU_ERROR_INVALID_VALUE, "free of a pointer inside a block");
+
+	/* fills, checked through the BAR mapping */
+	is(tgpu_mem_host_map(ctx, (void **)&p, a), TGPU_SUCCESS, "tgpu_mem_host_map");
+	is(tgpu_memset_d32(ctx, a, 0xdeadbeef, (3 << 20) / 4), TGPU_SUCCESS, "memset_d32 3 MiB");
+	w = (uint32_t *)p;
+	good = true;
+	for (i = 0; i < (3 << 20) / 4; i += 997)
+		good &= w[i] == 0xdeadbeef;
+	ok(good && w[(3 << 20) / 4 - 1] == 0xdeadbeef, "memset_d32 wrote every word");
+	is(tgpu_memset_d8(ctx, a + 3, 0x5a, 1000003), TGPU_SUCCESS, "memset_d8 unaligned, odd size");
+	good = p[0] == 0xef && p[1] == 0xbe && p[2] == 0xad &&
+	       p[3] == 0x5a && p[3 + 1000002] == 0x5a;
+	for (i = 3; i < 3 + 1000003; i += 101)
+		good &= p[i] == 0x5a;
+	ok(good && p[3 + 1000003] == 0xad, "memset_d8 wrote exactly its bytes");
+	is(tgpu_memset_d32(ctx, a + 2, 1, 4), TGPU_ERROR_INVALID_VALUE, "memset_d32 unaligned");
+	is(tgpu_memset_d8(ctx, a + (3 << 20) - 10, 1, 11), TGPU_ERROR_INVALID_VALUE,
+	   "memset_d8 past the block's end");
+	is(tgpu_memset_d8(ctx, 0x1000, 1, 1), TGPU_ERROR_INVALID_VALUE, "memset_d8 of unallocated memory");
+
+	/* device to device, unaligned */
+	for (i = 0; i < (1 << 20); i++)
+		p[i] = (uint8_t)pattern(i);
+	is(tgpu_memcpy_dtod(ctx, a + (2 << 20) + 1, a + 5, 777777), TGPU_SUCCESS,
+	   "memcpy_dtod unaligned");
+	good = true;
+	for (i = 0; i < 777777 && good; i++)
+		good = p[(2 << 20) + 1 + i] == (uint8_t)pattern(i + 5);
+	ok(good, "memcpy_dtod: byte-exact");
+
+	/* pinned memory: zeroed, a device pointer, copies both ways */
+	is(tgpu_mem_alloc_host(ctx, (void **)&q, (5 << 20) + 3), TGPU_SUCCESS, "tgpu_mem_alloc_host");
+	if (q) {
+		tgpu_deviceptr hq;
+
+		good = true;
+		for (i = 0; i < (5 << 20) + 3; i += 4093)
+			good &= q[i] == 0;
+		ok(good, "pinned memory starts zeroed");
+		is(tgpu_mem_host_get_device_pointer(ctx, &hq, q + 100), TGPU_SUCCESS,
+		   "tgpu_mem_host_get_device_pointer");
+		for (i = 0; i < (3 << 20); i++)
+			q[i] = (uint8_t)pattern(i * 7);
+		is(tgpu_memcpy_htod(ctx, a + 1, q + 2, (3 << 20) - 2), TGPU_SUCCESS,
+		   "memcpy_htod from pinned memory");
+		good = true;
+		for (i = 0; i < (3 << 20) - 2 && good; i++)
+			good = p[1 + i] == (uint8_t)pattern((i + 2) * 7);
+		ok(good, "memcpy_htod pinned: byte-exact");
+		memset(q, 0, 5 << 20);
+		is(tgpu_memcpy_dtoh(ctx, q + 7, a + 1, (3 << 20) - 2), TGPU_SUCCESS,
+		   "memcpy_dtoh to pinned memory");
+		good = q[6] == 0 && q[7 + (3 << 20) - 2] == 0;
+		for (i = 0; i < (3 << 20) - 2 && good; i++)
+			good = q[7 + i] == (uint8_t)pattern((i + 2) * 7);
+		ok(good, "memcpy_dtoh pinned: byte-exact, nothing outside");
+		is(tgpu_memcpy_dtod(ctx, hq, a, 4096), TGPU_SUCCESS,
+		   "memcpy_dtod to a pinned block's device pointer");
+		is(tgpu_mem_free_host(ctx, q + 1), TGPU_ERROR_INVALID_VALUE,
+		   "free_host of a pointer inside the block");
+		is(tgpu_mem_free_host(ctx, q), TGPU_SUCCESS, "tgpu_mem_free_host");
+	}
+
+	/* pageable memory through the staging buffers: several chunks */
+	{
+		size_t n = (21 << 20) + 13;
+		tgpu_deviceptr big;
+		uint8_t *h = malloc(n), *back = malloc(n);
+
+		if (!h || !back)
+			bail("out of memory");
+		for (i = 0; i < n; i++)
+			h[i] = (uint8_t)pattern(i ^ 0x55);
+		is(tgpu_mem_alloc(ctx, &big, n), TGPU_SUCCESS, "tgpu_mem_alloc 21 MiB");
+		is(tgpu_memcpy_htod(ctx, big, h, n), TGPU_SUCCESS, "memcpy_htod pageable, 21 MiB");
+		memset(back, 0, n);
+		is(tgpu_memcpy_dtoh(ctx, back, big, n), TGPU_SUCCESS, "memcpy_dtoh pageable, 21 MiB");
+		ok(!memcmp(h, back, n), "pageable round trip: byte-exact");
+		is(tgpu_memcpy_dtoh(ctx, back, big + 1, n), TGPU_ERROR_INVALID_VALUE,
+		   "memcpy_dtoh past the block's end");
+		is(tgpu_mem_free(ctx, big), TGPU_SUCCESS, "tgpu_mem_free 21 MiB");
+		is(tgpu_mem_free(ctx, big), TGPU_ERROR_INVALID_VALUE, "double free");
+		free(h);
+		free(back);
+	}
+	is(tgpu_mem_free(ctx, a), TGPU_SUCCESS, "tgpu_mem_free");
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "tgpu_ctx_destroy");
+	is(tgpu_mem_alloc(ctx, &a, 16), TGPU_ERROR_INVALID_CONTEXT, "a destroyed context");
+	is(tgpu_ctx_destroy(ctx), TGPU_ERROR_INVALID_CONTEXT, "destroying it twice");
+}
+
+/* ---- modules and launches -------------------------------------------------- */
+
+static void test_kernels(void)
+{
+	const unsigned int n = 100003;
+	struct tgpu_function_info fi;
+	struct vadd_params vp;
+	tgpu_function *vadd, *f;
+	tgpu_context *ctx;
+	tgpu_module *m, *m2;
+	tgpu_deviceptr a, b, c;
+	float *ha, *hb, *hc;
+	bool good = true;
+	unsigned int i;
+
+	if (tgpu_ctx_create(&ctx, dev, 0))
+		bail("no context");
+	is(tgpu_module_load_data(ctx, &m, kernels, 0), TGPU_SUCCESS, "module from assembly text");
+	is(tgpu_module_get_function(&vadd, m, "vadd"), TGPU_SUCCESS, "get_function vadd");
+	is(tgpu_module_get_function(&f, m, "spin"), TGPU_SUCCESS, "get_function spin");
+	is(tgpu_module_get_function(&f, m, "main"), TGPU_ERROR_NOT_FOUND, "get_function of a missing name");
+	is(tgpu_function_get_info(vadd, &fi), TGPU_SUCCESS, "tgpu_function_get_info");
+	ok(fi.param_size == 28 && fi.ninsns == 19, "vadd: .param 28, 19 instructions (%u, %u)",
+	   fi.param_size, fi.ninsns);
+	is(tgpu_module_load_data(ctx, &m2, "\tiadd r1, r2\n", 0), TGPU_ERROR_INVALID_IMAGE,
+	   "module with an assembly error");
+	ok(strstr(tgpu_get_last_error_message(), "1:") != NULL,
+	   "the message gives the line (%s)", tgpu_get_last_error_message());
+	is(tgpu_module_load_data(ctx, &m2, ".entry k\n.entry k\nexit\n", 0),
+	   TGPU_ERROR_INVALID_IMAGE, "two kernels with one name");
+	is(tgpu_module_load_data(ctx, &m2, "exit\n.entry k\nexit\n", 0),
+	   TGPU_ERROR_INVALID_IMAGE, "code before the first .entry");
+	is(tgpu_module_load_data(ctx, &m2, "exit\n", 0), TGPU_SUCCESS, "a source without .entry");
+	is(tgpu_module_get_function(&f, m2, "main"), TGPU_SUCCESS, "its kernel is \"main\"");
+	is(tgpu_module_unload(m2), TGPU_SUCCESS, "tgpu_module_unload");
+	is(tgpu_module_unload(m2), TGPU_ERROR_INVALID_HANDLE, "unloading it twice");
+	is(tgpu_function_get_info(f, &fi), TGPU_ERROR_INVALID_HANDLE, "a function of an unloaded module");
+
+	ha = malloc(n * 4);
+	hb = malloc(n * 4);
+	hc = malloc(n * 4);
+	for (i = 0; i < n; i++) {
+		ha[i] = (float)i * 0.5f;
+		hb[i] = (float)(pattern(i) % 1000) - 500.0f;
+	}
+	tgpu_mem_alloc(ctx, &a, n * 4);
+	tgpu_mem_alloc(ctx, &b, n * 4);
+	tgpu_mem_alloc(ctx, &c, n * 4);
+	tgpu_memcpy_htod(ctx, a, ha, n * 4);
+	tgpu_memcpy_htod(ctx, b, hb, n * 4);
+	vp.a = a;
+	vp.b = b;
+	vp.c = c;
+	vp.n = n;
+	is(tgpu_launch_kernel(vadd, (n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, &vp, sizeof(vp)),
+	   TGPU_SUCCESS, "launch vadd over 100003 elements");
+	is(tgpu_memcpy_dtoh(ctx, hc, c, n * 4), TGPU_SUCCESS, "copy the result back");
+	for (i = 0; i < n && good; i++)
+		good = hc[i] == ha[i] + hb[i];
+	ok(good, "vadd: every element equals the CPU's a + b%s", good ? "" : " (mismatch)");
+
+	is(tgpu_launch_kernel(vadd, 0, 1, 1, 256, 1, 1, 0, NULL, &vp, sizeof(vp)),
+	   TGPU_ERROR_INVALID_VALUE, "launch with grid x 0");
+	is(tgpu_launch_kernel(vadd, 65536, 1, 1, 256, 1, 1, 0, NULL, &vp, sizeof(vp)),
+	   TGPU_ERROR_INVALID_VALUE, "launch with grid x 65536");
+	is(tgpu_launch_kernel(vadd, 1, 1, 1, 32, 33, 1, 0, NULL, &vp, sizeof(vp)),
+	   TGPU_ERROR_INVALID_VALUE, "launch with 1056 threads per block");
+	is(tgpu_launch_kernel(vadd, 1, 1, 1, 0, 1, 1, 0, NULL, &vp, sizeof(vp)),
+	   TGPU_ERROR_INVALID_VALUE, "launch with block x 0");
+	is(tgpu_launch_kernel(vadd, 1, 1, 1, 32, 1, 1, 49153, NULL, &vp, sizeof(vp)),
+	   TGPU_ERROR_INVALID_VALUE, "launch with 48 KiB + 1 of shared memory");
+	is(tgpu_launch_kernel(vadd, 1, 1, 1, 32, 1, 1, 0, NULL, &vp, 24),
+	   TGPU_ERROR_INVALID_VALUE, "launch with 24 parameter bytes for .param 28");
+	is(tgpu_launch_kernel(vadd, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 28),
+	   TGPU_ERROR_INVALID_VALUE, "launch with NULL parameters");
+	is(tgpu_launch_kernel((tgpu_function *)&vp, 1, 1, 1, 32, 1, 1, 0, NULL, &vp, 28),
+	   TGPU_ERROR_INVALID_HANDLE, "launch of a made-up function");
+	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS, "refused launches leave the context usable");
+	free(ha);
+	free(hb);
+	free(hc);
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "destroy with modules and memory left");
+}
+
+/* ---- streams and events ----------------------------------------------------- */
+
+static void test_streams(void)
+{
+	tgpu_stream *s1, *s2, *bad;
+	tgpu_event *e0, *e1, *e2;
+	tgpu_function *spin;
+	struct spin_params sp;
+	tgpu_context *ctx;
+	tgpu_module *m;
+	tgpu_deviceptr out;
+	uint32_t *po, v = 0;
+	struct epoll_event ee = { .events = EPOLLIN };
+	float ms = -1;
+	int fd = -1, ep, r;
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_module_load_data(ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&spin, m, "spin"))
+		bail("no context or module");
+	is(tgpu_stream_create(ctx, &s1, 0, 4), TGPU_ERROR_INVALID_VALUE, "stream priority 4");
+	is(tgpu_stream_create(ctx, &s1, 0, -1), TGPU_ERROR_INVALID_VALUE, "stream priority -1");
+	is(tgpu_stream_create(ctx, &s1, 2, 0), TGPU_ERROR_INVALID_VALUE, "stream flags 2");
+	is(tgpu_stream_create(ctx, &s1, 0, TGPU_STREAM_PRIORITY_HIGHEST), TGPU_SUCCESS,
+	   "stream at the highest priority");
+	is(tgpu_stream_create(ctx, &s2, 0, TGPU_STREAM_PRIORITY_LOWEST), TGPU_SUCCESS,
+	   "stream at the lowest priority");
+	is(tgpu_event_create(ctx, &e0, 0), TGPU_SUCCESS, "tgpu_event_create");
+	tgpu_event_create(ctx, &e1, 0);
+	tgpu_event_create(ctx, &e2, 0);
+	is(tgpu_event_elapsed_time(&ms, e0, e1), TGPU_ERROR_INVALID_HANDLE,
+	   "elapsed time of events never recorded");
+	is(tgpu_event_synchronize(e0), TGPU_SUCCESS, "synchronize of an event never recorded");
+	is(tgpu_event_export_fd(e0, &fd), TGPU_ERROR_INVALID_HANDLE, "export of an event never recorded");
+
+	tgpu_mem_alloc(ctx, &out, 4096);
+	tgpu_memset_d32(ctx, out, 0, 1024);
+	tgpu_mem_host_map(ctx, (void **)&po, out);
+	sp.iters = 3000000;
+	sp.out = out;
+	is(tgpu_event_record(e0, s1), TGPU_SUCCESS, "tgpu_event_record");
+	is(tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, s1, &sp, sizeof(sp)), TGPU_SUCCESS,
+	   "launch a kernel of 9 million instructions");
+	tgpu_event_record(e1, s1);
+	is(tgpu_stream_query(s1), TGPU_ERROR_NOT_READY, "stream_query while it runs");
+	is(tgpu_event_query(e1), TGPU_ERROR_NOT_READY, "event_query while it runs");
+	is(tgpu_event_export_fd(e1, &fd), TGPU_SUCCESS, "tgpu_event_export_fd");
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee);
+	ok(epoll_wait(ep, &ee, 1, 0) == 0, "epoll: the sync_file is not readable yet");
+	/* s2 waits for the kernel through the event, then copies its output */
+	is(tgpu_stream_wait_event(s2, e1), TGPU_SUCCESS, "tgpu_stream_wait_event");
+	is(tgpu_memcpy_dtod_async(ctx, out + 64, out, 4, s2), TGPU_SUCCESS,
+	   "a copy on the other stream after the wait");
+	tgpu_event_record(e2, s2);
+	r = epoll_wait(ep, &ee, 1, 20000);
+	ok(r == 1 && (ee.events & EPOLLIN), "epoll: readable when the kernel is done");
+	close(ep);
+	close(fd);
+	is(tgpu_event_synchronize(e2), TGPU_SUCCESS, "synchronize the other stream's event");
+	v = po[16];
+	ok(v == sp.iters, "the waiting stream saw the kernel's result (%u)", v);
+	is(tgpu_event_elapsed_time(&ms, e0, e1), TGPU_SUCCESS, "tgpu_event_elapsed_time");
+	ok(ms > 0.0f && ms < 20000.0f, "the kernel took %.3f ms of GPU time", ms);
+	is(tgpu_stream_query(s1), TGPU_SUCCESS, "stream_query when done");
+	is(tgpu_stream_destroy(s2), TGPU_SUCCESS, "tgpu_stream_destroy");
+	is(tgpu_stream_synchronize(s2), TGPU_ERROR_INVALID_HANDLE, "a destroyed stream");
+	bad = (tgpu_stream *)&sp;
+	is(tgpu_memcpy_dtod_async(ctx, out, out + 8, 4, bad), TGPU_ERROR_INVALID_HANDLE,
+	   "a made-up stream");
+	is(tgpu_event_destroy(e2), TGPU_SUCCESS, "tgpu_event_destroy");
+	is(tgpu_event_query(e2), TGPU_ERROR_INVALID_HANDLE, "a destroyed event");
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "destroy with streams and events left");
+}
+
+/* ---- command buffers --------------------------------------------------------- */
+
+#define HDR(op, sc, m, n) ((uint32_t)(op) << 29 | (uint32_t)(n) << 16 | (uint32_t)(sc) << 13 | ((m) >> 2))
+
+static void test_commands(void)
+{
+	tgpu_context *ctx;
+	tgpu_stream *s;
+	tgpu_deviceptr sem;
+	volatile uint32_t *ps;
+	uint32_t cmd[16];
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_stream_create(ctx, &s, 0, 1))
+		bail("no context");
+	tgpu_mem_alloc(ctx, &sem, 4096);
+	tgpu_memset_d32(ctx, sem, 0, 1024);
+	tgpu_mem_host_map(ctx, (void **)&ps, sem);
+
+	/* a semaphore release: SEM_ADDR_LO .. SEM_EXECUTE (0x5c .. 0x6c) */
+	cmd[0] = HDR(1, 0, 0x5c, 5);
+	cmd[1] = (uint32_t)sem;
+	cmd[2] = (uint32_t)(sem >> 32);
+	cmd[3] = 0x1234;
+	cmd[4] = 0;
+	cmd[5] = 1;
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 6), TGPU_SUCCESS,
+	   "submit_commands: a semaphore release");
+	tgpu_stream_synchronize(s);
+	ok(ps[0] == 0x1234, "the release reached memory (0x%x)", ps[0]);
+
+	cmd[0] = HDR(2, 0, 0x08, 1);
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
+	   TGPU_ERROR_INVALID_COMMANDS, "header opcode 2 is refused");
+	cmd[0] = HDR(1, 0, 0x5c, 5);
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4),
+	   TGPU_ERROR_INVALID_COMMANDS, "a count beyond the buffer is refused");
+	cmd[0] = HDR(1, 0, 0x0c, 1);
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
+	   TGPU_ERROR_INVALID_COMMANDS, "an unknown host method is refused");
+	cmd[0] = HDR(1, 3, 0x400, 1);
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
+	   TGPU_ERROR_INVALID_COMMANDS, "an engine method on an unbound subchannel is refused");
+	ok(strstr(tgpu_get_last_error_message(), "dword 1") != NULL,
+	   "the message names the dword (%s)", tgpu_get_last_error_message());
+	cmd[0] = HDR(4, 0, 0x000, 0x0c0c);     /* SET_OBJECT compute, immediate */
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 1),
+	   TGPU_ERROR_INVALID_COMMANDS, "the compute class on a copy engine is refused");
+	cmd[0] = HDR(1, 2, 0x000, 1);
+	cmd[1] = 0xc0b5;
+	cmd[2] = HDR(1, 2, 0x300, 1);
+	cmd[3] = 1u << 30;
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4),
+	   TGPU_ERROR_INVALID_COMMANDS, "a LAUNCH_DMA with unknown bits is refused");
+	cmd[0] = HDR(3, 0, 0x5c, 3);           /* NON_INC: SEM_ADDR_LO 3 times */
+	cmd[1] = cmd[2] = cmd[3] = 0;
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4), TGPU_SUCCESS,
+	   "a NON_INC run is accepted");
+	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 0),
+	   TGPU_ERROR_INVALID_COMMANDS, "an empty buffer is refused");
+	is(tgpu_stream_submit_commands(s, 3, cmd, 4), TGPU_ERROR_INVALID_VALUE, "engine 3");
+	is(tgpu_stream_synchronize(s), TGPU_SUCCESS, "refused buffers never reached the GPU");
+	tgpu_ctx_destroy(ctx);
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+#define THREADS 8
+#define PER_THREAD 300
+
+struct thr {
+	tgpu_stream *s;
+	tgpu_deviceptr sem;
+	int id;
+	tgpu_status st;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thr *t = arg;
+	uint64_t a = t->sem + 4 * (uint64_t)t->id;
+	int i;
+
+	for (i = 1; i <= PER_THREAD && !t->st; i++) {
+		const uint32_t cmd[6] = {
+			HDR(1, 0, 0x5c, 5), (uint32_t)a, (uint32_t)(a >> 32),
+			(uint32_t)i, 0, 1,
+		};
+
+		t->st = tgpu_stream_submit_commands(t->s, TGPU_ENGINE_KIND_COMPUTE, cmd, 6);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct thr t[THREADS];
+	pthread_t th[THREADS];
+	tgpu_context *ctx;
+	tgpu_stream *s;
+	tgpu_deviceptr sem;
+	uint32_t *ps;
+	bool good = true;
+	int i;
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_stream_create(ctx, &s, 0, 0))
+		bail("no context");
+	tgpu_mem_alloc(ctx, &sem, 4096);
+	tgpu_memset_d32(ctx, sem, 0, 1024);
+	tgpu_mem_host_map(ctx, (void **)&ps, sem);
+	for (i = 0; i < THREADS; i++) {
+		t[i] = (struct thr){ .s = s, .sem = sem, .id = i };
+		pthread_create(&th[i], NULL, thread_main, &t[i]);
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		good &= t[i].st == TGPU_SUCCESS;
+	}
+	ok(good, "%d threads x %d submissions on one stream all succeed", THREADS, PER_THREAD);
+	is(tgpu_stream_synchronize(s), TGPU_SUCCESS, "the stream completes");
+	good = true;
+	for (i = 0; i < THREADS; i++)
+		good &= ps[i] == PER_THREAD;
+	ok(good, "each thread's last release is the last value in its slot (in order)");
+	tgpu_ctx_destroy(ctx);
+}
+
+/* ---- sticky errors ------------------------------------------------------------- */
+
+static void test_sticky(void)
+{
+	tgpu_context *ctx, *ctx2;
+	tgpu_function *fault;
+	tgpu_module *m;
+	tgpu_deviceptr a;
+	tgpu_status st = TGPU_ERROR_UNKNOWN;
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_ctx_create(&ctx2, dev, 0) ||
+	    tgpu_module_load_data(ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&fault, m, "fault"))
+		bail("no context or module");
+	is(tgpu_ctx_get_reset_status(ctx, &st), TGPU_SUCCESS, "tgpu_ctx_get_reset_status");
+	ok(st == TGPU_SUCCESS, "a new context is not in error");
+	is(tgpu_launch_kernel(fault, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0), TGPU_SUCCESS,
+	   "launch a kernel that stores to an unmapped address");
+	is(tgpu_ctx_synchronize(ctx), TGPU_ERROR_LAUNCH_FAILED, "synchronize reports the failure");
+	ok(strstr(tgpu_get_last_error_message(), "compute") != NULL,
+	   "the message names the engine (%s)", tgpu_get_last_error_message());
+	is(tgpu_mem_alloc(ctx, &a, 4096), TGPU_ERROR_LAUNCH_FAILED, "later calls fail: sticky");
+	tgpu_ctx_get_reset_status(ctx, &st);
+	ok(st == TGPU_ERROR_LAUNCH_FAILED, "get_reset_status returns it (%s)", S(st));
+	is(tgpu_mem_alloc(ctx2, &a, 4096), TGPU_SUCCESS, "another context is not affected");
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "a broken context can be destroyed");
+	is(tgpu_ctx_destroy(ctx2), TGPU_SUCCESS, "destroy the other");
+}
+
+int main(void)
+{
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
+		bail(tgpu_get_last_error_message());
+	test_memory();
+	test_kernels();
+	test_streams();
+	test_commands();
+	test_threads();
+	test_sticky();
+	return tap_done();
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest benchmark of the whole stack (libtgpu, tgpu.ko, the device),
+ * run by scripts/bench.  Prints "bench: NAME VALUE UNIT" lines and, for
+ * rows judged against a peer or limit measured in the same run,
+ * "ref: NAME VALUE UNIT" (docs/performance.md explains each).
+ *
+ *   bench-stack [--nvme=/dev/nvme0n1] [--quick]
+ *
+ * The NVMe peer is QEMU's own NVMe emulation on a null-co backend,
+ * attached by scripts/bench: 4 KiB O_DIRECT reads at queue depth 1 go
+ * through the same kind of path as a null job (submission, doorbell,
+ * completion interrupt, wake-up).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libtgpu.h>
+
+static tgpu_device *dev;
+static bool quick;
+
+static void die(const char *what, tgpu_status st)
+{
+	fprintf(stderr, "bench-stack: %s: %s: %s\n", what, tgpu_get_error_name(st),
+		tgpu_get_last_error_message());
+	exit(1);
+}
+
+#define CHECK(call) do { tgpu_status st_ = (call); if (st_) die(#call, st_); } while (0)
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(size_t)(p * (double)(n - 1) + 0.5)];
+}
+
+/* ---- null jobs ------------------------------------------------------------ */
+
+/* A NOP method: the smallest command buffer there is. */
+static const uint32_t nop[2] = { 1u << 29 | 1u << 16 | (0x0008 >> 2), 0 };
+
+static void null_roundtrip(tgpu_context *ctx)
+{
+	size_t n = quick ? 1000 : 10000, i;
+	double *lat = malloc(n * sizeof(*lat));
+	tgpu_stream *s;
+
+	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
+	for (i = 0; i < 100; i++) {
+		CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, nop, 2));
+		CHECK(tgpu_stream_synchronize(s));
+	}
+	for (i = 0; i < n; i++) {
+		double t0 = now_us();
+
+		CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, nop, 2));
+		CHECK(tgpu_stream_synchronize(s));
+		lat[i] = now_us() - t0;
+	}
+	printf("bench: job.null_roundtrip_p50_us %.2f us\n", pct(lat, n, 0.5));
+	printf("bench: job.null_roundtrip_p99_us %.2f us\n", pct(lat, n, 0.99));
+	CHECK(tgpu_stream_destroy(s));
+	free(lat);
+}
+
+static void nvme_peer(const char *path)
+{
+	size_t n = quick ? 1000 : 10000, i;
+	double *lat;
+	void *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "bench-stack: cannot open %s: %s (attach QEMU's nvme with a null-co drive)\n",
+			path, strerror(errno));
+		exit(1);
+	}
+	lat = malloc(n * sizeof(*lat));
+	if (posix_memalign(&buf, 4096, 4096))
+		exit(1);
+	for (i = 0; i < n + 100; i++) {
+		off_t off = (off_t)((i * 7919) % 65536) * 4096;
+		double t0 = now_us();
+
+		if (pread(fd, buf, 4096, off) != 4096) {
+			fprintf(stderr, "bench-stack: read of %s: %s\n", path, strerror(errno));
+			exit(1);
+		}
+		if (i >= 100)
+			lat[i - 100] = now_us() - t0;
+	}
+	close(fd);
+	printf("bench: peer.nvme_qd1_4k_read_p50_us %.2f us\n", pct(lat, n, 0.5));
+	printf("bench: peer.nvme_qd1_4k_read_p99_us %.2f us\n", pct(lat, n, 0.99));
+	/* the goal: a null job no slower than an NVMe read */
+	printf("ref: job.null_roundtrip_p50_us %.2f us\n", pct(lat, n, 0.5));
+	free(lat);
+	free(buf);
+}
+
+/* ---- submission throughput ------------------------------------------------ */
+
+struct thr {
+	tgpu_stream *s;
+	size_t jobs;
+	tgpu_status st;
+};
+
+static void *submitter(void *arg)
+{
+	struct thr *t = arg;
+	size_t i;
+
+	for (i = 0; i < t->jobs && !t->st; i++)
+		t->st = tgpu_stream_submit_commands(t->s, TGPU_ENGINE_KIND_COMPUTE, nop, 2);
+	if (!t->st)
+		t->st = tgpu_stream_synchronize(t->s);
+	return NULL;
+}
+
+static void submit_throughput(tgpu_context *ctx, int nthreads)
+{
+	size_t per = (quick ? 4000 : 20000) / (size_t)nthreads;
+	struct thr t[16];
+	pthread_t th[16];
+	double t0, dt;
+	int i;
+
+	for (i = 0; i < nthreads; i++) {
+		t[i] = (struct thr){ .jobs = per };
+		CHECK(tgpu_stream_create(ctx, &t[i].s, 0, 0));
+	}
+	t0 = now_us();
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&th[i], NULL, submitter, &t[i]);
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		if (t[i].st)
+			die("a submitting thread", t[i].st);
+	}
+	dt = now_us() - t0;
+	printf("bench: job.submit_per_s_%dt %.0f jobs/s\n", nthreads,
+	       (double)per * nthreads / (dt / 1e6));
+	for (i = 0; i < nthreads; i++)
+		CHECK(tgpu_stream_destroy(t[i].s));
+}
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+static void empty_launch(tgpu_context *ctx)
+{
+	size_t n = quick ? 300 : 2000, i;
+	double *lat = malloc(n * sizeof(*lat)), t0;
+	tgpu_function *fn;
+	tgpu_module *m;
+	tgpu_stream *s;
+
+	CHECK(tgpu_module_load_data(ctx, &m, ".entry empty\n\texit\n", 0));
+	CHECK(tgpu_module_get_function(&fn, m, "empty"));
+	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
+	for (i = 0; i < n + 50; i++) {
+		t0 = now_us();
+		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
+		CHECK(tgpu_stream_synchronize(s));
+		if (i >= 50)
+			lat[i - 50] = now_us() - t0;
+	}
+	printf("bench: kernel.empty_launch_sync_p50_us %.2f us\n", pct(lat, n, 0.5));
+	/* launch overhead alone: many launches, one sync */
+	t0 = now_us();
+	for (i = 0; i < n; i++)
+		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
+	CHECK(tgpu_stream_synchronize(s));
+	printf("bench: kernel.empty_launch_us %.2f us\n", (now_us() - t0) / (double)n);
+	CHECK(tgpu_stream_destroy(s));
+	CHECK(tgpu_module_unload(m));
+	free(lat);
+}
+
+/* ---- copies ------------------------------------------------------------------- */
+
+static double gbps(size_t bytes, double us)
+{
+	return (double)bytes / (us * 1e3);
+}
+
+/* Best of reps: these machines are noisy. */
+static double time_copy(tgpu_context *ctx, int kind, tgpu_deviceptr d,
+			void *h, size_t n, int reps)
+{
+	double best = 1e30;
+	int r;
+
+	for (r = 0; r < reps; r++) {
+		double t0 = now_us(), dt;
+
+		if (kind == 0)
+			CHECK(tgpu_memcpy_htod(ctx, d, h, n));
+		else if (kind == 1)
+			CHECK(tgpu_memcpy_dtoh(ctx, h, d, n));
+		else
+			CHECK(tgpu_memcpy_dtod(ctx, d + n, d, n));
+		dt = now_us() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+static void copies(tgpu_context *ctx)
+{
+	static const size_t sizes[] = { 4096, 256 << 10, 4 << 20, 64 << 20 };
+	static const char *const sname[] = { "4k", "256k", "4m", "64m" };
+	static const char *const kname[] = { "h2d", "d2h", "d2d" };
+	size_t big = 64 << 20, i;
+	void *pinned, *pageable, *src;
+	tgpu_deviceptr d;
+	double best = 1e30;
+	int k, r;
+
+	CHECK(tgpu_mem_alloc(ctx, &d, 2 * big));
+	CHECK(tgpu_mem_alloc_host(ctx, &pinned, big));
+	pageable = malloc(big);
+	src = malloc(big);
+	memset(pageable, 1, big);
+	memset(src, 2, big);
+	/* the guest's own memcpy: the ceiling of a pageable copy */
+	for (r = 0; r < 5; r++) {
+		double t0 = now_us(), dt;
+
+		memcpy(pageable, src, big);
+		dt = now_us() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	printf("bench: guest.memcpy_64m_gbps %.3f GB/s\n", gbps(big, best));
+	for (i = 0; i < 4; i++) {
+		int reps = sizes[i] >= (4 << 20) ? 5 : 20;
+
+		for (k = 0; k < 3; k++) {
+			double us = time_copy(ctx, k, d, pinned, sizes[i], reps);
+
+			printf("bench: stack.%s_pinned_%s_gbps %.3f GB/s\n", kname[k],
+			       sname[i], gbps(sizes[i], us));
+			if (sizes[i] == big && k < 2) {
+				printf("bench: stack.%s_64m_gbps %.3f GB/s\n", kname[k],
+				       gbps(big, us));
+				printf("ref: stack.%s_64m_gbps %.3f GB/s\n", kname[k],
+				       gbps(big, best));
+			}
+			if (k == 2)
+				continue;
+			us = time_copy(ctx, k, d, pageable, sizes[i], reps);
+			printf("bench: stack.%s_pageable_%s_gbps %.3f GB/s\n", kname[k],
+			       sname[i], gbps(sizes[i], us));
+		}
+	}
+	/* both engines at once: H2D on one stream, D2H on another */
+	{
+		tgpu_stream *s1, *s2;
+		void *pinned2;
+		double t0, one, both = 1e30;
+
+		CHECK(tgpu_mem_alloc_host(ctx, &pinned2, big));
+		CHECK(tgpu_stream_create(ctx, &s1, 0, 0));
+		CHECK(tgpu_stream_create(ctx, &s2, 0, 0));
+		one = time_copy(ctx, 0, d, pinned, big, 3);
+		for (r = 0; r < 3; r++) {
+			double dt;
+
+			t0 = now_us();
+			CHECK(tgpu_memcpy_htod_async(ctx, d, pinned, big, s1));
+			CHECK(tgpu_memcpy_dtoh_async(ctx, pinned2, d + big, big, s2));
+			CHECK(tgpu_stream_synchronize(s1));
+			CHECK(tgpu_stream_synchronize(s2));
+			dt = now_us() - t0;
+			if (dt < both)
+				both = dt;
+		}
+		printf("bench: stack.h2d_d2h_concurrent_gbps %.3f GB/s\n", gbps(2 * big, both));
+		printf("ref: stack.h2d_d2h_concurrent_gbps %.3f GB/s\n", gbps(big, one));
+		CHECK(tgpu_stream_destroy(s1));
+		CHECK(tgpu_stream_destroy(s2));
+		CHECK(tgpu_mem_free_host(ctx, pinned2));
+	}
+	CHECK(tgpu_mem_free_host(ctx, pinned));
+	CHECK(tgpu_mem_free(ctx, d));
+	free(pageable);
+	free(src);
+}
+
+int main(int argc, char **argv)
+{
+	const char *nvme = NULL;
+	tgpu_context *ctx;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--nvme=", 7))
+			nvme = argv[i] + 7;
+		else if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else {
+			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick]\n");
+			return 2;
+		}
+	}
+	CHECK(tgpu_init(0));
+	CHECK(tgpu_device_get(&dev, 0));
+	CHECK(tgpu_ctx_create(&ctx, dev, 0));
+	null_roundtrip(ctx);
+	if (nvme)
+		nvme_peer(nvme);
+	submit_throughput(ctx, 1);
+	submit_throughput(ctx, 4);
+	submit_throughput(ctx, 16);
+	empty_launch(ctx);
+	copies(ctx);
+	CHECK(tgpu_ctx_destroy(ctx));
+	return 0;
+}

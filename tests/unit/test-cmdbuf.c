@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the command-buffer checker (guest-umd/libtgpu/
+ * tgpu-cmdbuf.c): what it accepts, what it refuses and the dword its
+ * message names.  Headers are built by hand, not with TGPU_PB_HDR, so a
+ * wrong field layout in the code under test shows.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/isa.h>
+
+#include "tap.h"
+#include "tgpu-cmdbuf.h"
+#include "tgpu-internal.h"
+
+static char msg[512];
+
+/* The checker's only dependency on the rest of libtgpu. */
+tgpu_status tu_fail(tgpu_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/* op [31:29], count [28:16], subch [15:13], method >> 2 [11:0] */
+static uint32_t hdr(unsigned int op, unsigned int subch, unsigned int m,
+		    unsigned int count)
+{
+	return op << 29 | count << 16 | subch << 13 | m >> 2;
+}
+
+static void check(const char *what, enum tgpu_engine e, const uint32_t *c,
+		  size_t n, uint32_t cls[8], bool good, const char *in_msg)
+{
+	tgpu_status st;
+
+	msg[0] = 0;
+	st = tu_cb_validate(c, n, e, cls);
+	ok(good ? st == TGPU_SUCCESS : st == TGPU_ERROR_INVALID_COMMANDS,
+	   "%s: %s", what, good ? "accepted" : "refused");
+	if (!good && in_msg)
+		ok(strstr(msg, in_msg) != NULL, "%s: message has \"%s\" (%s)", what,
+		   in_msg, msg);
+}
+
+int main(void)
+{
+	uint32_t none[8] = { 0 }, cls[8], c[16];
+
+	/* host methods on any engine */
+	c[0] = hdr(1, 0, 0x5c, 5);
+	c[1] = 0x1000; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
+	check("semaphore release (INC 5)", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
+	check("count past the end", TGPU_ENGINE_KIND_COMPUTE, c, 5, none, false, "dword 0");
+	c[5] = 3;
+	check("SEM_EXECUTE operation 3", TGPU_ENGINE_KIND_COPY0, c, 6, none, false, "dword 5");
+	c[0] = hdr(4, 0, 0x08, 0);
+	check("NOP as IMMD", TGPU_ENGINE_KIND_COPY1, c, 1, none, true, NULL);
+	c[0] = hdr(0, 0, 0x08, 1);
+	check("header opcode 0", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 0");
+	c[0] = hdr(2, 0, 0x08, 1);
+	check("header opcode 2", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 2");
+	c[0] = hdr(6, 0, 0x08, 1);
+	check("header opcode 6", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 6");
+	c[0] = hdr(1, 0, 0x0c, 1);
+	c[1] = 0;
+	check("host method 0x00c", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "0x00c");
+	c[0] = hdr(1, 0, 0x34, 1);
+	c[1] = 0x1fu << 27;
+	check("MEM_OP_D operation 0x1f", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "MEM_OP");
+	c[1] = TGPU_MEM_OP_TLB_INVALIDATE << TGPU_MEM_OP_SHIFT;
+	check("MEM_OP_D TLB invalidate", TGPU_ENGINE_KIND_COPY1, c, 2, none, true, NULL);
+	check("an empty buffer", TGPU_ENGINE_KIND_COPY1, c, 0, none, false, "empty");
+
+	/* classes and subchannels */
+	c[0] = hdr(1, 2, 0x400, 1);
+	c[1] = 0;
+	check("copy method, unbound subchannel", TGPU_ENGINE_KIND_COPY0, c, 2, none, false,
+	      "subchannel 2");
+	c[0] = hdr(1, 2, 0x000, 1);
+	c[1] = 0xc0b5;
+	c[2] = hdr(1, 2, 0x400, 4);
+	c[3] = 0; c[4] = 0x1000; c[5] = 0; c[6] = 0x2000;
+	memset(cls, 0, sizeof(cls));
+	check("SET_OBJECT copy then OFFSET_IN/OUT", TGPU_ENGINE_KIND_COPY0, c, 7, cls, true, NULL);
+	ok(cls[2] == 0xc0b5, "the binding is remembered for the queue");
+	check("a later buffer on the bound subchannel", TGPU_ENGINE_KIND_COPY0, c + 2, 5, cls,
+	      true, NULL);
+	check("the copy class on the compute engine", TGPU_ENGINE_KIND_COMPUTE, c, 7, none,
+	      false, "dword 1");
+	c[2] = hdr(1, 2, 0x420, 1);
+	c[3] = 0;
+	check("copy method 0x420 (none)", TGPU_ENGINE_KIND_COPY0, c, 4, none, false, "0x420");
+	c[2] = hdr(1, 2, 0x300, 1);
+	c[3] = 1u << 30;
+	check("LAUNCH_DMA with an unknown bit", TGPU_ENGINE_KIND_COPY0, c, 4, none, false,
+	      "LAUNCH_DMA");
+	c[3] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, 0, 0);
+	check("LAUNCH_DMA pipelined", TGPU_ENGINE_KIND_COPY0, c, 4, none, true, NULL);
+	/* a failed buffer leaves the bindings alone */
+	memset(cls, 0, sizeof(cls));
+	c[4] = hdr(2, 0, 0, 0);
+	check("bind, then a bad header", TGPU_ENGINE_KIND_COPY0, c, 5, cls, false, "dword 4");
+	ok(cls[2] == 0, "a refused buffer binds nothing");
+
+	/* compute */
+	c[0] = hdr(4, 1, 0x000, 0xc0c0 & 0x1fff);
+	check("IMMD SET_OBJECT truncates the class", TGPU_ENGINE_KIND_COMPUTE, c, 1, none,
+	      false, "class");
+	c[0] = hdr(1, 1, 0x000, 1);
+	c[1] = 0xc0c0;
+	c[2] = hdr(1, 1, 0x210, 10);
+	memset(c + 3, 0, 10 * 4);
+	c[13] = hdr(1, 1, 0x300, 1);
+	c[14] = 0;
+	check("compute: grid .. param size, launch", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
+	      true, NULL);
+	c[14] = 1;
+	check("compute LAUNCH with a transfer type", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
+	      false, "dword 14");
+	c[2] = hdr(1, 1, 0x210, 11);
+	check("an INC run into 0x238 (no method)", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
+	      false, "0x238");
+	c[2] = hdr(5, 1, 0x234, 3);
+	check("ONE_INC: 0x234 then 0x238", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
+	      "0x238");
+	c[2] = hdr(3, 1, 0x210, 3);
+	check("NON_INC: 0x210 three times", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
+	c[2] = hdr(1, 1, 0xffc, 2);
+	check("an INC run from 0xffc, the last method", TGPU_ENGINE_KIND_COMPUTE, c, 5, none,
+	      false, "0xffc");
+	return tap_done();
+}

@@ -424,6 +424,54 @@ TGPU_API char *tgpu_disassemble(const uint64_t *insns, size_t n);
  */
 TGPU_API int tgpu_disassemble_one(uint64_t insn, char *buf, size_t len);
 
+/*
+ * Monitoring
+ * ----------
+ * The device's state now, read from the kernel driver at every call
+ * (nothing is cached), for tools such as tgpu-smi.  Values the driver
+ * does not report are never made up: the calls say so instead.
+ */
+
+/*
+ * VRAM of dev, in bytes: what is free now and the total, as cuMemGetInfo()
+ * for one device.  total - free is what DRM_TGPU_PARAM_VRAM_USED reports:
+ * every allocation, the driver's own (page tables, queue memory) included.
+ * A driver without VRAM_USED gives TGPU_ERROR_NOT_SUPPORTED.
+ */
+TGPU_API tgpu_status tgpu_device_get_memory_info(const tgpu_device *dev,
+						 uint64_t *free_bytes,
+						 uint64_t *total_bytes);
+
+/* used_memory when the driver's fdinfo does not report VRAM. */
+#define TGPU_MEMORY_UNKNOWN UINT64_MAX
+
+struct tgpu_process_info {
+	int pid;
+	char name[64];              /* /proc/<pid>/comm; "" if unreadable */
+	uint64_t used_memory;       /* bytes of VRAM, or TGPU_MEMORY_UNKNOWN */
+	uint32_t clients;           /* its DRM clients (open files) of dev */
+};
+
+/*
+ * The processes using dev, from DRM fdinfo (/proc/<pid>/fdinfo/<fd> of
+ * their open files of dev's render or card node): pid, name and the VRAM
+ * their buffer objects take (drm-resident-vram).  Files that share a
+ * drm-client-id (dup(), fork(), fd passing) are one client, counted
+ * once; a process's clients are summed.  A forked child that kept its
+ * parent's file is listed too, with the same client.  Processes this
+ * one may not inspect (other users', without privilege) are skipped, as
+ * nvidia-smi does; the caller itself is listed when it has dev open
+ * (libtgpu keeps a file of every device open after tgpu_init()).
+ *
+ * Up to max entries go to procs (NULL is fine with max 0), sorted by pid;
+ * *count gets the number of processes, which may exceed max: then call
+ * again with a larger array.  TGPU_ERROR_NOT_SUPPORTED when /proc cannot
+ * be read.
+ */
+TGPU_API tgpu_status tgpu_device_get_processes(const tgpu_device *dev,
+					       struct tgpu_process_info *procs,
+					       int max, int *count);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -5,6 +5,7 @@
  * nvidia-smi every day can read it.  What the driver cannot report yet
  * prints N/A rather than a made-up zero.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,9 +25,13 @@
 
 /* ---- --query-gpu fields --------------------------------------------------- */
 
-/* Writes the value without unit; false: not known (prints "[N/A]"). */
+/*
+ * Writes the value without unit; false: not known (prints "[N/A]").  p is
+ * the process of a --query-compute-apps row, NULL for --query-gpu.
+ */
 typedef bool (*smi_get_fn)(const struct smi_snapshot *s,
-			   const struct tgpu_device_info *d, char *buf,
+			   const struct tgpu_device_info *d,
+			   const struct tgpu_process_info *p, char *buf,
 			   size_t len);
 
 struct smi_field {
@@ -37,43 +42,45 @@ struct smi_field {
 	const char *help;
 };
 
-static bool get_timestamp(const struct smi_snapshot *s,
-			  const struct tgpu_device_info *d, char *buf, size_t len)
+#define GETTER_ARGS                                                           \
+	const struct smi_snapshot *s, const struct tgpu_device_info *d,       \
+	const struct tgpu_process_info *p, char *buf, size_t len
+
+static bool get_timestamp(GETTER_ARGS)
 {
 	struct tm tm;
 	char t[32];
 
 	(void)d;
+	(void)p;
 	localtime_r(&s->now.tv_sec, &tm);
 	strftime(t, sizeof(t), "%Y/%m/%d %H:%M:%S", &tm);
 	snprintf(buf, len, "%s.%03ld", t, s->now.tv_nsec / 1000000);
 	return true;
 }
 
-static bool get_driver_version(const struct smi_snapshot *s,
-			       const struct tgpu_device_info *d, char *buf,
-			       size_t len)
+static bool get_driver_version(GETTER_ARGS)
 {
 	(void)s;
+	(void)p;
 	snprintf(buf, len, "%s", d->driver_version);
 	return true;
 }
 
-static bool get_count(const struct smi_snapshot *s,
-		      const struct tgpu_device_info *d, char *buf, size_t len)
+static bool get_count(GETTER_ARGS)
 {
 	(void)d;
+	(void)p;
 	snprintf(buf, len, "%d", s->attached);
 	return true;
 }
 
 /* Getters of one struct member, generated to keep the table readable. */
 #define GETTER(fn, fmt, ...)                                                  \
-	static bool fn(const struct smi_snapshot *s,                          \
-		       const struct tgpu_device_info *d, char *buf,           \
-		       size_t len)                                            \
+	static bool fn(GETTER_ARGS)                                           \
 	{                                                                     \
 		(void)s;                                                      \
+		(void)p;                                                      \
 		snprintf(buf, len, fmt, __VA_ARGS__);                         \
 		return true;                                                  \
 	}
@@ -95,12 +102,74 @@ GETTER(get_chip, "%s", d->chip)
 GETTER(get_arch, "%s", d->arch_name)
 GETTER(get_sm_count, "%" PRIu32, d->sm_count)
 
-static bool get_power_limit(const struct smi_snapshot *s,
-			    const struct tgpu_device_info *d, char *buf,
-			    size_t len)
+static bool get_power_limit(GETTER_ARGS)
 {
 	(void)s;
+	(void)p;
 	tu_fmt_watts(buf, len, d->power_limit_mw, false);
+	return true;
+}
+
+/* The state of device d of snapshot s, NULL when nothing is known. */
+static const struct smi_state *state_of(const struct smi_snapshot *s,
+					const struct tgpu_device_info *d)
+{
+	if (!s->state || d < s->devs || d >= s->devs + s->count)
+		return NULL;
+	return &s->state[d - s->devs];
+}
+
+static bool get_memory_used(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->mem_known)
+		return false;
+	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+	return true;
+}
+
+/* Total minus used, each rounded down, so that used + free = total. */
+static bool get_memory_free(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->mem_known)
+		return false;
+	snprintf(buf, len, "%" PRIu64,
+		 tu_bytes_to_mib(st->mem_total) - tu_bytes_to_mib(st->mem_used));
+	return true;
+}
+
+/* ---- --query-compute-apps fields ------------------------------------------ */
+
+static bool get_app_pid(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	snprintf(buf, len, "%d", p->pid);
+	return true;
+}
+
+static bool get_app_name(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	if (!p->name[0])
+		return false;
+	snprintf(buf, len, "%s", p->name);
+	return true;
+}
+
+static bool get_app_memory(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+		return false;
+	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(p->used_memory));
 	return true;
 }
 
@@ -123,9 +192,11 @@ static const struct smi_field fields[] = {
 	  "PCI device id << 16 | vendor id, in hex." },
 	{ "pstate", NULL, NULL, NULL, "Performance state (not reported yet)." },
 	{ "memory.total", NULL, "MiB", get_memory_total, "Total VRAM." },
-	{ "memory.reserved", NULL, "MiB", NULL, "VRAM reserved by the driver (not reported yet)." },
-	{ "memory.used", NULL, "MiB", NULL, "VRAM allocated (not reported yet)." },
-	{ "memory.free", NULL, "MiB", NULL, "VRAM free (not reported yet)." },
+	{ "memory.reserved", NULL, "MiB", NULL,
+	  "VRAM reserved by the driver (not reported: memory.used includes it)." },
+	{ "memory.used", NULL, "MiB", get_memory_used,
+	  "VRAM allocated now, by every process and the driver itself (page tables, queues)." },
+	{ "memory.free", NULL, "MiB", get_memory_free, "VRAM free now: memory.total - memory.used." },
 	{ "utilization.gpu", NULL, "%", NULL, "Percent of time a kernel ran (not reported yet)." },
 	{ "utilization.memory", NULL, "%", NULL, "Percent of time memory was accessed (not reported yet)." },
 	{ "temperature.gpu", NULL, NULL, NULL, "Core temperature, degrees C (not reported yet)." },
@@ -139,8 +210,8 @@ static const struct smi_field fields[] = {
 	{ "clocks.current.graphics", "clocks.gr", "MHz", NULL,
 	  "Current graphics clock (not reported yet)." },
 	{ "clocks.current.sm", "clocks.sm", "MHz", NULL, "Current SM clock (not reported yet)." },
-	{ "clocks.current.memory", "clocks.mem", "MHz", NULL,
-	  "Current memory clock (not reported yet)." },
+	{ "clocks.current.memory", "clocks.mem", "MHz", get_clk_mem,
+	  "Current memory clock (the board's fixed memory clock)." },
 	{ "clocks.default_applications.graphics", "clocks.default_applications.gr",
 	  "MHz", get_clk_base, "Default graphics clock (the SM base clock)." },
 	{ "clocks.default_applications.memory", "clocks.default_applications.mem",
@@ -175,16 +246,44 @@ static const struct smi_field fields[] = {
 	{ "tgpu.sm_count", NULL, NULL, get_sm_count, "Number of SMs." },
 };
 
-const struct smi_field *smi_field_lookup(const char *name)
+/* nvidia-smi --help-query-compute-apps, what tgpu can say of it. */
+static const struct smi_field app_fields[] = {
+	{ "timestamp", NULL, NULL, get_timestamp,
+	  "The time of the query, \"YYYY/MM/DD HH:MM:SS.msec\"." },
+	{ "gpu_name", NULL, NULL, get_name, "Product name of the GPU." },
+	{ "gpu_bus_id", NULL, NULL, get_bus_id,
+	  "PCI bus id of the GPU, as \"domain:bus:device.function\", in hex." },
+	{ "gpu_serial", NULL, NULL, NULL, "Serial number of the GPU (tgpu has none)." },
+	{ "gpu_uuid", NULL, NULL, NULL, "UUID of the GPU (not implemented yet)." },
+	{ "pid", NULL, NULL, get_app_pid, "Process id of the process using the GPU." },
+	{ "process_name", "name", NULL, get_app_name,
+	  "Name of the process (/proc/PID/comm)." },
+	{ "used_gpu_memory", "used_memory", "MiB", get_app_memory,
+	  "VRAM of the process's buffer objects (DRM fdinfo drm-resident-vram), "
+	  "summed over its clients of the GPU." },
+};
+
+static const struct smi_field *lookup(const struct smi_field *table, size_t n,
+				      const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(fields); i++) {
-		if (strcmp(name, fields[i].name) == 0 ||
-		    (fields[i].alias && strcmp(name, fields[i].alias) == 0))
-			return &fields[i];
+	for (i = 0; i < n; i++) {
+		if (strcmp(name, table[i].name) == 0 ||
+		    (table[i].alias && strcmp(name, table[i].alias) == 0))
+			return &table[i];
 	}
 	return NULL;
+}
+
+const struct smi_field *smi_field_lookup(const char *name)
+{
+	return lookup(fields, ARRAY_SIZE(fields), name);
+}
+
+const struct smi_field *smi_app_field_lookup(const char *name)
+{
+	return lookup(app_fields, ARRAY_SIZE(app_fields), name);
 }
 
 const char *smi_field_name(const struct smi_field *f)
@@ -234,23 +333,23 @@ static bool next_item(const char **p, char *item, size_t len)
 	return true;
 }
 
-static int parse_fields(const char *list, struct smi_args *a, char *err,
-			size_t errlen)
+static int parse_fields(const char *list, const char *opt,
+			const struct smi_field *(*find)(const char *),
+			struct smi_args *a, char *err, size_t errlen)
 {
 	const char *p = list;
 	char item[128];
 
 	a->nfields = 0;
 	while (next_item(&p, item, sizeof(item))) {
-		const struct smi_field *f = smi_field_lookup(item);
+		const struct smi_field *f = find(item);
 
 		if (!f)
 			return arg_error(err, errlen,
 					 "Field \"%s\" is not a valid field to query.", item);
 		if (a->nfields == SMI_MAX_FIELDS)
-			return arg_error(err, errlen,
-					 "Too many fields in --query-gpu (at most %d).",
-					 SMI_MAX_FIELDS);
+			return arg_error(err, errlen, "Too many fields in %s (at most %d).",
+					 opt, SMI_MAX_FIELDS);
 		a->fields[a->nfields++] = f;
 	}
 	return SMI_EXIT_OK;
@@ -317,10 +416,87 @@ static const char *opt_value(int argc, char *const argv[], int *i,
 	return NULL;
 }
 
+/* A whole decimal number from min to max, else false. */
+static bool parse_int(const char *s, int min, int max, int *v)
+{
+	char *end;
+	long x;
+
+	if (!s || !*s || !strchr("0123456789", s[0]))
+		return false;
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno || *end || x < min || x > max)
+		return false;
+	*v = (int)x;
+	return true;
+}
+
+/* "tgpu-smi dmon [-i ID] [-c COUNT] [-d SECS] [-s GROUPS]" */
+static int parse_dmon(int argc, char *const argv[], struct smi_args *a,
+		      char *err, size_t errlen)
+{
+	static const char letters[] = "pucvmet";   /* enum smi_dmon_group order */
+	const char *v, *c;
+	bool missing;
+	int i;
+
+	a->mode = SMI_MODE_DMON;
+	a->dmon_delay = 1;
+	a->dmon_groups = SMI_DMON_DEFAULT;
+	for (i = 2; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			a->mode = SMI_MODE_HELP;
+			return SMI_EXIT_OK;
+		} else if ((v = opt_value(argc, argv, &i, "--id", "-i", &missing)) ||
+			   missing) {
+			if (missing || !valid_id(v))
+				return arg_error(err, errlen,
+						 "Invalid GPU id \"%s\": use an index (0, 1, ...) or a PCI bus id (0000:01:00.0).",
+						 missing ? "" : v);
+			a->id = v;
+		} else if ((v = opt_value(argc, argv, &i, "--count", "-c", &missing)) ||
+			   missing) {
+			if (missing || !parse_int(v, 1, INT32_MAX, &a->dmon_count))
+				return arg_error(err, errlen,
+						 "Invalid sample count \"%s\" for dmon -c: give a whole number of at least 1.",
+						 missing ? "" : v);
+		} else if ((v = opt_value(argc, argv, &i, "--delay", "-d", &missing)) ||
+			   missing) {
+			if (missing || !parse_int(v, 1, 86400, &a->dmon_delay))
+				return arg_error(err, errlen,
+						 "Invalid delay \"%s\" for dmon -d: give whole seconds, 1 to 86400.",
+						 missing ? "" : v);
+		} else if ((v = opt_value(argc, argv, &i, "--select", "-s", &missing)) ||
+			   missing) {
+			if (missing || !*v)
+				return arg_error(err, errlen,
+						 "dmon -s needs metric groups: any of p, u, c, v, m, e, t (default puc).");
+			a->dmon_groups = 0;
+			for (c = v; *c; c++) {
+				const char *l = strchr(letters, *c);
+
+				if (!l)
+					return arg_error(err, errlen,
+							 "Invalid metric group '%c' in dmon -s %s: use any of p, u, c, v, m, e, t.",
+							 *c, v);
+				a->dmon_groups |= 1u << (l - letters);
+			}
+		} else {
+			return arg_error(err, errlen,
+					 "Unknown dmon option \"%s\". Please run 'tgpu-smi -h' for help.",
+					 arg);
+		}
+	}
+	return SMI_EXIT_OK;
+}
+
 int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 		   char *err, size_t errlen)
 {
-	const char *query_gpu = NULL, *format = NULL, *v;
+	const char *query_gpu = NULL, *query_apps = NULL, *format = NULL, *v;
 	int modes = 0, i, rc;
 	bool missing;
 
@@ -328,6 +504,10 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 	a->mode = SMI_MODE_SUMMARY;
 	if (errlen)
 		err[0] = '\0';
+
+	/* A subcommand, as in nvidia-smi, comes first. */
+	if (argc > 1 && strcmp(argv[1], "dmon") == 0)
+		return parse_dmon(argc, argv, a, err, errlen);
 
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -338,6 +518,10 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 		}
 		if (strcmp(arg, "--help-query-gpu") == 0) {
 			a->mode = SMI_MODE_HELP_QUERY_GPU;
+			return SMI_EXIT_OK;
+		}
+		if (strcmp(arg, "--help-query-compute-apps") == 0) {
+			a->mode = SMI_MODE_HELP_QUERY_APPS;
 			return SMI_EXIT_OK;
 		}
 		if (strcmp(arg, "--version") == 0) {
@@ -355,6 +539,14 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 				return arg_error(err, errlen, "Option --query-gpu needs a list of fields.");
 			query_gpu = v;
 			a->mode = SMI_MODE_QUERY_GPU;
+			modes++;
+		} else if ((v = opt_value(argc, argv, &i, "--query-compute-apps", NULL,
+					  &missing)) || missing) {
+			if (missing)
+				return arg_error(err, errlen,
+						 "Option --query-compute-apps needs a list of fields.");
+			query_apps = v;
+			a->mode = SMI_MODE_QUERY_APPS;
 			modes++;
 		} else if ((v = opt_value(argc, argv, &i, "--format", NULL, &missing)) ||
 			   missing) {
@@ -378,13 +570,18 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 	if (modes > 1)
 		return arg_error(err, errlen,
 				 "Invalid combination of input arguments. Please run 'tgpu-smi -h' for help.");
-	if (format && !query_gpu)
-		return arg_error(err, errlen, "--format is only valid with --query-gpu.");
-	if (query_gpu) {
+	if (format && !query_gpu && !query_apps)
+		return arg_error(err, errlen,
+				 "--format is only valid with --query-gpu or --query-compute-apps.");
+	if (query_gpu || query_apps) {
+		const char *opt = query_gpu ? "--query-gpu" : "--query-compute-apps";
+
 		if (!format)
-			return arg_error(err, errlen,
-					 "--query-gpu needs --format=csv[,noheader][,nounits].");
-		rc = parse_fields(query_gpu, a, err, errlen);
+			return arg_error(err, errlen, "%s needs --format=csv[,noheader][,nounits].",
+					 opt);
+		rc = parse_fields(query_gpu ? query_gpu : query_apps, opt,
+				  query_gpu ? smi_field_lookup : smi_app_field_lookup,
+				  a, err, errlen);
 		if (rc)
 			return rc;
 		rc = parse_format(format, a, err, errlen);
@@ -440,37 +637,69 @@ int smi_select(const char *id, const struct tgpu_device_info *devs, int n)
 
 /* ---- CSV and list --------------------------------------------------------- */
 
+static void csv_header(FILE *f, const struct smi_args *a)
+{
+	int i;
+
+	if (a->noheader)
+		return;
+	for (i = 0; i < a->nfields; i++) {
+		const struct smi_field *fl = a->fields[i];
+
+		/* The header keeps its [unit] even with nounits, as nvidia-smi. */
+		fprintf(f, "%s%s", i ? ", " : "", fl->name);
+		if (fl->unit)
+			fprintf(f, " [%s]", fl->unit);
+	}
+	fputc('\n', f);
+}
+
+static void csv_row(FILE *f, const struct smi_args *a,
+		    const struct smi_snapshot *s, const struct tgpu_device_info *d,
+		    const struct tgpu_process_info *p)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i < a->nfields; i++) {
+		const struct smi_field *fl = a->fields[i];
+
+		fputs(i ? ", " : "", f);
+		if (!fl->get || !fl->get(s, d, p, buf, sizeof(buf))) {
+			fputs("[N/A]", f);
+			continue;
+		}
+		fputs(buf, f);
+		if (fl->unit && !a->nounits)
+			fprintf(f, " %s", fl->unit);
+	}
+	fputc('\n', f);
+}
+
 void smi_print_csv(FILE *f, const struct smi_args *a,
 		   const struct smi_snapshot *s)
 {
-	char buf[256];
-	int i, d;
+	int d;
 
-	if (!a->noheader) {
-		for (i = 0; i < a->nfields; i++) {
-			const struct smi_field *fl = a->fields[i];
+	csv_header(f, a);
+	for (d = 0; d < s->count; d++)
+		csv_row(f, a, s, &s->devs[d], NULL);
+}
 
-			/* The header keeps its [unit] even with nounits, as nvidia-smi. */
-			fprintf(f, "%s%s", i ? ", " : "", fl->name);
-			if (fl->unit)
-				fprintf(f, " [%s]", fl->unit);
-		}
-		fputc('\n', f);
-	}
+/* One row per process and GPU; only the header when there is none. */
+void smi_print_csv_apps(FILE *f, const struct smi_args *a,
+			const struct smi_snapshot *s)
+{
+	int d, i;
+
+	csv_header(f, a);
 	for (d = 0; d < s->count; d++) {
-		for (i = 0; i < a->nfields; i++) {
-			const struct smi_field *fl = a->fields[i];
+		const struct smi_state *st = s->state ? &s->state[d] : NULL;
 
-			fputs(i ? ", " : "", f);
-			if (!fl->get || !fl->get(s, &s->devs[d], buf, sizeof(buf))) {
-				fputs("[N/A]", f);
-				continue;
-			}
-			fputs(buf, f);
-			if (fl->unit && !a->nounits)
-				fprintf(f, " %s", fl->unit);
-		}
-		fputc('\n', f);
+		if (!st || !st->procs_known)
+			continue;
+		for (i = 0; i < st->nprocs; i++)
+			csv_row(f, a, s, &s->devs[d], &st->procs[i]);
 	}
 }
 
@@ -540,6 +769,44 @@ static void cells(FILE *f, const char *c1, const char *c2, const char *c3)
 		c1, cell_w[1] - 2, cell_w[1] - 2, c2, cell_w[2] - 2, cell_w[2] - 2, c3);
 }
 
+/*
+ * The rows of the Processes box, aligned under its header: GPU, PID,
+ * Type (always C: tgpu has compute only), name, and memory at the right.
+ */
+static void print_processes(FILE *f, const struct smi_snapshot *s)
+{
+	bool all_known = true;
+	char row[BOX_INNER], x[96], m[32];
+	int d, i, rows = 0;
+
+	for (d = 0; d < s->count; d++) {
+		const struct smi_state *st = s->state ? &s->state[d] : NULL;
+
+		if (!st || !st->procs_known) {
+			all_known = false;
+			continue;
+		}
+		for (i = 0; i < st->nprocs; i++) {
+			const struct tgpu_process_info *p = &st->procs[i];
+
+			snprintf(x, sizeof(x), "%4d%11d%6s    %s", s->devs[d].ordinal,
+				 p->pid, "C", p->name[0] ? p->name : NA);
+			if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+				snprintf(m, sizeof(m), "%s", NA);
+			else
+				snprintf(m, sizeof(m), "%" PRIu64 "MiB",
+					 tu_bytes_to_mib(p->used_memory));
+			lr(row, BOX_INNER - 2, x, m);
+			full_line(f, row);
+			rows++;
+		}
+	}
+	if (rows)
+		return;
+	/* "None" only when every GPU could be asked. */
+	full_line(f, all_known ? " No running processes found" : " " NA);
+}
+
 static void ctime_str(const struct smi_snapshot *s, char *buf, size_t len)
 {
 	struct tm tm;
@@ -552,6 +819,7 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 {
 	char t[64], head[256], a[64], b[64], c[64], x[96], y[64];
 	const int w1 = cell_w[0] - 2, w2 = cell_w[1] - 2, w3 = cell_w[2] - 2;
+	const struct smi_state *st;
 	int d;
 
 	ctime_str(s, t, sizeof(t));
@@ -589,8 +857,13 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 		snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
 			 (g->power_limit_mw + 500) / 1000);
 		lr(a, w1, x, y);
-		snprintf(y, sizeof(y), "%s / %" PRIu64 "MiB", NA,
-			 tu_bytes_to_mib(g->vram_size));
+		st = state_of(s, g);
+		if (st && st->mem_known)
+			snprintf(y, sizeof(y), "%" PRIu64 "MiB / %" PRIu64 "MiB",
+				 tu_bytes_to_mib(st->mem_used), tu_bytes_to_mib(g->vram_size));
+		else
+			snprintf(y, sizeof(y), "%s / %" PRIu64 "MiB", NA,
+				 tu_bytes_to_mib(g->vram_size));
 		lr(b, w2, "", y);
 		lr(c, w3, "     " NA, NA);
 		cells(f, a, b, c);
@@ -605,8 +878,7 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 	lr(head, BOX_INNER - 2, "", "Usage     ");
 	full_line(f, head);
 	rule(f, '|', '=', false);
-	/* Not "No running processes found": the driver cannot tell yet. */
-	full_line(f, " " NA);
+	print_processes(f, s);
 	rule(f, '+', '-', false);
 }
 
@@ -637,7 +909,8 @@ static void na(FILE *f, int depth, const char *key)
 	kv(f, depth, key, "%s", NA);
 }
 
-static void print_query_gpu(FILE *f, const struct tgpu_device_info *g)
+static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
+			    const struct smi_state *st)
 {
 	static const char *const event_reasons[] = {
 		"Idle", "Applications Clocks Setting", "SW Power Cap",
@@ -681,9 +954,16 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g)
 	}
 	section(f, 1, "FB Memory Usage");
 	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->vram_size, " "));
+	/* The driver's own allocations are in Used: it does not tell them apart. */
 	na(f, 2, "Reserved");
-	na(f, 2, "Used");
-	na(f, 2, "Free");
+	if (st && st->mem_known) {
+		kv(f, 2, "Used", "%" PRIu64 " MiB", tu_bytes_to_mib(st->mem_used));
+		kv(f, 2, "Free", "%" PRIu64 " MiB",
+		   tu_bytes_to_mib(g->vram_size) - tu_bytes_to_mib(st->mem_used));
+	} else {
+		na(f, 2, "Used");
+		na(f, 2, "Free");
+	}
 	section(f, 1, "BAR1 Memory Usage");
 	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->bar1_size, " "));
 	na(f, 2, "Used");
@@ -722,7 +1002,7 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g)
 	section(f, 1, "Clocks");
 	na(f, 2, "Graphics");
 	na(f, 2, "SM");
-	na(f, 2, "Memory");
+	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
 	section(f, 1, "Default Applications Clocks");
 	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_base_mhz);
 	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
@@ -730,7 +1010,25 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g)
 	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
 	kv(f, 2, "SM", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
 	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
-	na(f, 1, "Processes");
+	if (!st || !st->procs_known) {
+		na(f, 1, "Processes");
+	} else if (st->nprocs == 0) {
+		kv(f, 1, "Processes", "None");
+	} else {
+		section(f, 1, "Processes");
+		for (i = 0; i < (size_t)st->nprocs; i++) {
+			const struct tgpu_process_info *p = &st->procs[i];
+
+			kv(f, 2, "Process ID", "%d", p->pid);
+			kv(f, 3, "Type", "C");
+			kv(f, 3, "Name", "%s", p->name[0] ? p->name : NA);
+			if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+				na(f, 3, "Used GPU Memory");
+			else
+				kv(f, 3, "Used GPU Memory", "%" PRIu64 " MiB",
+				   tu_bytes_to_mib(p->used_memory));
+		}
+	}
 	fputc('\n', f);
 }
 
@@ -747,7 +1045,82 @@ void smi_print_query(FILE *f, const struct smi_snapshot *s)
 	fputc('\n', f);
 	kv(f, 0, "Attached GPUs", "%d", s->attached);
 	for (d = 0; d < s->count; d++)
-		print_query_gpu(f, &s->devs[d]);
+		print_query_gpu(f, &s->devs[d], s->state ? &s->state[d] : NULL);
+}
+
+/* ---- dmon ----------------------------------------------------------------- */
+
+/* nvidia-smi dmon's columns: name, unit; "-" where there is no value. */
+struct dmon_col {
+	const char *name, *unit;
+};
+
+static const struct {
+	unsigned int group;
+	struct dmon_col cols[4];
+} dmon_groups[] = {
+	{ SMI_DMON_POWER, { { "pwr", "W" }, { "gtemp", "C" }, { "mtemp", "C" } } },
+	{ SMI_DMON_UTIL, { { "sm", "%" }, { "mem", "%" }, { "enc", "%" }, { "dec", "%" } } },
+	{ SMI_DMON_CLOCKS, { { "mclk", "MHz" }, { "pclk", "MHz" } } },
+	{ SMI_DMON_VIOL, { { "pviol", "%" }, { "tviol", "bool" } } },
+	{ SMI_DMON_MEM, { { "fb", "MB" }, { "bar1", "MB" } } },
+	{ SMI_DMON_ECC, { { "sbecc", "errs" }, { "dbecc", "errs" }, { "pci", "errs" } } },
+	{ SMI_DMON_PCIE, { { "rxpci", "MB/s" }, { "txpci", "MB/s" } } },
+};
+
+void smi_dmon_header(FILE *f, const struct smi_args *a)
+{
+	size_t g, c;
+
+	fputs("# gpu", f);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
+			fprintf(f, " %5s", dmon_groups[g].cols[c].name);
+	fputs("\n# Idx", f);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
+			fprintf(f, " %5s", dmon_groups[g].cols[c].unit);
+	fputc('\n', f);
+}
+
+/*
+ * The value of column name, or false for "-".  Only what the driver
+ * reports: the board's fixed memory clock and the VRAM in use.  The SM
+ * clock in use, temperatures, power, utilization, ECC and PCIe counters
+ * are not reported yet.
+ */
+static bool dmon_value(const char *name, const struct tgpu_device_info *d,
+		       const struct smi_state *st, char *buf, size_t len)
+{
+	if (strcmp(name, "mclk") == 0) {
+		snprintf(buf, len, "%" PRIu32, d->clk_mem_mhz);
+		return true;
+	}
+	if (strcmp(name, "fb") == 0 && st && st->mem_known) {
+		snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+		return true;
+	}
+	return false;
+}
+
+void smi_dmon_line(FILE *f, const struct smi_args *a,
+		   const struct tgpu_device_info *d, const struct smi_state *st)
+{
+	char buf[32];
+	size_t g, c;
+
+	fprintf(f, "%5d", d->ordinal);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++) {
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++) {
+			if (!dmon_value(dmon_groups[g].cols[c].name, d, st, buf, sizeof(buf)))
+				snprintf(buf, sizeof(buf), "-");
+			fprintf(f, " %5s", buf);
+		}
+	}
+	fputc('\n', f);
 }
 
 /* ---- help ----------------------------------------------------------------- */
@@ -770,9 +1143,22 @@ void smi_print_help(FILE *f)
 		"          --format=csv[,noheader][,nounits]\n"
 		"                                Output format of --query-gpu (required).\n"
 		"          --help-query-gpu      List the fields --query-gpu knows.\n"
+		"          --query-compute-apps=FIELDS\n"
+		"                                Print FIELDS per process using a GPU.\n"
+		"          --help-query-compute-apps\n"
+		"                                List the fields --query-compute-apps knows.\n"
+		"\n"
+		"tgpu-smi dmon [OPTION...]       Print one line per GPU and interval:\n"
+		"    -i,   --id=ID               Only this GPU.\n"
+		"    -c,   --count=COUNT         Stop after COUNT samples (default: never).\n"
+		"    -d,   --delay=SECS          Seconds between samples, 1 or more (default 1).\n"
+		"    -s,   --select=GROUPS       Metric groups (default puc): p power and\n"
+		"                                temperature, u utilization, c clocks,\n"
+		"                                v violations, m memory (fb, bar1), e ECC\n"
+		"                                and PCIe errors, t PCIe throughput.\n"
 		"\n"
 		"With no option, prints a summary table.  Values the driver cannot\n"
-		"report yet print N/A ([N/A] in CSV).\n"
+		"report yet print N/A ([N/A] in CSV, - in dmon).\n"
 		"\n"
 		"Exit status: 0 success, 2 invalid argument, 4 no permission,\n"
 		"6 GPU not found, 9 tgpu driver not loaded, 15 GPU inaccessible,\n"
@@ -780,18 +1166,27 @@ void smi_print_help(FILE *f)
 		TGPU_VERSION);
 }
 
-void smi_print_help_query_gpu(FILE *f)
+static void help_fields(FILE *f, const char *opt, const struct smi_field *t,
+			size_t n)
 {
 	size_t i;
 
-	fprintf(f, "List of valid properties to query for the switch \"--query-gpu\":\n\n");
-	for (i = 0; i < ARRAY_SIZE(fields); i++) {
-		fprintf(f, "\"%s\"", fields[i].name);
-		if (fields[i].alias)
-			fprintf(f, " or \"%s\"", fields[i].alias);
-		fprintf(f, "\n%s%s%s%s\n\n", fields[i].help,
-			fields[i].unit ? " Unit: " : "",
-			fields[i].unit ? fields[i].unit : "",
-			fields[i].unit ? "." : "");
+	fprintf(f, "List of valid properties to query for the switch \"%s\":\n\n", opt);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "\"%s\"", t[i].name);
+		if (t[i].alias)
+			fprintf(f, " or \"%s\"", t[i].alias);
+		fprintf(f, "\n%s%s%s%s\n\n", t[i].help, t[i].unit ? " Unit: " : "",
+			t[i].unit ? t[i].unit : "", t[i].unit ? "." : "");
 	}
+}
+
+void smi_print_help_query_gpu(FILE *f)
+{
+	help_fields(f, "--query-gpu", fields, ARRAY_SIZE(fields));
+}
+
+void smi_print_help_query_apps(FILE *f)
+{
+	help_fields(f, "--query-compute-apps", app_fields, ARRAY_SIZE(app_fields));
 }

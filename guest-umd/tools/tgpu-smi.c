@@ -5,10 +5,12 @@
  * This file only talks to libtgpu and picks a renderer; parsing and all
  * output formats live in smi.c, where the unit tests reach them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libtgpu.h"
 #include "smi.h"
@@ -51,14 +53,113 @@ static int print_version(void)
 	return SMI_EXIT_OK;
 }
 
+/* Memory in use now; a driver that cannot tell leaves it unknown (N/A). */
+static tgpu_status read_memory(tgpu_device *dev, struct smi_state *st)
+{
+	uint64_t free_bytes, total;
+	tgpu_status rc;
+
+	st->mem_known = false;
+	rc = tgpu_device_get_memory_info(dev, &free_bytes, &total);
+	if (rc == TGPU_ERROR_NOT_SUPPORTED)
+		return TGPU_SUCCESS;
+	if (rc)
+		return rc;
+	st->mem_known = true;
+	st->mem_total = total;
+	st->mem_used = total - free_bytes;
+	return TGPU_SUCCESS;
+}
+
+/*
+ * The processes using dev, except tgpu-smi itself: its file of the device
+ * is libtgpu's, which holds no memory (nvidia-smi does not list itself
+ * either).  A failure leaves them unknown (N/A), with the reason on stderr.
+ */
+static void read_processes(tgpu_device *dev, struct smi_state *st,
+			   struct tgpu_process_info **buf)
+{
+	struct tgpu_process_info *procs = NULL, *np;
+	int max = 16, count = 0, i, kept = 0;
+	pid_t self = getpid();
+	tgpu_status rc;
+
+	st->procs_known = false;
+	for (;;) {
+		np = realloc(procs, (size_t)max * sizeof(*procs));
+		if (!np) {
+			fprintf(stderr, "tgpu-smi: out of memory listing processes\n");
+			free(procs);
+			return;
+		}
+		procs = np;
+		rc = tgpu_device_get_processes(dev, procs, max, &count);
+		if (rc) {
+			fprintf(stderr, "tgpu-smi: cannot list the processes using the GPU: %s\n",
+				tgpu_get_last_error_message());
+			free(procs);
+			return;
+		}
+		if (count <= max)
+			break;
+		max = count + 16;   /* more appeared meanwhile: ask again */
+	}
+	for (i = 0; i < count; i++)
+		if (procs[i].pid != self)
+			procs[kept++] = procs[i];
+	st->procs = procs;
+	st->nprocs = kept;
+	st->procs_known = true;
+	*buf = procs;
+}
+
+/* dmon: one line per device every delay seconds, count times (0: forever). */
+static int dmon(const struct smi_args *args, tgpu_device **devs,
+		const struct tgpu_device_info *infos, int n)
+{
+	struct timespec next;
+	struct smi_state st;
+	tgpu_status rc;
+	int sample, i;
+
+	smi_dmon_header(stdout, args);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (sample = 0; args->dmon_count == 0 || sample < args->dmon_count; sample++) {
+		if (sample > 0) {
+			/* Absolute deadlines: the interval does not drift. */
+			next.tv_sec += args->dmon_delay;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+				;
+		}
+		for (i = 0; i < n; i++) {
+			memset(&st, 0, sizeof(st));
+			if (args->dmon_groups & SMI_DMON_MEM) {
+				rc = read_memory(devs[i], &st);
+				if (rc)
+					return fail(rc);
+			}
+			smi_dmon_line(stdout, args, &infos[i], &st);
+		}
+		/* Each sample as it comes, also into a pipe. */
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			perror("tgpu-smi: stdout");
+			return SMI_EXIT_OTHER;
+		}
+	}
+	return SMI_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
+	struct tgpu_process_info **procbufs = NULL;
 	struct tgpu_device_info *infos;
+	struct smi_state *states = NULL;
+	tgpu_device **devs = NULL;
 	struct smi_snapshot snap;
 	struct smi_args args;
 	char err[256];
 	tgpu_status st;
-	int rc, n, i, sel;
+	int rc, n, i, sel, first = 0, count;
 
 	rc = smi_parse_args(argc, argv, &args, err, sizeof(err));
 	if (rc) {
@@ -71,6 +172,9 @@ int main(int argc, char **argv)
 		return SMI_EXIT_OK;
 	case SMI_MODE_HELP_QUERY_GPU:
 		smi_print_help_query_gpu(stdout);
+		return SMI_EXIT_OK;
+	case SMI_MODE_HELP_QUERY_APPS:
+		smi_print_help_query_apps(stdout);
 		return SMI_EXIT_OK;
 	case SMI_MODE_VERSION:
 		return print_version();
@@ -85,19 +189,21 @@ int main(int argc, char **argv)
 		return fail(st);
 
 	infos = calloc(n, sizeof(*infos));
-	if (!infos) {
+	devs = calloc(n, sizeof(*devs));
+	states = calloc(n, sizeof(*states));
+	procbufs = calloc(n, sizeof(*procbufs));
+	if (!infos || !devs || !states || !procbufs) {
 		fprintf(stderr, "tgpu-smi: out of memory\n");
-		return SMI_EXIT_OTHER;
+		rc = SMI_EXIT_OTHER;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		tgpu_device *dev;
-
-		st = tgpu_device_get(&dev, i);
+		st = tgpu_device_get(&devs[i], i);
 		if (!st)
-			st = tgpu_device_get_info(dev, &infos[i]);
+			st = tgpu_device_get_info(devs[i], &infos[i]);
 		if (st) {
-			free(infos);
-			return fail(st);
+			rc = fail(st);
+			goto out;
 		}
 	}
 
@@ -110,17 +216,37 @@ int main(int argc, char **argv)
 	snap.lib_version = tgpu_get_version_string();
 	clock_gettime(CLOCK_REALTIME, &snap.now);
 
+	count = n;
 	if (args.id) {
 		sel = smi_select(args.id, infos, n);
 		if (sel < 0) {
 			fprintf(stderr, "No devices were found\n"
 				"No tgpu GPU matches \"%s\": 'tgpu-smi -L' lists them.\n",
 				args.id);
-			free(infos);
-			return SMI_EXIT_NOT_FOUND;
+			rc = SMI_EXIT_NOT_FOUND;
+			goto out;
 		}
+		first = sel;
+		count = 1;
 		snap.devs = &infos[sel];
 		snap.count = 1;
+	}
+
+	if (args.mode == SMI_MODE_DMON) {
+		rc = dmon(&args, devs + first, infos + first, count);
+		goto out;
+	}
+
+	/* The state now, of the devices printed. */
+	snap.state = states + first;
+	for (i = first; i < first + count && args.mode != SMI_MODE_LIST; i++) {
+		st = read_memory(devs[i], &states[i]);
+		if (st) {
+			rc = fail(st);
+			goto out;
+		}
+		if (args.mode != SMI_MODE_QUERY_GPU)
+			read_processes(devs[i], &states[i], &procbufs[i]);
 	}
 
 	switch (args.mode) {
@@ -133,16 +259,26 @@ int main(int argc, char **argv)
 	case SMI_MODE_QUERY_GPU:
 		smi_print_csv(stdout, &args, &snap);
 		break;
+	case SMI_MODE_QUERY_APPS:
+		smi_print_csv_apps(stdout, &args, &snap);
+		break;
 	default:
 		smi_print_summary(stdout, &snap);
 		break;
 	}
-	free(infos);
 
 	/* A full disk or closed pipe must not look like success to scripts. */
+	rc = SMI_EXIT_OK;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("tgpu-smi: stdout");
-		return SMI_EXIT_OTHER;
+		rc = SMI_EXIT_OTHER;
 	}
-	return SMI_EXIT_OK;
+out:
+	for (i = 0; procbufs && i < n; i++)
+		free(procbufs[i]);
+	free(procbufs);
+	free(states);
+	free(devs);
+	free(infos);
+	return rc;
 }

@@ -75,6 +75,10 @@ static void test_before_init(void)
 	       "device_get before tgpu_init is NOT_INITIALIZED");
 	is_int(tgpu_device_get_param((tgpu_device *)&v, 0, &v), TGPU_ERROR_NOT_INITIALIZED,
 	       "get_param before tgpu_init is NOT_INITIALIZED");
+	is_int(tgpu_device_get_memory_info((tgpu_device *)&v, &v, &v), TGPU_ERROR_NOT_INITIALIZED,
+	       "get_memory_info before tgpu_init is NOT_INITIALIZED");
+	is_int(tgpu_device_get_processes((tgpu_device *)&v, NULL, 0, &count),
+	       TGPU_ERROR_NOT_INITIALIZED, "get_processes before tgpu_init is NOT_INITIALIZED");
 
 	is_int(tgpu_device_get_count(NULL), TGPU_ERROR_INVALID_VALUE,
 	       "get_count(NULL) is INVALID_VALUE");
@@ -180,6 +184,12 @@ static void test_exports(void)
 	   "internal tu_chip_decode is not exported");
 	ok(dlsym(RTLD_DEFAULT, "tu_fmt_pci_bus_id") == NULL,
 	   "internal tu_fmt_pci_bus_id is not exported");
+	ok(dlsym(RTLD_DEFAULT, "tgpu_device_get_memory_info") != NULL &&
+	   dlsym(RTLD_DEFAULT, "tgpu_device_get_processes") != NULL,
+	   "the Monitoring calls are exported");
+	ok(dlsym(RTLD_DEFAULT, "tu_drm_fdinfo_parse") == NULL &&
+	   dlsym(RTLD_DEFAULT, "tu_proc_scan_drm") == NULL,
+	   "the fdinfo parser and /proc scan are not");
 }
 
 int main(void)

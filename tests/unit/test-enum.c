@@ -436,6 +436,63 @@ static void unknown_chip(void)
 	is_str(info.arch_name, "Unknown", "... unknown architecture");
 }
 
+/* The Monitoring calls (tgpu-monitor.c) against the fake's parameters. */
+static void monitoring(void)
+{
+	struct tgpu_process_info procs[4];
+	uint64_t free_bytes = 0, total = 0;
+	tgpu_device *d, *forged;
+	struct fake *f;
+	int count = -1;
+
+	f = add_tgpu(0x01, 0x130000a1, TGPU_PCI_DEVICE_ID_P100, 16 * GiB, 56);
+	f->params[DRM_TGPU_PARAM_VRAM_USED] = 1 * GiB + 20480;
+	is_int(tgpu_init(0), TGPU_SUCCESS, "init");
+	tgpu_device_get(&d, 0);
+	is_int(tgpu_device_get_memory_info(d, &free_bytes, &total), TGPU_SUCCESS,
+	       "tgpu_device_get_memory_info");
+	ok(total == 16 * GiB && free_bytes == 15 * GiB - 20480,
+	   "total is VRAM_SIZE, free is total - VRAM_USED");
+	f->params[DRM_TGPU_PARAM_VRAM_USED] = 2 * GiB;
+	tgpu_device_get_memory_info(d, &free_bytes, &total);
+	ok(free_bytes == 14 * GiB, "read again at each call, not cached");
+	f->params[DRM_TGPU_PARAM_VRAM_USED] = 17 * GiB;
+	tgpu_device_get_memory_info(d, &free_bytes, &total);
+	ok(free_bytes == 0, "used beyond the total gives 0 free, not a wrapped number");
+
+	f->bad_param = DRM_TGPU_PARAM_VRAM_USED;
+	f->bad_errno = EINVAL;
+	is_int(tgpu_device_get_memory_info(d, &free_bytes, &total), TGPU_ERROR_NOT_SUPPORTED,
+	       "a driver without VRAM_USED: NOT_SUPPORTED");
+	has_str(tgpu_get_last_error_message(), "VRAM_USED", "... naming the parameter");
+	f->bad_errno = EIO;
+	is_int(tgpu_device_get_memory_info(d, &free_bytes, &total), TGPU_ERROR_DEVICE_UNAVAILABLE,
+	       "EIO: DEVICE_UNAVAILABLE");
+	f->bad_errno = 0;
+	is_int(tgpu_device_get_memory_info(d, NULL, &total), TGPU_ERROR_INVALID_VALUE,
+	       "free NULL is INVALID_VALUE");
+	has_str(tgpu_get_last_error_message(), "free_bytes is NULL", "... and says which");
+	is_int(tgpu_device_get_memory_info(d, &free_bytes, NULL), TGPU_ERROR_INVALID_VALUE,
+	       "total NULL is INVALID_VALUE");
+	forged = (tgpu_device *)((char *)d + 1);
+	is_int(tgpu_device_get_memory_info(forged, &free_bytes, &total), TGPU_ERROR_INVALID_DEVICE,
+	       "a forged handle is INVALID_DEVICE");
+
+	/* The fake node is no /dev/dri file: nobody uses "the device". */
+	is_int(tgpu_device_get_processes(d, procs, 4, &count), TGPU_SUCCESS,
+	       "tgpu_device_get_processes scans /proc");
+	is_int(count, 0, "... and finds no user of a fake device");
+	is_int(tgpu_device_get_processes(d, NULL, 0, &count), TGPU_SUCCESS, "NULL, 0 counts");
+	is_int(tgpu_device_get_processes(d, procs, 4, NULL), TGPU_ERROR_INVALID_VALUE,
+	       "count NULL is INVALID_VALUE");
+	is_int(tgpu_device_get_processes(d, NULL, 4, &count), TGPU_ERROR_INVALID_VALUE,
+	       "procs NULL with max 4 is INVALID_VALUE");
+	is_int(tgpu_device_get_processes(d, procs, -1, &count), TGPU_ERROR_INVALID_VALUE,
+	       "max -1 is INVALID_VALUE");
+	is_int(tgpu_device_get_processes(forged, procs, 4, &count), TGPU_ERROR_INVALID_DEVICE,
+	       "a forged handle is INVALID_DEVICE");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -452,6 +509,7 @@ int main(void)
 	scenario("one broken, one good", one_broken_one_good);
 	scenario("two broken tgpus", two_broken);
 	scenario("unknown chip", unknown_chip);
+	scenario("monitoring calls", monitoring);
 	/* Whatever a crashed scenario left behind. */
 	for (nfakes = 0; nfakes < 8; nfakes++)
 		snprintf(fakes[nfakes].node, sizeof(fakes[nfakes].node), "%s/renderD%d",

@@ -95,6 +95,19 @@ int main(int argc, char **argv)
 	run(&r, smi, ARGS("-i", "nope"));
 	is_int(r.status, 2, "bad -i exits 2");
 
+	run(&r, smi, ARGS("dmon", "-c", "0"));
+	is_int(r.status, 2, "dmon -c 0 exits 2");
+	has_str(r.err, "at least 1", "... and says what -c takes");
+	is_str(r.out, "", "... before printing a header");
+	run(&r, smi, ARGS("dmon", "-s", "z"));
+	is_int(r.status, 2, "dmon -s z exits 2");
+	run(&r, smi, ARGS("--query-compute-apps=pid,bogus", "--format=csv"));
+	is_int(r.status, 2, "unknown --query-compute-apps field exits 2");
+	has_str(r.err, "Field \"bogus\" is not a valid field to query.", "... and names it");
+	run(&r, smi, ARGS("--help-query-compute-apps"));
+	is_int(r.status, 0, "--help-query-compute-apps exits 0");
+	has_str(r.out, "\"used_gpu_memory\" or \"used_memory\"", "... and lists the fields");
+
 	run(&r, smi, ARGS("-h"));
 	is_int(r.status, 0, "-h exits 0");
 	has_str(r.out, "--query-gpu=FIELDS", "-h prints usage on stdout");
@@ -128,5 +141,10 @@ int main(int argc, char **argv)
 	check_no_device(&r, want, "-L");
 	run(&r, smi, ARGS(NULL));
 	check_no_device(&r, want, "the summary");
+	run(&r, smi, ARGS("--query-compute-apps=pid", "--format=csv"));
+	check_no_device(&r, want, "--query-compute-apps");
+	run(&r, smi, ARGS("dmon", "-c", "1"));
+	check_no_device(&r, want, "dmon");
+	is_str(r.out, "", "... without printing a header");
 	return tap_done();
 }

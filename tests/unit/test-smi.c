@@ -420,6 +420,325 @@ static void test_query(void)
 	free(out);
 }
 
+/* ---- live state: memory and processes ------------------------------------- */
+
+#define MiB (1024ull * 1024)
+
+static struct tgpu_process_info procs0[3], procs1[1];
+static struct smi_state states[2];
+
+/* GPU 0: 1 GiB + 4 KiB used, three processes; GPU 1: 0 used, none. */
+static void make_states(void)
+{
+	memset(states, 0, sizeof(states));
+	memset(procs0, 0, sizeof(procs0));
+	procs0[0] = (struct tgpu_process_info){ .pid = 42, .used_memory = 80 * MiB, .clients = 2 };
+	strcpy(procs0[0].name, "holder");
+	procs0[1] = (struct tgpu_process_info){ .pid = 4321, .used_memory = 0, .clients = 1 };
+	strcpy(procs0[1].name, "a-rather-long-process-name-that-goes-on");
+	procs0[2] = (struct tgpu_process_info){ .pid = 99999,
+						.used_memory = TGPU_MEMORY_UNKNOWN,
+						.clients = 1 };
+	states[0].mem_known = true;
+	states[0].mem_used = 1024 * MiB + 4096;
+	states[0].mem_total = devs[0].vram_size;
+	states[0].procs_known = true;
+	states[0].procs = procs0;
+	states[0].nprocs = 3;
+	states[1].mem_known = true;
+	states[1].mem_used = 0;
+	states[1].mem_total = devs[1].vram_size;
+	states[1].procs_known = true;
+	states[1].procs = procs1;
+	states[1].nprocs = 0;
+}
+
+static struct smi_snapshot live_snapshot(int count)
+{
+	struct smi_snapshot s = snapshot(count);
+
+	s.state = states;
+	return s;
+}
+
+static char *csv_live(const char *query, const char *format, int ndev)
+{
+	struct smi_snapshot s = live_snapshot(ndev);
+	struct smi_args a;
+	char err[256], *out = NULL;
+
+	if (parse(&a, err, ARGV(query, format))) {
+		diag("parse failed: %s", err);
+		return strdup("");
+	}
+	if (a.mode == SMI_MODE_QUERY_APPS)
+		RENDER(out, smi_print_csv_apps(f, &a, &s));
+	else
+		RENDER(out, smi_print_csv(f, &a, &s));
+	return out;
+}
+
+static void test_memory(void)
+{
+	struct smi_snapshot s;
+	char *out;
+
+	make_states();
+	out = csv_live("--query-gpu=memory.total,memory.used,memory.free,memory.reserved",
+		       "--format=csv", 2);
+	is_str(out,
+	       "memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB]\n"
+	       "16384 MiB, 1024 MiB, 15360 MiB, [N/A]\n"
+	       "12288 MiB, 0 MiB, 12288 MiB, [N/A]\n",
+	       "memory.used rounds down to MiB; free = total - used; reserved stays N/A");
+	free(out);
+
+	states[1].mem_known = false;
+	out = csv_live("--query-gpu=memory.used,memory.free", "--format=csv,noheader,nounits", 2);
+	is_str(out, "1024, 15360\n[N/A], [N/A]\n", "a GPU whose memory is unknown prints [N/A]");
+	free(out);
+
+	/* The state belongs to the selected device (-i 1 picks devs + 1). */
+	make_states();
+	s = live_snapshot(1);
+	s.devs = &devs[1];
+	s.state = &states[1];
+	{
+		struct smi_args a;
+		char err[256];
+
+		parse(&a, err, ARGV("--query-gpu=name,memory.used", "--format=csv,noheader"));
+		RENDER(out, smi_print_csv(f, &a, &s));
+	}
+	is_str(out, "TGPU Tesla M40, 0 MiB\n", "-i: the selected device's own state");
+	free(out);
+
+	out = csv_live("--query-gpu=clocks.current.memory,clocks.current.sm", "--format=csv", 1);
+	is_str(out, "clocks.current.memory [MHz], clocks.current.sm [MHz]\n715 MHz, [N/A]\n",
+	       "current memory clock is the fixed one; the SM clock in use is unknown");
+	free(out);
+}
+
+static void test_apps_csv(void)
+{
+	struct smi_args a;
+	char err[256], *out;
+
+	make_states();
+	out = csv_live("--query-compute-apps=pid,process_name,used_memory,gpu_bus_id",
+		       "--format=csv", 2);
+	is_str(out,
+	       "pid, process_name, used_gpu_memory [MiB], gpu_bus_id\n"
+	       "42, holder, 80 MiB, 0000:01:00.0\n"
+	       "4321, a-rather-long-process-name-that-goes-on, 0 MiB, 0000:01:00.0\n"
+	       "99999, [N/A], [N/A], 0000:01:00.0\n",
+	       "one row per process, canonical names in the header, unknown values [N/A]");
+	free(out);
+
+	out = csv_live("--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits", 2);
+	is_str(out, "42, 80\n4321, 0\n99999, [N/A]\n", "noheader,nounits");
+	free(out);
+
+	out = csv_live("--query-compute-apps=pid,name,gpu_name,gpu_uuid,gpu_serial",
+		       "--format=csv", 2);
+	has_str(out, "pid, process_name, gpu_name, gpu_uuid, gpu_serial\n",
+		"the name alias; uuid and serial fields exist");
+	has_str(out, "42, holder, TGPU Tesla P100, [N/A], [N/A]\n", "... and print [N/A]");
+	free(out);
+
+	states[0].nprocs = 0;
+	out = csv_live("--query-compute-apps=pid", "--format=csv", 2);
+	is_str(out, "pid\n", "no processes: only the header");
+	free(out);
+	out = csv_live("--query-compute-apps=pid", "--format=csv,noheader", 2);
+	is_str(out, "", "no processes, noheader: nothing");
+	free(out);
+
+	is_int(parse(&a, err, ARGV("--query-compute-apps=pid,memory.total", "--format=csv")), 2,
+	       "a --query-gpu field is not a compute-apps field");
+	is_str(err, "Field \"memory.total\" is not a valid field to query.", "... nvidia-smi's message");
+	is_int(parse(&a, err, ARGV("--query-gpu=pid", "--format=csv")), 2,
+	       "and a compute-apps field is not a --query-gpu field");
+	is_int(parse(&a, err, ARGV("--query-compute-apps=pid")), 2, "--format is required");
+	has_str(err, "--query-compute-apps needs --format", "... says so");
+	is_int(parse(&a, err, ARGV("--query-compute-apps")), 2, "a value is required");
+	is_int(parse(&a, err, ARGV("--query-compute-apps=pid", "--query-gpu=name",
+				   "--format=csv")), 2, "not with --query-gpu");
+	is_int(parse(&a, err, ARGV("--query-compute-apps", "pid", "--format", "csv", "-i", "1")), 0,
+	       "space-separated values and -i");
+	ok(a.mode == SMI_MODE_QUERY_APPS && a.nfields == 1 && strcmp(a.id, "1") == 0,
+	   "... query-apps mode, one field, id 1");
+	is_int(smi_app_field_lookup("used_memory") == smi_app_field_lookup("used_gpu_memory"), 1,
+	       "used_memory is an alias of used_gpu_memory");
+	is_str(smi_field_unit(smi_app_field_lookup("used_memory")), "MiB", "... in MiB");
+}
+
+static void test_summary_live(void)
+{
+	struct smi_snapshot s;
+	char *out = NULL, *line, *save = NULL, *copy;
+	bool widths = true;
+
+	make_states();
+	s = live_snapshot(2);
+	RENDER(out, smi_print_summary(f, &s));
+	diag("summary:\n%s", out);
+	copy = strdup(out);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if ((line[0] == '+' || line[0] == '|') && strlen(line) != 91) {
+			widths = false;
+			diag("bad box line: \"%s\"", line);
+		}
+	}
+	free(copy);
+	ok(widths, "box lines stay 91 columns with processes and long names");
+	has_str(out, "|     1024MiB / 16384MiB |", "GPU 0 memory usage, right-aligned");
+	has_str(out, "|        0MiB / 12288MiB |", "GPU 1 memory usage: a real 0");
+	has_str(out, "|    0         42     C    holder", "process row: GPU, PID, type C, name");
+	/* Under the header: PID ends under "PID", C under "Type", name under "Process name". */
+	has_str(out, "|  GPU        PID   Type   Process name", "process header");
+	has_str(out, "C    holder                                                   80MiB |\n",
+		"memory right-aligned under GPU Memory");
+	has_str(out, "|    0       4321     C    a-rather-long-process-name-that-goes-on",
+		"a long name");
+	has_str(out, "|    0      99999     C    N/A", "no name: N/A");
+	has_str(out, "N/A |\n+---", "unknown memory: N/A at the right");
+	ok(!strstr(out, "No running processes found"), "no 'none' line when there are rows");
+
+	states[0].nprocs = 0;
+	RENDER(out, smi_print_summary(f, &s));
+	has_str(out, "|  No running processes found                 ", "no processes: nvidia-smi's line");
+	free(out);
+
+	states[1].procs_known = false;
+	RENDER(out, smi_print_summary(f, &s));
+	ok(!strstr(out, "No running processes found") && strstr(out, "|  N/A    "),
+	   "a GPU whose processes are unknown: N/A, not 'none'");
+	free(out);
+}
+
+static void test_query_live(void)
+{
+	struct smi_snapshot s;
+	char *out = NULL;
+
+	make_states();
+	s = live_snapshot(1);
+	RENDER(out, smi_print_query(f, &s));
+	has_str(out, "    FB Memory Usage\n"
+		"        Total                                          : 16384 MiB\n"
+		"        Reserved                                       : N/A\n"
+		"        Used                                           : 1024 MiB\n"
+		"        Free                                           : 15360 MiB\n",
+		"FB memory usage: total, used, free");
+	has_str(out, "    Processes\n"
+		"        Process ID                                     : 42\n"
+		"            Type                                       : C\n"
+		"            Name                                       : holder\n"
+		"            Used GPU Memory                            : 80 MiB\n"
+		"        Process ID                                     : 4321\n",
+		"processes, nvidia-smi's layout");
+	has_str(out, "        Process ID                                     : 99999\n"
+		"            Type                                       : C\n"
+		"            Name                                       : N/A\n"
+		"            Used GPU Memory                            : N/A\n",
+		"unknown name and memory: N/A");
+	has_str(out, "    Clocks\n        Graphics                                       : N/A\n"
+		"        SM                                             : N/A\n"
+		"        Memory                                         : 715 MHz\n",
+		"current clocks: memory known, SM not");
+	free(out);
+
+	states[0].nprocs = 0;
+	RENDER(out, smi_print_query(f, &s));
+	has_str(out, "    Processes                                          : None\n",
+		"no processes: None");
+	free(out);
+	states[0].procs_known = false;
+	states[0].mem_known = false;
+	RENDER(out, smi_print_query(f, &s));
+	has_str(out, "    Processes                                          : N/A\n",
+		"processes unknown: N/A");
+	has_str(out, "        Used                                           : N/A\n",
+		"memory unknown: N/A");
+	free(out);
+}
+
+/* ---- dmon ------------------------------------------------------------------ */
+
+static void test_dmon(void)
+{
+	struct smi_args a;
+	struct smi_state st = { 0 };
+	char err[256], *out = NULL;
+
+	is_int(parse(&a, err, ARGV("dmon")), 0, "dmon parses");
+	ok(a.mode == SMI_MODE_DMON && a.dmon_count == 0 && a.dmon_delay == 1 &&
+	   a.dmon_groups == SMI_DMON_DEFAULT && !a.id,
+	   "defaults: forever, every second, groups puc, all GPUs");
+	is_int(parse(&a, err, ARGV("dmon", "-c", "2", "-d", "3", "-i", "1", "-s", "mc")), 0,
+	       "dmon -c 2 -d 3 -i 1 -s mc");
+	ok(a.dmon_count == 2 && a.dmon_delay == 3 && strcmp(a.id, "1") == 0 &&
+	   a.dmon_groups == (SMI_DMON_MEM | SMI_DMON_CLOCKS), "... all kept");
+	is_int(parse(&a, err, ARGV("dmon", "--count=5", "--delay=2", "-s", "pucvmet")), 0,
+	       "long options, every group");
+	ok(a.dmon_count == 5 && a.dmon_delay == 2 && a.dmon_groups == 0x7f, "... kept");
+	is_int(parse(&a, err, ARGV("dmon", "-c3")), 0, "-c3 attached");
+	is_int(a.dmon_count, 3, "... 3");
+
+	is_int(parse(&a, err, ARGV("dmon", "-c", "0")), 2, "-c 0 is refused");
+	has_str(err, "at least 1", "... says what is allowed");
+	is_int(parse(&a, err, ARGV("dmon", "-c", "2x")), 2, "-c 2x is refused");
+	is_int(parse(&a, err, ARGV("dmon", "-c", "-1")), 2, "-c -1 is refused");
+	is_int(parse(&a, err, ARGV("dmon", "-c", "99999999999")), 2, "-c beyond int is refused");
+	is_int(parse(&a, err, ARGV("dmon", "-c")), 2, "-c without a value");
+	is_int(parse(&a, err, ARGV("dmon", "-d", "0")), 2, "-d 0 is refused");
+	has_str(err, "1 to 86400", "... says the range");
+	is_int(parse(&a, err, ARGV("dmon", "-s", "px")), 2, "-s with an unknown group");
+	has_str(err, "'x'", "... names it");
+	is_int(parse(&a, err, ARGV("dmon", "-s", "")), 2, "-s empty");
+	is_int(parse(&a, err, ARGV("dmon", "-i", "gpu")), 2, "dmon -i with a bad id");
+	is_int(parse(&a, err, ARGV("dmon", "-q")), 2, "an option dmon does not know");
+	has_str(err, "\"-q\"", "... named");
+	is_int(parse(&a, err, ARGV("-q", "dmon")), 2, "dmon only as the first argument");
+	is_int(parse(&a, err, ARGV("dmon", "-h")), 0, "dmon -h");
+	is_int(a.mode, SMI_MODE_HELP, "... is help");
+
+	parse(&a, err, ARGV("dmon"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &st);
+	       smi_dmon_line(f, &a, &devs[1], &st));
+	is_str(out,
+	       "# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+	       "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
+	       "    0     -     -     -     -     -     -     -   715     -\n"
+	       "    1     -     -     -     -     -     -     -  3004     -\n",
+	       "default dmon: nvidia-smi's layout, '-' for what is not reported");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "-s", "mp"));
+	st.mem_known = true;
+	st.mem_used = 80 * MiB + 5;
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &st));
+	is_str(out,
+	       "# gpu   pwr gtemp mtemp    fb  bar1\n"
+	       "# Idx     W     C     C    MB    MB\n"
+	       "    0     -     -     -    80     -\n",
+	       "-s mp: groups in nvidia-smi's order, fb is the memory used");
+	free(out);
+	st.mem_known = false;
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &st));
+	is_str(out, "    0     -     -     -     -     -\n", "unknown memory: fb is '-'");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "-s", "vet"));
+	RENDER(out, smi_dmon_header(f, &a));
+	is_str(out,
+	       "# gpu pviol tviol sbecc dbecc   pci rxpci txpci\n"
+	       "# Idx     %  bool  errs  errs  errs  MB/s  MB/s\n",
+	       "-s vet: violations, errors, PCIe columns");
+	free(out);
+}
+
 static void test_help(void)
 {
 	char *out = NULL;
@@ -431,6 +750,11 @@ static void test_help(void)
 	free(out);
 	RENDER(out, smi_print_help(f));
 	has_str(out, "--query-gpu=FIELDS", "-h documents --query-gpu");
+	has_str(out, "--query-compute-apps=FIELDS", "-h documents --query-compute-apps");
+	has_str(out, "tgpu-smi dmon", "-h documents dmon");
+	free(out);
+	RENDER(out, smi_print_help_query_apps(f));
+	has_str(out, "\"used_gpu_memory\" or \"used_memory\"\n", "--help-query-compute-apps");
 	free(out);
 }
 
@@ -449,6 +773,11 @@ int main(void)
 	test_list();
 	test_summary();
 	test_query();
+	test_memory();
+	test_apps_csv();
+	test_summary_live();
+	test_query_live();
+	test_dmon();
 	test_help();
 	return tap_done();
 }

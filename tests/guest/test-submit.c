@@ -1288,7 +1288,8 @@ static int test_unplug(void)
 {
 	char link[256], bdf[256];
 	struct drm_tgpu_submit_range r;
-	uint32_t q, s;
+	uint32_t q, s, sys, i, bad;
+	volatile uint32_t *sp;
 	struct ctx c;
 	ssize_t n;
 	int err, status, sync_fd;
@@ -1302,6 +1303,13 @@ static int test_unplug(void)
 	snprintf(bdf, sizeof(bdf), "%s", slash ? slash + 1 : link);
 
 	ctx_open(&c);
+	/* a system-memory object, bound and mapped, across the unplug */
+	sys = gem_create_sysmem(c.fd, 65536);
+	sp = gem_mmap(c.fd, sys, 65536);
+	for (i = 0; i < 65536 / 4; i++)
+		sp[i] = pattern(i);
+	ok(vm_bind(c.fd, sys, 0, SYS_VA, 65536, 0) == 0,
+	   "a SYSMEM object bound and mapped before the unplug");
 	if (queue_create(c.fd, TGPU_RUNLIST_COMPUTE, 0, &q))
 		bail("QUEUE_CREATE failed");
 	s = syncobj_create(c.fd);
@@ -1348,8 +1356,24 @@ static int test_unplug(void)
 	err = queue_destroy(c.fd, q);
 	ok(err == ENODEV, "QUEUE_DESTROY after unplug: %s (want %s)",
 	   strerror(err), strerror(ENODEV));
+	{
+		struct drm_tgpu_gem_create gc = {
+			.size = 4096, .flags = DRM_TGPU_GEM_CREATE_SYSMEM,
+		};
+
+		err = xioctl(c.fd, DRM_IOCTL_TGPU_GEM_CREATE, &gc);
+		ok(err == ENODEV, "GEM_CREATE SYSMEM after unplug: %s (want %s)",
+		   strerror(err), strerror(ENODEV));
+	}
+	for (i = 0, bad = 0; i < 65536 / 4; i++)
+		bad += sp[i] != pattern(i);
+	ok(bad == 0, "the SYSMEM object's CPU mapping still has its data after unplug (%u wrong)",
+	   bad);
 	ctx_close(&c);
 	ok(true, "closing the file after unplug returns");
+	sp[0] = 1;
+	munmap((void *)sp, 65536);
+	ok(true, "the SYSMEM mapping outlives the file; munmap frees the object");
 
 	err = write_file("/sys/bus/pci/drivers/tgpu/bind", bdf);
 	ok(!err, "bind %s again: %s", bdf, strerror(err));

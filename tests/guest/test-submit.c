@@ -1488,6 +1488,26 @@ static int test_large_pages(void)
 	ok(large < 32 && small >= 256,
 	   "TLB misses: %u with 2 MiB pages, %u with 4 KiB pages", large,
 	   small);
+
+	/* system memory at a 2 MiB-aligned VA still gets 4 KiB pages */
+	{
+		uint32_t sys = gem_create_sysmem(c.fd, 2u << 20), sysm;
+		volatile uint32_t *sp = gem_mmap(c.fd, sys, 2u << 20);
+
+		if (vm_bind(c.fd, sys, 0, SYS_VA, 2u << 20, 0))
+			bail("VM_BIND failed");
+		pb_begin(&c.pb);
+		for (i = 0; i < 256; i++)
+			pb_release(&c.pb, SYS_VA + 8192ull * i, i + 1);
+		before = tlb_misses(bar0);
+		status = run(&c, q, pb_range(&c.pb));
+		sysm = tlb_misses(bar0) - before;
+		ok(status == 1 && sp[0] == 1 && sp[255 * 2048] == 256,
+		   "the same writes through a 2 MiB-aligned SYSMEM mapping land");
+		ok(sysm >= 256, "TLB misses: %u with SYSMEM (4 KiB pages only)",
+		   sysm);
+		munmap((void *)sp, 2u << 20);
+	}
 	queue_destroy(c.fd, q);
 	ctx_close(&c);
 

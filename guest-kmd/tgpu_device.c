@@ -148,9 +148,10 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	/* A PTE holds a system-memory page address of 52 bits ([51:12]). */
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(52));
 	if (ret)
-		return dev_err_probe(dev, ret, "cannot set a 64-bit DMA mask\n");
+		return dev_err_probe(dev, ret, "cannot set a 52-bit DMA mask\n");
 
 	pci_set_master(pdev);
 

@@ -151,6 +151,7 @@ static const struct file_operations tgpu_drm_fops = {
  *           DRM_IOCTL_TGPU_VM_BIND, DRM_IOCTL_TGPU_VM_UNBIND,
  *           DRM_IOCTL_TGPU_QUEUE_CREATE, DRM_IOCTL_TGPU_QUEUE_DESTROY,
  *           DRM_IOCTL_TGPU_SUBMIT
+ * - 1.3.0 - system-memory buffer objects: DRM_TGPU_GEM_CREATE_SYSMEM
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -158,13 +159,14 @@ static const struct drm_driver tgpu_drm_driver = {
 	.open = tgpu_open,
 	.postclose = tgpu_postclose,
 	.show_fdinfo = tgpu_gem_show_fdinfo,
+	.gem_create_object = tgpu_gem_create_object,
 	.ioctls = tgpu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
 	.fops = &tgpu_drm_fops,
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 2,
+	.minor = 3,
 	.patchlevel = 0,
 };
 

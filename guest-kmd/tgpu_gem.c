@@ -6,11 +6,13 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/pfn.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/tgpu_drm.h>
@@ -136,6 +138,78 @@ static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size)
 	return bo;
 }
 
+/*
+ * System-memory objects: drm_gem_shmem objects with the helpers' own
+ * functions.  This table also tells them from VRAM objects.
+ */
+static const struct drm_gem_object_funcs tgpu_sysmem_funcs = {
+	.free = drm_gem_shmem_object_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+/**
+ * tgpu_gem_create_object() - &drm_driver.gem_create_object
+ * @ddev: the DRM device
+ * @size: the object's size
+ *
+ * Only the shmem helpers call this: the object they make is a
+ * system-memory object with tgpu's functions.
+ *
+ * Return: the new object, or an ERR_PTR() on failure.
+ */
+struct drm_gem_object *tgpu_gem_create_object(struct drm_device *ddev,
+					      size_t size)
+{
+	struct drm_gem_shmem_object *shmem;
+
+	shmem = kzalloc(sizeof(*shmem), GFP_KERNEL);
+	if (!shmem)
+		return ERR_PTR(-ENOMEM);
+	shmem->base.funcs = &tgpu_sysmem_funcs;
+	return &shmem->base;
+}
+
+/**
+ * tgpu_gem_is_sysmem() - whether an object is in system memory
+ * @obj: a tgpu GEM object
+ *
+ * Return: true for a system-memory (shmem) object, false for VRAM.
+ */
+bool tgpu_gem_is_sysmem(const struct drm_gem_object *obj)
+{
+	return obj->funcs == &tgpu_sysmem_funcs;
+}
+
+/*
+ * A system-memory object: shmem pages (zeroed by shmem), cached CPU
+ * mappings, DMA-mapped and pinned here for the object's whole life, so
+ * VM_BIND only walks the table.
+ */
+static struct drm_gem_object *tgpu_sysmem_create(struct tgpu_device *tdev,
+						 u64 size)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct sg_table *sgt;
+
+	shmem = drm_gem_shmem_create(&tdev->base, size);
+	if (IS_ERR(shmem))
+		return ERR_CAST(shmem);
+
+	sgt = drm_gem_shmem_get_pages_sgt(shmem);
+	if (IS_ERR(sgt)) {
+		drm_gem_object_put(&shmem->base);
+		return ERR_CAST(sgt);
+	}
+	return &shmem->base;
+}
+
 /**
  * tgpu_ioctl_gem_create() - DRM_IOCTL_TGPU_GEM_CREATE
  * @ddev: the DRM device
@@ -149,29 +223,40 @@ int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
 {
 	struct tgpu_device *tdev = to_tgpu_device(ddev);
 	struct drm_tgpu_gem_create *args = data;
+	bool sysmem = args->flags & DRM_TGPU_GEM_CREATE_SYSMEM;
+	struct drm_gem_object *obj;
 	struct tgpu_bo *bo;
 	u64 size;
 	int idx, ret;
 
-	if (args->flags)
+	if (args->flags & ~DRM_TGPU_GEM_CREATE_FLAGS)
 		return -EINVAL;
 
 	size = PAGE_ALIGN(args->size);
 	if (!args->size || size < args->size)
 		return -EINVAL;
-	if (size > tdev->vram.visible)
+	if (sysmem ? size >> PAGE_SHIFT > totalram_pages() :
+		     size > tdev->vram.visible)
 		return -E2BIG;
 
 	if (!drm_dev_enter(ddev, &idx))
 		return -ENODEV;
-	bo = tgpu_bo_create(tdev, size);
+	if (sysmem) {
+		obj = tgpu_sysmem_create(tdev, size);
+	} else {
+		bo = tgpu_bo_create(tdev, size);
+		obj = IS_ERR(bo) ? ERR_CAST(bo) : &bo->base;
+	}
 	drm_dev_exit(idx);
-	if (IS_ERR(bo))
-		return PTR_ERR(bo);
+	if (IS_ERR(obj)) {
+		ret = PTR_ERR(obj);
+		/* -ENOSPC says "out of VRAM" in this uAPI; shmem is memory. */
+		return sysmem && ret == -ENOSPC ? -ENOMEM : ret;
+	}
 
-	ret = drm_gem_handle_create(file, &bo->base, &args->handle);
+	ret = drm_gem_handle_create(file, obj, &args->handle);
 	/* The handle, if any, holds the object now. */
-	drm_gem_object_put(&bo->base);
+	drm_gem_object_put(obj);
 	if (ret)
 		return ret;
 
@@ -210,31 +295,34 @@ int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,
 }
 
 /**
- * tgpu_gem_show_fdinfo() - the file's VRAM objects, for fdinfo
+ * tgpu_gem_show_fdinfo() - the file's objects, for fdinfo
  * @p: the printer
  * @file: the DRM file
  *
- * The standard drm-{total,shared,active,resident}-vram keys, counting the
- * objects the file has a handle to (as drm_show_memory_stats(), whose
- * region name is fixed to "memory").  Objects live in VRAM from creation
- * to free, so they are all resident; fences are not tracked per object,
- * so active stays 0.
+ * The standard drm-{total,shared,active,resident}-<region> keys for the
+ * regions "vram" and "system", counting the objects the file has a handle
+ * to (as drm_show_memory_stats(), whose region name is fixed to
+ * "memory").  VRAM objects live in VRAM from creation to free, and
+ * system-memory objects are pinned from creation to free, so they are
+ * all resident; fences are not tracked per object, so active stays 0.
  */
 void tgpu_gem_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
-	struct drm_memory_stats stats = {};
+	struct drm_memory_stats vram = {}, sys = {}, *stats;
 	struct drm_gem_object *obj;
 	int id;
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
+		stats = tgpu_gem_is_sysmem(obj) ? &sys : &vram;
 		if (drm_gem_object_is_shared_for_memory_stats(obj))
-			stats.shared += obj->size;
+			stats->shared += obj->size;
 		else
-			stats.private += obj->size;
-		stats.resident += obj->size;
+			stats->private += obj->size;
+		stats->resident += obj->size;
 	}
 	spin_unlock(&file->table_lock);
 
-	drm_print_memory_stats(p, &stats, DRM_GEM_OBJECT_RESIDENT, "vram");
+	drm_print_memory_stats(p, &vram, DRM_GEM_OBJECT_RESIDENT, "vram");
+	drm_print_memory_stats(p, &sys, DRM_GEM_OBJECT_RESIDENT, "system");
 }

@@ -28,6 +28,10 @@ static inline struct tgpu_bo *to_tgpu_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct tgpu_bo, base);
 }
 
+struct drm_gem_object *tgpu_gem_create_object(struct drm_device *ddev,
+					      size_t size);
+bool tgpu_gem_is_sysmem(const struct drm_gem_object *obj);
+
 int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
 			  struct drm_file *file);
 int tgpu_ioctl_gem_mmap_offset(struct drm_device *ddev, void *data,

@@ -5,12 +5,15 @@
 #include <linux/gpu_buddy.h>
 #include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_mm.h>
+#include <drm/drm_print.h>
 #include <drm/tgpu_drm.h>
 
 #include <tgpu/channel.h>
@@ -240,10 +243,11 @@ static void tgpu_vm_clear(struct tgpu_vm *vm, u64 va, u64 size)
 }
 
 /*
- * Map a physically contiguous run of VRAM at @va.  2 MiB pages where
- * @va and @phys are 2 MiB aligned, the run covers the whole 2 MiB and no
- * PT is in the way.  With vm->lock held; on failure, what was mapped
- * stays for the caller to clear.
+ * Map a physically contiguous run of VRAM, or of DMA addresses when
+ * @flags has TGPU_PTE_SYSMEM, at @va.  2 MiB pages (VRAM only) where @va
+ * and @phys are 2 MiB aligned, the run covers the whole 2 MiB and no PT
+ * is in the way.  With vm->lock held; on failure, what was mapped stays
+ * for the caller to clear.
  */
 static int tgpu_vm_map_run(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 			   u64 flags)
@@ -252,7 +256,8 @@ static int tgpu_vm_map_run(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 	unsigned int i;
 
 	while (size) {
-		if (IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
+		if (!(flags & TGPU_PTE_SYSMEM) &&
+		    IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
 		    size >= TGPU_LARGE_PAGE_SIZE) {
 			pd0 = tgpu_vm_pd0(vm, va, true);
 			if (IS_ERR(pd0))
@@ -380,6 +385,55 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_bo *bo, u64 offset,
 	return 0;
 }
 
+/*
+ * Map @size bytes of a system-memory object from @offset at @va: its DMA
+ * segments, 4 KiB PTEs of the system-memory aperture.  A segment can be
+ * longer than a page (an IOMMU merges them); tgpu_vm_map_run() splits it.
+ * The table was made and the pages pinned when the object was created.
+ */
+static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct drm_gem_object *obj,
+			      u64 offset, u64 va, u64 size, u64 flags)
+{
+	struct sg_table *sgt = to_drm_gem_shmem_obj(obj)->sgt;
+	struct scatterlist *sg;
+	dma_addr_t addr;
+	u64 len, run;
+	unsigned int i;
+	int ret;
+
+	if (drm_WARN_ON_ONCE(obj->dev, !sgt))
+		return -EINVAL;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (!size)
+			break;
+		addr = sg_dma_address(sg);
+		len = sg_dma_len(sg);
+		/* The PTE takes a 4 KiB aligned address below 2^52. */
+		if (drm_WARN_ON_ONCE(obj->dev,
+				     !IS_ALIGNED(addr | len, TGPU_PAGE_SIZE) ||
+				     (addr + len - 1) & ~(TGPU_PTE_ADDR_MASK |
+							  (TGPU_PAGE_SIZE - 1))))
+			return -EINVAL;
+		if (offset >= len) {
+			offset -= len;
+			continue;
+		}
+		run = min(len - offset, size);
+		ret = tgpu_vm_map_run(vm, va, addr + offset, run,
+				      flags | TGPU_PTE_SYSMEM);
+		if (ret)
+			return ret;
+		va += run;
+		size -= run;
+		offset = 0;
+	}
+	/* The segments cover the whole object, and the range is in it. */
+	if (drm_WARN_ON_ONCE(obj->dev, size))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * tgpu_ioctl_vm_bind() - DRM_IOCTL_TGPU_VM_BIND
  * @ddev: the DRM device
@@ -439,7 +493,10 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 		goto err_unlock;
 	}
 	ret = tgpu_vm_get_pd1(vm);
-	if (!ret)
+	if (!ret && tgpu_gem_is_sysmem(obj))
+		ret = tgpu_vm_map_sysmem(vm, obj, args->bo_offset, args->va,
+					 args->size, flags);
+	else if (!ret)
 		ret = tgpu_vm_map_bo(vm, to_tgpu_bo(obj), args->bo_offset,
 				     args->va, args->size, flags);
 	if (ret) {

@@ -3,7 +3,8 @@
  * In-guest test of the per-file GPU VM, queues and submission:
  * DRM_IOCTL_TGPU_VM_BIND/UNBIND, QUEUE_CREATE/DESTROY and SUBMIT through
  * raw ioctls.  Pushbuffers use host methods only (semaphore release and
- * acquire), so every engine's queue can run them.  Meant for a guest
+ * acquire), so every engine's queue can run them, plus copy-engine
+ * copies between VRAM and system-memory objects.  Meant for a guest
  * booted with --device-opts vram-size=1G:
  *
  *   test-submit [--node=PATH] [--no-timeout | --timeout-ms=MS]
@@ -62,13 +63,23 @@ static uint64_t get_param(int fd, uint32_t param)
 	return p.value;
 }
 
-static uint32_t gem_create(int fd, uint64_t size)
+static uint32_t gem_create_flags(int fd, uint64_t size, uint32_t flags)
 {
-	struct drm_tgpu_gem_create c = { .size = size };
+	struct drm_tgpu_gem_create c = { .size = size, .flags = flags };
 
 	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &c))
 		bail("GEM_CREATE failed");
 	return c.handle;
+}
+
+static uint32_t gem_create(int fd, uint64_t size)
+{
+	return gem_create_flags(fd, size, 0);
+}
+
+static uint32_t gem_create_sysmem(int fd, uint64_t size)
+{
+	return gem_create_flags(fd, size, DRM_TGPU_GEM_CREATE_SYSMEM);
 }
 
 static void gem_close(int fd, uint32_t handle)
@@ -873,6 +884,19 @@ static void test_fdinfo(struct ctx *c)
 	gem_close(c->fd, h);
 	ok(fdinfo_has(c->fd, "drm-total-vram:\t5 MiB\n"),
 	   "fdinfo: back to 5 MiB after GEM_CLOSE");
+
+	ok(fdinfo_has(c->fd, "drm-total-system:\t0\n") &&
+	   fdinfo_has(c->fd, "drm-resident-system:\t0\n"),
+	   "fdinfo: drm-total-system and drm-resident-system are 0 without SYSMEM objects");
+	h = gem_create_sysmem(c->fd, 12288);
+	ok(fdinfo_has(c->fd, "drm-total-system:\t12 KiB\n") &&
+	   fdinfo_has(c->fd, "drm-resident-system:\t12 KiB\n") &&
+	   fdinfo_has(c->fd, "drm-shared-system:\t0\n") &&
+	   fdinfo_has(c->fd, "drm-total-vram:\t5 MiB\n"),
+	   "fdinfo: a 12 KiB SYSMEM object counts in drm-*-system, not in vram");
+	gem_close(c->fd, h);
+	ok(fdinfo_has(c->fd, "drm-total-system:\t0\n"),
+	   "fdinfo: drm-total-system back to 0 after GEM_CLOSE");
 }
 
 /* Threads submitting at once, to one queue and to their own queues. */
@@ -1003,6 +1027,166 @@ static void test_copy(struct ctx *c)
 }
 
 /*
+ * System-memory objects in the VM: the host unit's semaphore writes and
+ * CE0 copies between them and VRAM, through the system-memory aperture.
+ */
+#define SYS_VA		0x0500000000ull		/* 20 GiB */
+#define SYS_SIZE	(4u << 20)
+
+static void test_sysmem(struct ctx *c)
+{
+	const uint32_t len = (1u << 20) + 12;
+	const uint64_t off_va = 0x0600000000ull, ro_va = 0x0700000000ull;
+	uint32_t sys = gem_create_sysmem(c->fd, SYS_SIZE), q, i, bad;
+	volatile uint32_t *sp = gem_mmap(c->fd, sys, SYS_SIZE);
+	uint64_t vram = get_param(c->fd, DRM_TGPU_PARAM_VRAM_USED);
+	int err, status;
+
+	/* the bind checks are the same as for VRAM objects */
+	err = vm_bind(c->fd, sys, SYS_SIZE, SYS_VA, 4096, 0);
+	ok(err == EINVAL, "SYSMEM: VM_BIND with bo_offset at the object's end: %s (want %s)",
+	   strerror(err), strerror(EINVAL));
+	err = vm_bind(c->fd, sys, 4096, SYS_VA, SYS_SIZE, 0);
+	ok(err == EINVAL, "SYSMEM: VM_BIND with bo_offset + size beyond the object: %s (want %s)",
+	   strerror(err), strerror(EINVAL));
+	err = vm_bind(c->fd, sys, 0, SYS_VA, SYS_SIZE, 0);
+	ok(err == 0, "SYSMEM: VM_BIND of a 4 MiB object at a 2 MiB aligned VA: %s",
+	   strerror(err));
+	err = vm_bind(c->fd, sys, 0, SYS_VA + 4096, 4096, 0);
+	ok(err == EEXIST, "SYSMEM: VM_BIND overlapping it: %s (want %s)",
+	   strerror(err), strerror(EEXIST));
+	/* a second mapping of a part of it, at an object offset */
+	err = vm_bind(c->fd, sys, 0x203000, off_va, 0x3000, 0);
+	ok(err == 0, "SYSMEM: VM_BIND of 12 KiB at object offset 0x203000: %s",
+	   strerror(err));
+	ok(get_param(c->fd, DRM_TGPU_PARAM_VRAM_USED) - vram <= 3 * 8192,
+	   "SYSMEM: binding takes no VRAM but page tables");
+
+	/* the host unit's semaphore releases land in system memory */
+	memset((void *)sp, 0, SYS_SIZE);
+	if (queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q))
+		bail("QUEUE_CREATE failed");
+	pb_begin(&c->pb);
+	pb_release(&c->pb, SYS_VA + 8, 0x51515151);
+	pb_release(&c->pb, SYS_VA + (2u << 20) + 4, 0x52525252);
+	pb_release(&c->pb, SYS_VA + SYS_SIZE - 4, 0x53535353);
+	pb_release(&c->pb, off_va + 0x1ffc, 0x54545454);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1 && sp[2] == 0x51515151 &&
+	   sp[(2u << 20) / 4 + 1] == 0x52525252 &&
+	   sp[SYS_SIZE / 4 - 1] == 0x53535353 &&
+	   sp[(0x203000 + 0x1ffc) / 4] == 0x54545454,
+	   "SYSMEM: semaphore releases land where the CPU mapping sees them, also through the offset mapping (status %d)",
+	   status);
+	for (i = 0, bad = 0; i < SYS_SIZE / 4; i++)
+		if (sp[i] && i != 2 && i != (2u << 20) / 4 + 1 &&
+		    i != SYS_SIZE / 4 - 1 && i != (0x203000 + 0x1ffc) / 4)
+			bad++;
+	ok(bad == 0, "SYSMEM: nothing else in the object changed (%u dwords)",
+	   bad);
+
+	/* CE0: system memory -> VRAM */
+	for (i = 0; i < SYS_SIZE / 4; i++)
+		sp[i] = pattern(i ^ 0x5a5a);
+	memset((void *)c->data, 0, DATA_SIZE);
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, DATA_VA + 0x1000, SYS_VA + 0x1ff000 + 0x40, len);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1, "SYSMEM: a CE0 copy of 1 MiB + 12 bytes from system memory to VRAM (status %d)",
+	   status);
+	for (i = 0, bad = 0; i < len / 4; i++)
+		if (c->data[0x1000 / 4 + i] != pattern(((0x1ff040 / 4) + i) ^ 0x5a5a))
+			bad++;
+	ok(bad == 0 && c->data[0x3ff] == 0 && c->data[0x1000 / 4 + len / 4] == 0,
+	   "SYSMEM: the VRAM destination is byte-exact (%u dwords wrong), nothing written around it",
+	   bad);
+
+	/* CE0: VRAM -> system memory, across the 2 MiB boundary */
+	for (i = 0; i < DATA_SIZE / 4; i++)
+		c->data[i] = pattern(i + 77);
+	memset((void *)sp, 0, SYS_SIZE);
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, SYS_VA + 0x180000 + 4, DATA_VA + 0x2000, len);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1, "SYSMEM: a CE0 copy of 1 MiB + 12 bytes from VRAM to system memory (status %d)",
+	   status);
+	for (i = 0, bad = 0; i < len / 4; i++)
+		if (sp[0x180004 / 4 + i] != pattern(0x2000 / 4 + i + 77))
+			bad++;
+	ok(bad == 0 && sp[0x180000 / 4] == 0 && sp[0x180004 / 4 + len / 4] == 0,
+	   "SYSMEM: the system-memory destination is byte-exact (%u dwords wrong), nothing written around it",
+	   bad);
+
+	/* CE0: system memory -> system memory, into the offset mapping */
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, off_va + 0x10, SYS_VA + 0x180004, 0x2000);
+	status = run(c, q, pb_range(&c->pb));
+	for (i = 0, bad = 0; i < 0x2000 / 4; i++)
+		if (sp[(0x203010) / 4 + i] != pattern(0x2000 / 4 + i + 77))
+			bad++;
+	ok(status == 1 && bad == 0,
+	   "SYSMEM: a copy within system memory through the offset mapping is byte-exact (status %d, %u wrong)",
+	   status, bad);
+
+	/* READ_ONLY: copies out work, copies in fault */
+	ok(vm_bind(c->fd, sys, 0, ro_va, 65536, DRM_TGPU_VM_BIND_READ_ONLY) == 0,
+	   "SYSMEM: VM_BIND READ_ONLY elsewhere");
+	sp[0] = 0x0f0f0f0f;
+	memset((void *)c->data, 0, 4096);
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, DATA_VA, ro_va, 4096);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1 && c->data[0] == 0x0f0f0f0f,
+	   "SYSMEM: a copy out of the READ_ONLY mapping works (status %d)", status);
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, ro_va, DATA_VA + 4096, 4096);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == -EIO && sp[0] == 0x0f0f0f0f,
+	   "SYSMEM: a copy into the READ_ONLY mapping fails the job with -EIO (status %d), nothing written",
+	   status);
+	queue_destroy(c->fd, q);
+	vm_unbind(c->fd, ro_va, 65536);
+
+	/* after VM_UNBIND the copy engine faults, the object stays as it was */
+	if (queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q))
+		bail("QUEUE_CREATE failed");
+	ok(vm_unbind(c->fd, SYS_VA, SYS_SIZE) == 0, "SYSMEM: VM_UNBIND of the 4 MiB mapping");
+	memset((void *)sp, 0, 8192);
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, SYS_VA, DATA_VA, 8192);
+	status = run(c, q, pb_range(&c->pb));
+	for (i = 0, bad = 0; i < 8192 / 4; i++)
+		bad += sp[i] != 0;
+	ok(status == -EIO && bad == 0,
+	   "SYSMEM: a CE0 copy into the unbound range fails the job with -EIO (status %d), the object untouched",
+	   status);
+	queue_destroy(c->fd, q);
+	if (queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q))
+		bail("QUEUE_CREATE failed");
+	pb_begin(&c->pb);
+	pb_copy(&c->pb, DATA_VA, SYS_VA, 4096);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == -EIO, "SYSMEM: a CE0 copy out of the unbound range fails the job with -EIO (status %d)",
+	   status);
+	queue_destroy(c->fd, q);
+
+	/* the remaining mapping keeps the object after GEM_CLOSE */
+	gem_close(c->fd, sys);
+	if (queue_create(c->fd, TGPU_RUNLIST_CE1, 0, &q))
+		bail("QUEUE_CREATE failed");
+	pb_begin(&c->pb);
+	pb_release(&c->pb, off_va, 0x600dcafe);
+	status = run(c, q, pb_range(&c->pb));
+	ok(status == 1 && sp[0x203000 / 4] == 0x600dcafe,
+	   "SYSMEM: after GEM_CLOSE the mapping still reaches the object (status %d)",
+	   status);
+	queue_destroy(c->fd, q);
+	ok(vm_unbind(c->fd, off_va, 0x3000) == 0, "SYSMEM: VM_UNBIND of the offset mapping");
+	munmap((void *)sp, SYS_SIZE);
+	c->pb.len = 0;
+}
+
+/*
  * Two files are two address spaces: the same VA reaches each file's own
  * object, and a VA only the other file mapped faults.
  */
@@ -1104,7 +1288,8 @@ static int test_unplug(void)
 {
 	char link[256], bdf[256];
 	struct drm_tgpu_submit_range r;
-	uint32_t q, s;
+	uint32_t q, s, sys, i, bad;
+	volatile uint32_t *sp;
 	struct ctx c;
 	ssize_t n;
 	int err, status, sync_fd;
@@ -1118,6 +1303,13 @@ static int test_unplug(void)
 	snprintf(bdf, sizeof(bdf), "%s", slash ? slash + 1 : link);
 
 	ctx_open(&c);
+	/* a system-memory object, bound and mapped, across the unplug */
+	sys = gem_create_sysmem(c.fd, 65536);
+	sp = gem_mmap(c.fd, sys, 65536);
+	for (i = 0; i < 65536 / 4; i++)
+		sp[i] = pattern(i);
+	ok(vm_bind(c.fd, sys, 0, SYS_VA, 65536, 0) == 0,
+	   "a SYSMEM object bound and mapped before the unplug");
 	if (queue_create(c.fd, TGPU_RUNLIST_COMPUTE, 0, &q))
 		bail("QUEUE_CREATE failed");
 	s = syncobj_create(c.fd);
@@ -1164,8 +1356,24 @@ static int test_unplug(void)
 	err = queue_destroy(c.fd, q);
 	ok(err == ENODEV, "QUEUE_DESTROY after unplug: %s (want %s)",
 	   strerror(err), strerror(ENODEV));
+	{
+		struct drm_tgpu_gem_create gc = {
+			.size = 4096, .flags = DRM_TGPU_GEM_CREATE_SYSMEM,
+		};
+
+		err = xioctl(c.fd, DRM_IOCTL_TGPU_GEM_CREATE, &gc);
+		ok(err == ENODEV, "GEM_CREATE SYSMEM after unplug: %s (want %s)",
+		   strerror(err), strerror(ENODEV));
+	}
+	for (i = 0, bad = 0; i < 65536 / 4; i++)
+		bad += sp[i] != pattern(i);
+	ok(bad == 0, "the SYSMEM object's CPU mapping still has its data after unplug (%u wrong)",
+	   bad);
 	ctx_close(&c);
 	ok(true, "closing the file after unplug returns");
+	sp[0] = 1;
+	munmap((void *)sp, 65536);
+	ok(true, "the SYSMEM mapping outlives the file; munmap frees the object");
 
 	err = write_file("/sys/bus/pci/drivers/tgpu/bind", bdf);
 	ok(!err, "bind %s again: %s", bdf, strerror(err));
@@ -1280,6 +1488,26 @@ static int test_large_pages(void)
 	ok(large < 32 && small >= 256,
 	   "TLB misses: %u with 2 MiB pages, %u with 4 KiB pages", large,
 	   small);
+
+	/* system memory at a 2 MiB-aligned VA still gets 4 KiB pages */
+	{
+		uint32_t sys = gem_create_sysmem(c.fd, 2u << 20), sysm;
+		volatile uint32_t *sp = gem_mmap(c.fd, sys, 2u << 20);
+
+		if (vm_bind(c.fd, sys, 0, SYS_VA, 2u << 20, 0))
+			bail("VM_BIND failed");
+		pb_begin(&c.pb);
+		for (i = 0; i < 256; i++)
+			pb_release(&c.pb, SYS_VA + 8192ull * i, i + 1);
+		before = tlb_misses(bar0);
+		status = run(&c, q, pb_range(&c.pb));
+		sysm = tlb_misses(bar0) - before;
+		ok(status == 1 && sp[0] == 1 && sp[255 * 2048] == 256,
+		   "the same writes through a 2 MiB-aligned SYSMEM mapping land");
+		ok(sysm >= 256, "TLB misses: %u with SYSMEM (4 KiB pages only)",
+		   sysm);
+		munmap((void *)sp, 2u << 20);
+	}
 	queue_destroy(c.fd, q);
 	ctx_close(&c);
 
@@ -1328,6 +1556,7 @@ int main(int argc, char **argv)
 	test_illegal_method(&c);
 	test_isolation(&c);
 	test_copy(&c);
+	test_sysmem(&c);
 	test_stress(&c);
 	if (timeout)
 		test_timeout(&c);

@@ -58,20 +58,36 @@ struct drm_tgpu_get_param {
 };
 
 /* DRM_IOCTL_TGPU_GEM_CREATE flags */
-#define DRM_TGPU_GEM_CREATE_SYSMEM  (1u << 0)   /* system memory, cached */
+#define DRM_TGPU_GEM_CREATE_SYSMEM  (1u << 0)   /* system memory, not VRAM */
 #define DRM_TGPU_GEM_CREATE_FLAGS   DRM_TGPU_GEM_CREATE_SYSMEM
 
 /**
- * struct drm_tgpu_gem_create - allocate a buffer object in VRAM
+ * struct drm_tgpu_gem_create - allocate a buffer object
  * @size: size in bytes (in); rounded up to the CPU page size (out)
- * @flags: must be zero: the object is in VRAM, CPU-mappable
+ * @flags: DRM_TGPU_GEM_CREATE_* (in); 0 for an object in VRAM
  * @handle: GEM handle of the new object, local to this file (out)
  *
- * The object's memory is zeroed.  Errors: -EINVAL for a zero size, a size
- * that cannot be rounded up to a page, or non-zero @flags; -E2BIG for a
- * size larger than the CPU-visible VRAM; -ENOSPC when VRAM has no room
- * for it now; -ENOMEM when kernel memory runs out; -EINTR when the caller
- * is killed while the memory is being cleared.
+ * The object's memory is zeroed, whatever its kind.
+ *
+ * Without flags the object is in VRAM, CPU-mappable through BAR1: its
+ * CPU mapping (DRM_IOCTL_TGPU_GEM_MMAP_OFFSET) is write-combined.
+ *
+ * With DRM_TGPU_GEM_CREATE_SYSMEM the object is in system memory (shmem
+ * pages of the kernel), which the GPU reaches by PCI DMA: its CPU mapping
+ * is cached (write-back), and DRM_IOCTL_TGPU_VM_BIND maps it through the
+ * system-memory aperture, at the DMA addresses of its pages (so an IOMMU
+ * in front of the device applies).  The pages are allocated, zeroed,
+ * DMA-mapped and pinned at creation and stay so for the object's whole
+ * life: creation fails rather than a later bind or GPU access.  The DMA
+ * must be coherent (it is on x86); the driver does no cache maintenance.
+ *
+ * Errors: -EINVAL for a zero size, a size that cannot be rounded up to a
+ * page, or unknown @flags; -E2BIG for a size larger than the CPU-visible
+ * VRAM (VRAM objects) or than the system's RAM (SYSMEM objects): it can
+ * never succeed; -ENOSPC when VRAM has no room for it now (VRAM objects);
+ * -ENOMEM when kernel or system memory runs out (for SYSMEM objects also
+ * when the pages cannot be had or DMA-mapped); -EINTR when the caller is
+ * killed while the memory is being cleared or allocated.
  */
 struct drm_tgpu_gem_create {
 	__u64 size;
@@ -85,8 +101,8 @@ struct drm_tgpu_gem_create {
  * @pad: must be zero
  * @offset: pass this to mmap() on the same DRM file (out)
  *
- * The mapping is write-combined and shared (MAP_PRIVATE is refused with
- * -EINVAL by mmap).  It stays valid after the handle is closed, until it
+ * The mapping is shared (MAP_PRIVATE is refused with -EINVAL by mmap):
+ * write-combined for a VRAM object, cached for a SYSMEM one.  It stays valid after the handle is closed, until it
  * is unmapped.  Errors: -EINVAL for non-zero @pad, -ENOENT for a handle
  * this file does not have.
  */
@@ -126,7 +142,9 @@ struct drm_tgpu_gem_mmap_offset {
  * @bo_offset, @va and @size must be multiples of DRM_TGPU_VM_PAGE_SIZE.
  * The mapping holds a reference to the object until it is unbound or the
  * file is closed, so closing the handle does not unmap it.  Where @va,
- * the object's VRAM and @size allow it, 2 MiB pages are used.
+ * the object's VRAM and @size allow it, 2 MiB pages are used.  A SYSMEM
+ * object (DRM_TGPU_GEM_CREATE_SYSMEM) is mapped with 4 KiB pages of the
+ * system-memory aperture, at its pages' DMA addresses.
  *
  * Errors: -EINVAL for non-zero @pad or @pad2, unknown @flags, a zero or
  * unaligned @size, an unaligned @va or @bo_offset, a range that reaches

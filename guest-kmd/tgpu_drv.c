@@ -102,6 +102,8 @@ static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TGPU_QUEUE_DESTROY, tgpu_ioctl_queue_destroy,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TGPU_SUBMIT, tgpu_ioctl_submit, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_QUEUE_QUERY, tgpu_ioctl_queue_query,
+			  DRM_RENDER_ALLOW),
 };
 
 /* Each open file gets its own GPU address space and queues. */
@@ -152,6 +154,7 @@ static const struct file_operations tgpu_drm_fops = {
  *           DRM_IOCTL_TGPU_QUEUE_CREATE, DRM_IOCTL_TGPU_QUEUE_DESTROY,
  *           DRM_IOCTL_TGPU_SUBMIT
  * - 1.3.0 - system-memory buffer objects: DRM_TGPU_GEM_CREATE_SYSMEM
+ * - 1.4.0 - why a queue died: DRM_IOCTL_TGPU_QUEUE_QUERY
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -166,7 +169,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 3,
+	.minor = 4,
 	.patchlevel = 0,
 };
 

@@ -12,6 +12,7 @@
 
 #include <tgpu/channel.h>
 #include <tgpu/copy.h>
+#include <tgpu/isa.h>
 #include <tgpu/mmu.h>
 
 #include "tgpu_device.h"
@@ -47,9 +48,12 @@ static const char *tgpu_name(const char * const *names, size_t n,
 	return i < n && names[i] ? names[i] : "unknown";
 }
 
-/* A copy-engine error: why, how far the launch got, where it stopped. */
-static void tgpu_irq_copy_error(struct tgpu_device *tdev, unsigned int chid,
-				u32 info)
+/*
+ * A copy-engine error: why, how far the launch got, where it stopped.
+ * Returns the address it stopped at.
+ */
+static u64 tgpu_irq_copy_error(struct tgpu_device *tdev, unsigned int chid,
+			       u32 info)
 {
 	unsigned int ce = TGPU_CE_ERR_INFO_CE(info);
 	u64 done, va;
@@ -63,6 +67,28 @@ static void tgpu_irq_copy_error(struct tgpu_device *tdev, unsigned int chid,
 			    chid, ce,
 			    tgpu_ce_error_meaning(TGPU_CE_ERR_INFO_ERR(info)),
 			    va, done);
+	return va;
+}
+
+/*
+ * A kernel error: why, and where in the program and the grid.  Returns
+ * the faulting address.
+ */
+static u64 tgpu_irq_compute_error(struct tgpu_device *tdev, unsigned int chid,
+				  u32 info)
+{
+	u64 va = tgpu_rd32(tdev, TGPU_GR_ERROR_VA_LO) |
+		 (u64)tgpu_rd32(tdev, TGPU_GR_ERROR_VA_HI) << 32;
+
+	dev_err_ratelimited(tdev->base.dev,
+			    "channel %u: kernel error: %s, at instruction %u, CTA %u, warp %u, lane %u, address 0x%010llx, info 0x%x\n",
+			    chid, tgpu_kerr_meaning(info),
+			    tgpu_rd32(tdev, TGPU_GR_ERROR_PC),
+			    tgpu_rd32(tdev, TGPU_GR_ERROR_CTA),
+			    tgpu_rd32(tdev, TGPU_GR_ERROR_WARP),
+			    tgpu_rd32(tdev, TGPU_GR_ERROR_LANE), va,
+			    tgpu_rd32(tdev, TGPU_GR_ERROR_INFO));
+	return va;
 }
 
 /* Log every channel with a pending error, then acknowledge them. */
@@ -72,6 +98,7 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 	unsigned long pending;
 	unsigned int i, bit, chid;
 	u32 code, info;
+	u64 va;
 
 	for (i = 0; i < DIV_ROUND_UP(tdev->id.channels, 32); i++) {
 		pending = tgpu_rd32(tdev, TGPU_FIFO_ERR_PENDING(i));
@@ -92,9 +119,12 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 			else
 				dev_err_ratelimited(dev, "channel %u: unknown error %u, info 0x%08x\n",
 						    chid, code, info);
+			va = 0;
 			if (code == TGPU_ERR_COPY)
-				tgpu_irq_copy_error(tdev, chid, info);
-			tgpu_queues_chan_error(tdev, chid, code);
+				va = tgpu_irq_copy_error(tdev, chid, info);
+			else if (code == TGPU_ERR_COMPUTE)
+				va = tgpu_irq_compute_error(tdev, chid, info);
+			tgpu_queues_chan_error(tdev, chid, code, info, va);
 		}
 		tgpu_wr32(tdev, TGPU_FIFO_ERR_PENDING(i), pending);
 	}

@@ -332,11 +332,15 @@ void tgpu_queues_signal(struct tgpu_device *tdev)
  * @tdev: the device
  * @chid: the channel
  * @code: the TGPU_ERR_* code
+ * @info: the channel's CHAN_ERROR_INFO
+ * @fault_va: the faulting address of an engine fault, or 0
  *
  * Called by the stall interrupt handler.  The queue on @chid, if any,
- * is dead: its finished work signals, the rest fails with -EIO.
+ * is dead: its finished work signals, the rest fails with -EIO.  The
+ * error is kept for DRM_IOCTL_TGPU_QUEUE_QUERY.
  */
-void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code)
+void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
+			    u32 info, u64 fault_va)
 {
 	struct tgpu_queue *q;
 	unsigned long flags;
@@ -345,6 +349,13 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code)
 	list_for_each_entry(q, &tdev->queues, dev_link) {
 		if (q->chid != chid)
 			continue;
+		spin_lock(&q->fence_lock);
+		if (!q->error) {
+			q->chan_error = code;
+			q->chan_error_info = info;
+			q->fault_va = fault_va;
+		}
+		spin_unlock(&q->fence_lock);
 		dev_err_ratelimited(tdev->base.dev,
 				    "queue %u of %s[%d] (channel %u, %s): %s, its unfinished jobs fail with -EIO\n",
 				    q->id, q->comm, pid_nr(q->pid), chid,
@@ -806,6 +817,43 @@ int tgpu_ioctl_queue_destroy(struct drm_device *ddev, void *data,
 	if (!q)
 		return -ENOENT;
 	tgpu_queue_destroy(q);
+	return 0;
+}
+
+/**
+ * tgpu_ioctl_queue_query() - DRM_IOCTL_TGPU_QUEUE_QUERY
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_queue_query
+ * @file: the DRM file that owns the queue
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_queue_query(struct drm_device *ddev, void *data,
+			   struct drm_file *file)
+{
+	struct tgpu_file *tfile = to_tgpu_file(file);
+	struct drm_tgpu_queue_query *args = data;
+	struct tgpu_queue *q;
+	unsigned long flags;
+
+	if (args->flags)
+		return -EINVAL;
+
+	down_read(&tfile->queues_lock);
+	q = xa_load(&tfile->queues, args->id);
+	if (!q) {
+		up_read(&tfile->queues_lock);
+		return -ENOENT;
+	}
+	spin_lock_irqsave(&q->fence_lock, flags);
+	args->state = q->error ? DRM_TGPU_QUEUE_STATE_DEAD :
+				 DRM_TGPU_QUEUE_STATE_ALIVE;
+	args->error = q->error;
+	args->chan_error = q->error == -EIO ? q->chan_error : 0;
+	args->chan_error_info = q->error == -EIO ? q->chan_error_info : 0;
+	args->fault_va = q->error == -EIO ? q->fault_va : 0;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	up_read(&tfile->queues_lock);
 	return 0;
 }
 

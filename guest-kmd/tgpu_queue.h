@@ -67,6 +67,8 @@ struct tgpu_queue {
 	spinlock_t fence_lock; /* fences, error */
 	struct list_head fences;
 	int error;
+	u32 chan_error, chan_error_info;
+	u64 fault_va;
 	struct list_head dev_link;
 	struct list_head rl_link;
 	struct pid *pid;
@@ -75,12 +77,15 @@ struct tgpu_queue {
 
 int tgpu_queues_init(struct tgpu_device *tdev);
 void tgpu_queues_signal(struct tgpu_device *tdev);
-void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code);
+void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
+			    u32 info, u64 fault_va);
 int tgpu_file_queues_wait(struct tgpu_file *tfile);
 void tgpu_file_queues_fini(struct tgpu_file *tfile);
 
 int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
 			    struct drm_file *file);
+int tgpu_ioctl_queue_query(struct drm_device *ddev, void *data,
+			   struct drm_file *file);
 int tgpu_ioctl_queue_destroy(struct drm_device *ddev, void *data,
 			     struct drm_file *file);
 int tgpu_ioctl_submit(struct drm_device *ddev, void *data,

@@ -275,6 +275,7 @@ tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
 	}
 	bo->handle = c.handle;
 	bo->size = c.size;
+	bo->user_size = size;
 	bo->sysmem = sysmem;
 	cl.handle = c.handle;
 
@@ -395,7 +396,7 @@ struct tu_bo *tu_ctx_find_block(tgpu_context *ctx, uint64_t va, uint64_t n)
 	i = block_index(ctx, va);
 	if (i > 0) {
 		bo = ctx->blocks[i - 1];
-		if (va - bo->va > bo->size || n > bo->size - (va - bo->va))
+		if (va - bo->va >= bo->user_size || n > bo->user_size - (va - bo->va))
 			bo = NULL;
 	}
 	pthread_mutex_unlock(&ctx->lock);
@@ -413,8 +414,8 @@ struct tu_bo *tu_ctx_find_host(tgpu_context *ctx, const void *p, size_t n)
 		struct tu_bo *b = ctx->blocks[i];
 		uintptr_t c = (uintptr_t)b->cpu;
 
-		if (b->sysmem && a >= c && a - c <= b->size &&
-		    n <= b->size - (a - c)) {
+		if (b->sysmem && a >= c && a - c < b->user_size &&
+		    n <= b->user_size - (a - c)) {
 			bo = b;
 			break;
 		}

@@ -52,6 +52,7 @@ struct tu_bo {
 	uint32_t handle;
 	bool sysmem;
 	uint64_t size;          /* bytes, a multiple of the GPU page */
+	uint64_t user_size;     /* bytes the caller asked for */
 	uint64_t va;
 	void *cpu;              /* CPU mapping or NULL */
 };

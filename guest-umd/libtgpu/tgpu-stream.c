@@ -30,6 +30,8 @@
 #include <xf86drm.h>
 
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/isa.h>
 #include <tgpu_drm.h>
 
 #include "tgpu-cmdbuf.h"
@@ -166,12 +168,60 @@ tgpu_status tu_ctx_fence_failed(tgpu_context *ctx, int err, const char *what)
 				 strerror(-err), why);
 }
 
+/*
+ * A channel error (-EIO): ask the driver which one, to tell a memory
+ * fault (ILLEGAL_ADDRESS) from other failures and say where.
+ */
+static tgpu_status chan_error_status(tgpu_stream *s, int engine,
+				     char *why, size_t len)
+{
+	struct drm_tgpu_queue_query q = { .id = s->queue[engine] };
+	bool fault;
+
+	if (xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || q.error != -EIO) {
+		snprintf(why, len, "its channel took an error (dmesg names it)");
+		return TGPU_ERROR_LAUNCH_FAILED;
+	}
+	switch (q.chan_error) {
+	case TGPU_ERR_COMPUTE:
+		fault = q.chan_error_info == TGPU_KERR_MMU_FAULT;
+		snprintf(why, len, "kernel error: %s%s", tgpu_kerr_meaning(q.chan_error_info),
+			 fault ? "" : " (dmesg gives the instruction, CTA, warp and lane)");
+		break;
+	case TGPU_ERR_COPY:
+		fault = TGPU_CE_ERR_INFO_ERR(q.chan_error_info) == TGPU_CE_ERR_FAULT ||
+			TGPU_CE_ERR_INFO_ERR(q.chan_error_info) == TGPU_CE_ERR_DESC_FAULT;
+		snprintf(why, len, "copy engine error: %s",
+			 tgpu_ce_error_meaning(TGPU_CE_ERR_INFO_ERR(q.chan_error_info)));
+		break;
+	default:
+		fault = q.chan_error == TGPU_ERR_PB_FAULT ||
+			q.chan_error == TGPU_ERR_SEM_FAULT ||
+			q.chan_error == TGPU_ERR_GPFIFO_FAULT;
+		snprintf(why, len, "channel error %s: %s", tgpu_chan_error_name(q.chan_error),
+			 tgpu_chan_error_meaning(q.chan_error));
+		break;
+	}
+	if (fault && q.fault_va) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, len - n, " at GPU address 0x%010" PRIx64
+			 " (not mapped, or not writable, in this context)", (uint64_t)q.fault_va);
+	}
+	return fault ? TGPU_ERROR_ILLEGAL_ADDRESS : TGPU_ERROR_LAUNCH_FAILED;
+}
+
 /* A failed fence of an engine's job: the context's sticky error. */
 static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 {
+	char buf[256];
 	const char *why;
 	tgpu_status st = fence_status(err, &why);
 
+	if (err == -EIO) {
+		st = chan_error_status(s, engine, buf, sizeof(buf));
+		why = buf;
+	}
 	return tu_ctx_set_sticky(s->ctx, st,
 				 "work on stream %p (%s queue %" PRIu32 ") failed with %s: %s",
 				 (void *)s, engine_names[engine], s->queue[engine],

@@ -486,6 +486,15 @@ static void test_unbind_effect(struct ctx *c)
 		ok(err == EIO, "SUBMIT to the dead queue: %s (want %s)",
 		   strerror(err), strerror(EIO));
 	}
+	{
+		struct drm_tgpu_queue_query qq = { .id = q };
+		int err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &qq);
+
+		ok(!err && qq.state == DRM_TGPU_QUEUE_STATE_DEAD && qq.error == -EIO &&
+		   qq.chan_error == TGPU_ERR_SEM_FAULT,
+		   "QUEUE_QUERY: dead, -EIO, SEM_FAULT (err %d, state %u, error %d, chan_error %u)",
+		   err, qq.state, qq.error, qq.chan_error);
+	}
 	queue_destroy(c->fd, q);
 
 	/* A read-only mapping refuses GPU writes. */
@@ -639,6 +648,21 @@ static void test_queue_errors(struct ctx *c)
 
 	if (queue_create(c->fd, 0, 0, &q))
 		return;
+	{
+		struct drm_tgpu_queue_query qq = { .id = q };
+
+		err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &qq);
+		ok(!err && qq.state == DRM_TGPU_QUEUE_STATE_ALIVE && qq.error == 0 &&
+		   qq.chan_error == 0, "QUEUE_QUERY of a live queue: alive, no error");
+		qq = (struct drm_tgpu_queue_query){ .id = q, .flags = 1 };
+		err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &qq);
+		ok(err == EINVAL, "QUEUE_QUERY flags 1: %s (want %s)", strerror(err),
+		   strerror(EINVAL));
+		qq = (struct drm_tgpu_queue_query){ .id = 999 };
+		err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &qq);
+		ok(err == ENOENT, "QUEUE_QUERY of an unknown ID: %s (want %s)",
+		   strerror(err), strerror(ENOENT));
+	}
 	qd = (struct drm_tgpu_queue_destroy){ .id = q, .pad = 1 };
 	err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &qd);
 	ok(err == EINVAL, "QUEUE_DESTROY pad 1: %s (want %s)", strerror(err),

@@ -69,7 +69,9 @@ static const char kernels[] =
 	"	mov r0, 0\n"
 	"	mov r1, 0x10                ; 64 GiB: nothing is mapped there\n"
 	"	stg.32 [r0], r0\n"
-	"	exit\n";
+	"	exit\n"
+	".entry trap\n"
+	"	trap 7\n";
 
 struct vadd_params {
 	uint64_t a, b, c;
@@ -514,14 +516,24 @@ static void test_sticky(void)
 	ok(st == TGPU_SUCCESS, "a new context is not in error");
 	is(tgpu_launch_kernel(fault, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0), TGPU_SUCCESS,
 	   "launch a kernel that stores to an unmapped address");
-	is(tgpu_ctx_synchronize(ctx), TGPU_ERROR_LAUNCH_FAILED, "synchronize reports the failure");
-	ok(strstr(tgpu_get_last_error_message(), "compute") != NULL,
-	   "the message names the engine (%s)", tgpu_get_last_error_message());
-	is(tgpu_mem_alloc(ctx, &a, 4096), TGPU_ERROR_LAUNCH_FAILED, "later calls fail: sticky");
+	is(tgpu_ctx_synchronize(ctx), TGPU_ERROR_ILLEGAL_ADDRESS, "synchronize reports the fault");
+	ok(strstr(tgpu_get_last_error_message(), "compute") != NULL &&
+	   strstr(tgpu_get_last_error_message(), "0x1000000000") != NULL,
+	   "the message names the engine and the address (%s)", tgpu_get_last_error_message());
+	is(tgpu_mem_alloc(ctx, &a, 4096), TGPU_ERROR_ILLEGAL_ADDRESS, "later calls fail: sticky");
 	tgpu_ctx_get_reset_status(ctx, &st);
-	ok(st == TGPU_ERROR_LAUNCH_FAILED, "get_reset_status returns it (%s)", S(st));
+	ok(st == TGPU_ERROR_ILLEGAL_ADDRESS, "get_reset_status returns it (%s)", S(st));
 	is(tgpu_mem_alloc(ctx2, &a, 4096), TGPU_SUCCESS, "another context is not affected");
 	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "a broken context can be destroyed");
+	/* a kernel error that is not a fault */
+	if (tgpu_module_load_data(ctx2, &m, kernels, 0) ||
+	    tgpu_module_get_function(&fault, m, "trap"))
+		bail("no module");
+	tgpu_launch_kernel(fault, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, 0);
+	is(tgpu_ctx_synchronize(ctx2), TGPU_ERROR_LAUNCH_FAILED, "a TRAP is LAUNCH_FAILED");
+	ok(strstr(tgpu_get_last_error_message(), "trap") != NULL ||
+	   strstr(tgpu_get_last_error_message(), "TRAP") != NULL,
+	   "the message says it was a trap (%s)", tgpu_get_last_error_message());
 	is(tgpu_ctx_destroy(ctx2), TGPU_SUCCESS, "destroy the other");
 }
 

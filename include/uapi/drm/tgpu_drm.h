@@ -23,6 +23,7 @@ extern "C" {
 #define DRM_TGPU_QUEUE_CREATE       0x05
 #define DRM_TGPU_QUEUE_DESTROY      0x06
 #define DRM_TGPU_SUBMIT             0x07
+#define DRM_TGPU_QUEUE_QUERY        0x08
 
 /* Parameters for DRM_IOCTL_TGPU_GET_PARAM. */
 enum drm_tgpu_param {
@@ -300,6 +301,40 @@ struct drm_tgpu_submit {
 	__u32 pad;
 };
 
+/* struct drm_tgpu_queue_query states */
+#define DRM_TGPU_QUEUE_STATE_ALIVE  0
+#define DRM_TGPU_QUEUE_STATE_DEAD   1   /* refuses submits with -EIO */
+
+/**
+ * struct drm_tgpu_queue_query - why a queue died
+ * @id: the queue (in)
+ * @flags: must be zero
+ * @state: DRM_TGPU_QUEUE_STATE_* (out)
+ * @error: the negative errno its failed fences carry, 0 while alive: -EIO
+ *	(a channel error), -ETIMEDOUT (a job ran past the job timeout and
+ *	the channel was killed), -ENODEV (the device went away) (out)
+ * @chan_error: for -EIO, the channel error code, TGPU_ERR_* of
+ *	<tgpu/channel.h>; 0 otherwise (out)
+ * @chan_error_info: the channel's CHAN_ERROR_INFO with that error: for
+ *	TGPU_ERR_COMPUTE a TGPU_KERR_* (<tgpu/isa.h>), for TGPU_ERR_COPY a
+ *	TGPU_CE_ERR_INFO (<tgpu/copy.h>) (out)
+ * @fault_va: for an MMU fault of the queue's work, the faulting GPU
+ *	virtual address when the driver knows it, else 0 (out)
+ *
+ * Lets user space tell a memory fault from other failures once a fence
+ * failed.  Errors: -EINVAL for non-zero @flags; -ENOENT for an unknown
+ * @id.
+ */
+struct drm_tgpu_queue_query {
+	__u32 id;
+	__u32 flags;
+	__u32 state;
+	__s32 error;
+	__u32 chan_error;
+	__u32 chan_error_info;
+	__u64 fault_va;
+};
+
 #define DRM_IOCTL_TGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_GET_PARAM, struct drm_tgpu_get_param)
 #define DRM_IOCTL_TGPU_GEM_CREATE \
@@ -319,6 +354,9 @@ struct drm_tgpu_submit {
 		struct drm_tgpu_queue_destroy)
 #define DRM_IOCTL_TGPU_SUBMIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_SUBMIT, struct drm_tgpu_submit)
+#define DRM_IOCTL_TGPU_QUEUE_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_QUEUE_QUERY, \
+		 struct drm_tgpu_queue_query)
 
 #if defined(__cplusplus)
 }

@@ -9,11 +9,12 @@
  * (tgpu_mem_alloc_host: the copy engine reaches it directly) and pageable
  * (malloc: libtgpu stages it through pinned buffers); and H2D and D2H at
  * once on two streams (pinned), which libtgpu puts on copy engines 0 and
- * 1, against one engine alone.  Each row repeats its copy until about
- * 16 MiB have moved and is timed with tgpu events (GPU time: for pageable
- * copies that includes the staging).  Each row's result is checked byte
- * for byte once.  Prints a table (or CSV), a summary line for the largest
- * size, then PASSED or FAILED; exits 0 only when every check passed.
+ * 1, against one engine alone.  Each row repeats its copy until 64 MiB
+ * have moved (at most 256 times) and is timed with tgpu events (GPU
+ * time: for pageable copies that includes the staging).  Each row's
+ * result is checked byte for byte once.  Prints a table (or CSV), a
+ * summary line for the largest size, then PASSED or FAILED; exits 0 only
+ * when every check passed.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,7 +25,7 @@
 #include "common.h"
 
 #define MIN_SIZE        4096u
-#define ROW_BYTES       (16u << 20)     /* bytes each row moves, at least */
+#define ROW_BYTES       (64u << 20)     /* bytes a row moves, in at most MAX_REPS copies */
 #define MAX_REPS        256
 
 enum dir { H2D, D2H, D2D, BIDIR };

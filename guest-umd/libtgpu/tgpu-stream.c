@@ -228,6 +228,20 @@ static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 				 strerror(-err), why);
 }
 
+/*
+ * Did the queue's work fail?  0, or the errno its fences fail with.  A
+ * failure marks the queue dead before it fails any fence, so once a fence
+ * has signalled, a live queue means that fence (and every earlier one of
+ * the queue) succeeded: one ioctl instead of exporting a sync_file.
+ */
+static int queue_error(tgpu_stream *s, int engine)
+{
+	struct drm_tgpu_queue_query q = { .id = s->queue[engine] };
+	int err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q);
+
+	return err ? -err : q.error;
+}
+
 /* Retire the oldest submission; check its fence if no newer job of its
  * engine will be checked later. */
 static tgpu_status retire_oldest(tgpu_stream *s)
@@ -242,7 +256,7 @@ static tgpu_status retire_oldest(tgpu_stream *s)
 	s->tail++;
 	if (s->engine_seq[sl->engine] == seq && s->engine_unchecked[sl->engine]) {
 		s->engine_unchecked[sl->engine] = false;
-		err = tu_syncobj_status(fd, sl->syncobj);
+		err = queue_error(s, sl->engine);
 		if (err)
 			return job_failed(s, sl->engine, err);
 	}
@@ -265,7 +279,7 @@ static tgpu_status drain(tgpu_stream *s)
 		if (!s->engine_unchecked[e] || s->engine_seq[e] < s->tail)
 			continue;
 		s->engine_unchecked[e] = false;
-		err = tu_syncobj_status(fd, s->slot[s->engine_seq[e] % SLOTS].syncobj);
+		err = queue_error(s, e);
 		if (err && !st)
 			st = job_failed(s, e, err);
 	}

@@ -49,6 +49,20 @@ enum {
 };
 
 /* How a launch ended, as the thread found it. */
+/*
+ * The engine's own translation of its current run, as a copy engine's
+ * micro-TLB has: a run is translated once, not once per line or chunk.
+ * Valid while the MMU's tlb_gen is unchanged, i.e. until any TLB entry
+ * is dropped (an invalidation, a context switch without tagging, a
+ * forgotten entry).
+ */
+typedef struct CeXlate {
+    bool valid;
+    bool sysmem;
+    uint64_t va, pa, len;
+    uint64_t gen;
+} CeXlate;
+
 typedef struct CeRun {
     TGPUCopyEngine *ce;
     const TGPUCopyJob *job;
@@ -62,6 +76,7 @@ typedef struct CeRun {
     uint32_t steps;             /* lines or descriptors since then */
     uint8_t *pattern;           /* fills: the element, repeated */
     uint64_t pattern_len;
+    CeXlate xl[2];              /* the last run read [0] and written [1] */
 } CeRun;
 
 static const char *const ce_names[TGPU_CE_COUNT] = { "CE0", "CE1" };
@@ -140,20 +155,33 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
                   CeMap *m)
 {
     TGPUState *s = r->ce->s;
+    CeXlate *c = &r->xl[is_write];
+    uint64_t gen = qatomic_read(&s->tlb_gen);
     uint64_t pa, n;
     hwaddr l;
     int fault;
 
-    fault = tgpu_mmu_translate_run(s, &r->job->vm, TGPU_ACC_COPY, va,
-                                   MIN(max, CE_CHUNK), is_write, &pa,
-                                   &m->sysmem, &n);
-    if (fault) {
-        return fault;
+    if (c->valid && c->gen == gen && va >= c->va && va - c->va < c->len) {
+        pa = c->pa + (va - c->va);
+        m->sysmem = c->sysmem;
+        n = MIN(c->len - (va - c->va), max);
+    } else {
+        fault = tgpu_mmu_translate_run(s, &r->job->vm, TGPU_ACC_COPY, va,
+                                       MIN(max, CE_CHUNK), is_write, &pa,
+                                       &m->sysmem, &n);
+        if (fault) {
+            c->valid = false;
+            return fault;
+        }
+        *c = (CeXlate) {
+            .valid = true, .sysmem = m->sysmem, .va = va, .pa = pa,
+            .len = n, .gen = gen,
+        };
     }
     if (!m->sysmem) {
         /* the MMU checked that a VRAM run lies inside VRAM */
         m->vram = pa;
-        m->p = (uint8_t *)memory_region_get_ram_ptr(&s->vram) + pa;
+        m->p = s->vram_ptr + pa;
         m->len = n;
         return 0;
     }
@@ -165,6 +193,7 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
     }
     if (!m->p || !l) {
         /* not RAM (MMIO, a hole, bus mastering off): never cached */
+        c->valid = false;
         tgpu_mmu_forget(s, &r->job->vm, va);
         return TGPU_FAULT_BAD_APERTURE;
     }

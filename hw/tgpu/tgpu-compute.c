@@ -1746,7 +1746,7 @@ static bool gr_fetch(GrRun *r)
         }
         if (!sysmem) {
             memcpy((uint8_t *)raw + done,
-                   (uint8_t *)memory_region_get_ram_ptr(&s->vram) + pa, n);
+                   s->vram_ptr + pa, n);
         }
         done += n;
     }

@@ -47,7 +47,7 @@ static const char *const fault_names[] = {
 bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
                   bool is_write)
 {
-    uint8_t *vram = memory_region_get_ram_ptr(&s->vram);
+    uint8_t *vram = s->vram_ptr;
 
     if (addr > s->vram_size || len > s->vram_size - addr) {
         return false;
@@ -130,6 +130,7 @@ void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va)
         if (e) {
             e->valid = false;
         }
+        qatomic_set(&s->tlb_gen, s->tlb_gen + 1);
     }
 }
 
@@ -150,6 +151,7 @@ static void tlb_drop(TGPUState *s, int64_t asid, uint64_t va, uint64_t end)
         }
     }
     s->tlb_flushes++;
+    qatomic_set(&s->tlb_gen, s->tlb_gen + 1);
 }
 
 void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
@@ -461,14 +463,15 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
         if (fault) {
             break;
         }
+        if (x.fill) {
+            /* the page that ends a run starts the next: keep it too */
+            tlb_fill(s, ctx->asid, va + done, x.large, x.pte);
+        }
         if (!done) {
             *pa = x.pa;
             *sysmem = x.sysmem;
         } else if (x.pa != *pa + done || x.sysmem != *sysmem) {
             break;
-        }
-        if (x.fill) {
-            tlb_fill(s, ctx->asid, va + done, x.large, x.pte);
         }
         done += MIN(x.avail, max - done);
         if (n % TGPU_MMU_RUN_BATCH == 0) {

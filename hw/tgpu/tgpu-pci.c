@@ -199,6 +199,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
                                                 RAM_NORESERVE, errp)) {
         return;
     }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
     /* A BAR is a power of two; past the end of VRAM it decodes nothing. */
     memory_region_init(&s->bar1, OBJECT(s), "tgpu-bar1",
                        pow2ceil(s->vram_size));

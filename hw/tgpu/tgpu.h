@@ -256,6 +256,9 @@ struct TGPUState {
     uint32_t inv_asid, inv_va_lo, inv_va_hi, inv_pages;
     uint32_t tlb_hits, tlb_misses, tlb_fills, tlb_flushes, tlb_evictions;
     uint32_t mmu_walks;
+    /* bumped (under mmu_lock) whenever TLB entries are dropped */
+    uint64_t tlb_gen;
+    uint8_t *vram_ptr;          /* host address of VRAM, fixed at realize */
 };
 
 /* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */

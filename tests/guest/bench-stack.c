@@ -6,6 +6,7 @@
  * "ref: NAME VALUE UNIT" (docs/performance.md explains each).
  *
  *   bench-stack [--nvme=/dev/nvme0n1] [--quick]
+ *   bench-stack --repeat=h2d|d2h|d2d,N[,BYTES]   (one copy N times, to profile)
  *
  * The NVMe peer is QEMU's own NVMe emulation on a null-co backend,
  * attached by scripts/bench: 4 KiB O_DIRECT reads at queue depth 1 go
@@ -316,9 +317,39 @@ static void copies(tgpu_context *ctx)
 	free(src);
 }
 
+/* --repeat=KIND,N[,BYTES]: one pinned copy N times, for profiling the host */
+static void repeat_copy(tgpu_context *ctx, const char *spec)
+{
+	static const char *const kname[] = { "h2d", "d2h", "d2d" };
+	size_t big = 64 << 20, size = big;
+	tgpu_deviceptr d;
+	void *pinned;
+	int k, n = 0;
+
+	for (k = 0; k < 3; k++) {
+		if (!strncmp(spec, kname[k], 3) && spec[3] == ',') {
+			const char *c = strchr(spec + 4, ',');
+
+			n = atoi(spec + 4);
+			if (c)
+				size = strtoull(c + 1, NULL, 0);
+		}
+	}
+	for (k = 0; k < 3 && strncmp(spec, kname[k], 3); k++)
+		;
+	if (k == 3 || n <= 0 || !size || size > big) {
+		fprintf(stderr, "bench-stack: --repeat=h2d|d2h|d2d,N[,BYTES]\n");
+		exit(2);
+	}
+	CHECK(tgpu_mem_alloc(ctx, &d, 2 * big));
+	CHECK(tgpu_mem_alloc_host(ctx, &pinned, big));
+	printf("%s %zu bytes: %.3f GB/s best of %d\n", kname[k], size,
+	       gbps(size, time_copy(ctx, k, d, pinned, size, n)), n);
+}
+
 int main(int argc, char **argv)
 {
-	const char *nvme = NULL;
+	const char *nvme = NULL, *repeat = NULL;
 	tgpu_context *ctx;
 	int i;
 
@@ -327,14 +358,20 @@ int main(int argc, char **argv)
 			nvme = argv[i] + 7;
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strncmp(argv[i], "--repeat=", 9))
+			repeat = argv[i] + 9;
 		else {
-			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick]\n");
+			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick] [--repeat=h2d|d2h|d2d,N[,BYTES]]\n");
 			return 2;
 		}
 	}
 	CHECK(tgpu_init(0));
 	CHECK(tgpu_device_get(&dev, 0));
 	CHECK(tgpu_ctx_create(&ctx, dev, 0));
+	if (repeat) {
+		repeat_copy(ctx, repeat);
+		return 0;
+	}
 	null_roundtrip(ctx);
 	if (nvme)
 		nvme_peer(nvme);

@@ -96,6 +96,7 @@ struct tgpu_context {
 	pthread_mutex_t staging_lock;
 	struct tu_bo *staging[2];
 	uint32_t staging_sync[2];       /* last GPU use of each */
+	int staging_next;               /* the one to fill first */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/tgpu_drm.h>
@@ -39,6 +40,40 @@ static void tgpu_bo_free(struct drm_gem_object *obj)
  * so find the one that holds the faulting page, then map it and a few
  * pages after it that lie in the same block.
  */
+static void tgpu_bo_free_dummy(struct drm_device *ddev, void *page)
+{
+	__free_page(page);
+}
+
+/*
+ * After unplug BAR1 is no longer ours.  Rather than SIGBUS, which would
+ * kill a process for touching a mapping it made while the device was
+ * there, the whole mapping gets a zeroed page of its own (as TTM does):
+ * the process carries on until its next ioctl answers -ENODEV.  One page
+ * per mapping, so nothing written there reaches anyone else.
+ */
+static vm_fault_t tgpu_bo_fault_unplugged(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	unsigned long addr, pfn;
+	struct page *page;
+	vm_fault_t ret;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return VM_FAULT_OOM;
+	if (drmm_add_action_or_reset(obj->dev, tgpu_bo_free_dummy, page))
+		return VM_FAULT_OOM;
+	pfn = page_to_pfn(page);
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vmf_insert_pfn_prot(vma, addr, pfn, vma->vm_page_prot);
+		if (ret & VM_FAULT_ERROR)
+			return ret;
+	}
+	return VM_FAULT_NOPAGE;
+}
+
 static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -56,9 +91,8 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 		 drm_vma_node_start(&obj->vma_node);
 	offset <<= PAGE_SHIFT;
 
-	/* After unplug BAR1 is no longer ours: no new mappings. */
 	if (!drm_dev_enter(obj->dev, &idx))
-		return VM_FAULT_SIGBUS;
+		return tgpu_bo_fault_unplugged(vmf);
 
 	list_for_each_entry(block, &bo->blocks, link) {
 		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);

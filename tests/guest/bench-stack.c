@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -205,6 +206,178 @@ static void empty_launch(tgpu_context *ctx)
 	free(lat);
 }
 
+/* ---- SGEMM through the stack ------------------------------------------------ */
+
+/*
+ * The 256 x 256 SGEMM of tests/qtest/tgpu-compute-bench.c, instruction
+ * for instruction (its words through tgpu-dis): the stack's time beside
+ * the interpreter's own, measured by that benchmark in the same make
+ * bench, is the overhead of libtgpu, tgpu.ko and the channel.  CTA
+ * (bx, by) of 16 x 16 threads computes C's 16 x 16 tile (by, bx).
+ */
+#define SGEMM_N 256
+
+static const char sgemm_src[] =
+	".entry sgemm\n"
+	".param 24\n"
+	".shared 2048\n"
+	"	s2r r0, tid.x\n"
+	"	s2r r1, tid.y\n"
+	"	s2r r2, ctaid.x\n"
+	"	s2r r3, ctaid.y\n"
+	"	ldc.64 r4, c[rz]\n"
+	"	ldc.64 r6, c[rz + 0x8]\n"
+	"	ldc.64 r8, c[rz + 0x10]\n"
+	"	mov r24, 0x10\n"
+	"	mov r25, 0x100\n"
+	"	mov r26, 0x4\n"
+	"	imad r10, r3, r24, r1\n"
+	"	imad r11, r2, r24, r0\n"
+	"	imad r23, r10, r25, r0\n"
+	"	imad.wide r12, r23, r26, r4\n"
+	"	imad r23, r1, r25, r11\n"
+	"	imad.wide r14, r23, r26, r6\n"
+	"	imad r16, r1, r24, r0\n"
+	"	shl r16, r16, 0x2\n"
+	"	shl r17, r1, 0x6\n"
+	"	shl r18, r0, 0x2\n"
+	"	iadd r18, r18, 0x400\n"
+	"	mov r19, 0x0\n"
+	"	mov r20, 0x0\n"
+	"L23:	ldg.32 r23, [r12]\n"
+	"	sts.32 [r16], r23\n"
+	"	ldg.32 r23, [r14]\n"
+	"	sts.32 [r16 + 0x400], r23\n"
+	"	bar 0x0\n"
+	"	lds.32 r21, [r17]\n"
+	"	lds.32 r22, [r18]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x4]\n"
+	"	lds.32 r22, [r18 + 0x40]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x8]\n"
+	"	lds.32 r22, [r18 + 0x80]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0xc]\n"
+	"	lds.32 r22, [r18 + 0xc0]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x10]\n"
+	"	lds.32 r22, [r18 + 0x100]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x14]\n"
+	"	lds.32 r22, [r18 + 0x140]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x18]\n"
+	"	lds.32 r22, [r18 + 0x180]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x1c]\n"
+	"	lds.32 r22, [r18 + 0x1c0]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x20]\n"
+	"	lds.32 r22, [r18 + 0x200]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x24]\n"
+	"	lds.32 r22, [r18 + 0x240]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x28]\n"
+	"	lds.32 r22, [r18 + 0x280]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x2c]\n"
+	"	lds.32 r22, [r18 + 0x2c0]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x30]\n"
+	"	lds.32 r22, [r18 + 0x300]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x34]\n"
+	"	lds.32 r22, [r18 + 0x340]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x38]\n"
+	"	lds.32 r22, [r18 + 0x380]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	lds.32 r21, [r17 + 0x3c]\n"
+	"	lds.32 r22, [r18 + 0x3c0]\n"
+	"	ffma r20, r21, r22, r20\n"
+	"	bar 0x0\n"
+	"	iadd64 r12, r12, 0x40\n"
+	"	iadd64 r14, r14, 0x4000\n"
+	"	iadd r19, r19, 0x1\n"
+	"	isetp.lt p0, r19, 0x10\n"
+	"	@p0 bra L23\n"
+	"	imad r23, r10, r25, r11\n"
+	"	imad.wide r12, r23, r26, r8\n"
+	"	stg.32 [r12], r20\n"
+	"	exit\n";
+
+static void sgemm(tgpu_context *ctx)
+{
+	const size_t nn = SGEMM_N * SGEMM_N, bytes = nn * 4;
+	float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+	size_t runs = quick ? 1 : 5, i, r, bad = 0;
+	struct { uint64_t a, b, c; } __attribute__((packed)) prm;
+	tgpu_event *e0, *e1;
+	double best = 1e30, best_wall = 1e30;
+	tgpu_function *fn;
+	tgpu_deviceptr d;
+	tgpu_module *m;
+
+	for (i = 0; i < nn; i++) {
+		a[i] = (float)((i * 7) % 13) / 8.0f - 0.75f;
+		b[i] = (float)((i * 5) % 11) / 4.0f - 1.25f;
+	}
+	CHECK(tgpu_module_load_data(ctx, &m, sgemm_src, 0));
+	CHECK(tgpu_module_get_function(&fn, m, "sgemm"));
+	CHECK(tgpu_mem_alloc(ctx, &d, 3 * bytes));
+	CHECK(tgpu_memcpy_htod(ctx, d, a, bytes));
+	CHECK(tgpu_memcpy_htod(ctx, d + bytes, b, bytes));
+	CHECK(tgpu_event_create(ctx, &e0, 0));
+	CHECK(tgpu_event_create(ctx, &e1, 0));
+	prm.a = d;
+	prm.b = d + bytes;
+	prm.c = d + 2 * bytes;
+	for (r = 0; r < runs; r++) {
+		double t0 = now_us(), wall;
+		float ms;
+
+		CHECK(tgpu_event_record(e0, NULL));
+		CHECK(tgpu_launch_kernel(fn, SGEMM_N / 16, SGEMM_N / 16, 1, 16, 16, 1, 0,
+					 NULL, &prm, sizeof(prm)));
+		CHECK(tgpu_event_record(e1, NULL));
+		CHECK(tgpu_event_synchronize(e1));
+		wall = (now_us() - t0) / 1e3;
+		CHECK(tgpu_event_elapsed_time(&ms, e0, e1));
+		if (ms < best)
+			best = ms;
+		if (wall < best_wall)
+			best_wall = wall;
+	}
+	CHECK(tgpu_memcpy_dtoh(ctx, c, d + 2 * bytes, bytes));
+	/* bit-exact: the kernel's FFMAs in k order, as fmaf here */
+	for (i = 0; i < nn; i++) {
+		size_t row = i / SGEMM_N, col = i % SGEMM_N, k;
+		float acc = 0.0f;
+
+		for (k = 0; k < SGEMM_N; k++)
+			acc = fmaf(a[row * SGEMM_N + k], b[k * SGEMM_N + col], acc);
+		bad += memcmp(&acc, &c[i], 4) != 0;
+	}
+	if (bad) {
+		fprintf(stderr, "bench-stack: sgemm: %zu of %zu elements differ from the CPU's\n",
+			bad, nn);
+		exit(1);
+	}
+	printf("bench: stack.sgemm_ms %.3f ms\n", best);
+	printf("bench: stack.sgemm_launch_sync_ms %.3f ms\n", best_wall);
+	printf("bench: stack.sgemm_gflops %.4f GFLOP/s\n",
+	       2.0 * SGEMM_N * SGEMM_N * SGEMM_N / (best * 1e6));
+	CHECK(tgpu_event_destroy(e0));
+	CHECK(tgpu_event_destroy(e1));
+	CHECK(tgpu_mem_free(ctx, d));
+	CHECK(tgpu_module_unload(m));
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- copies ------------------------------------------------------------------- */
 
 static double gbps(size_t bytes, double us)
@@ -379,6 +552,7 @@ int main(int argc, char **argv)
 	submit_throughput(ctx, 4);
 	submit_throughput(ctx, 16);
 	empty_launch(ctx);
+	sgemm(ctx);
 	copies(ctx);
 	CHECK(tgpu_ctx_destroy(ctx));
 	return 0;

@@ -2,10 +2,18 @@
 /*
  * In-guest test of libtgpu's context, memory, stream, event, module and
  * launch calls against the real device, error paths included.  Meant for
- * a guest booted with --device-opts vram-size=1G.  Output is TAP; the
- * exit status is non-zero if any check failed.
+ * a guest booted with --device-opts vram-size=1G:
+ *
+ *   test-umd                   every call, error paths included
+ *   test-umd --timeout-ms=MS   a kernel longer than tgpu.ko's job timeout
+ *                              (MS, its job_timeout_ms) is LAUNCH_TIMEOUT
+ *   test-umd --unplug          the device unbound under a context is
+ *                              DEVICE_LOST (rebinds it afterwards)
+ *
+ * Output is TAP; the exit status is non-zero if any check failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -14,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libtgpu.h>
@@ -537,10 +546,115 @@ static void test_sticky(void)
 	is(tgpu_ctx_destroy(ctx2), TGPU_SUCCESS, "destroy the other");
 }
 
-int main(void)
+/* ---- the job timeout ------------------------------------------------------------ */
+
+static void test_timeout(unsigned int timeout_ms)
 {
+	struct spin_params sp;
+	struct timespec t0, t1;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	tgpu_module *m;
+	tgpu_status st;
+	double dt;
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_module_load_data(ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&spin, m, "spin") || tgpu_mem_alloc(ctx, &out, 4096))
+		bail("no context or module");
+	/* far longer than the timeout: 2^31 iterations */
+	sp.out = out;
+	sp.iters = 0x7fffffff;
+	is(tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp)), TGPU_SUCCESS,
+	   "launch a kernel that runs for minutes");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	is(tgpu_ctx_synchronize(ctx), TGPU_ERROR_LAUNCH_TIMEOUT,
+	   "synchronize reports the job timeout");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(dt >= timeout_ms / 1000.0 - 0.2 && dt < timeout_ms / 1000.0 + 3.0,
+	   "after about the job timeout (%.2f s for %u ms)", dt, timeout_ms);
+	ok(strstr(tgpu_get_last_error_message(), "timeout") != NULL,
+	   "the message says so (%s)", tgpu_get_last_error_message());
+	tgpu_ctx_get_reset_status(ctx, &st);
+	ok(st == TGPU_ERROR_LAUNCH_TIMEOUT, "sticky: get_reset_status says %s", S(st));
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "destroy the timed-out context");
+	if (tgpu_ctx_create(&ctx, dev, 0))
+		bail("no context");
+	is(tgpu_memset_d32(ctx, 0, 0, 0), TGPU_SUCCESS, "a new context works");
+	tgpu_ctx_destroy(ctx);
+}
+
+/* ---- device lost ------------------------------------------------------------------ */
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static void test_unplug(void)
+{
+	struct tgpu_device_info info;
+	tgpu_context *ctx;
+	tgpu_deviceptr a;
+	volatile uint32_t *p;
+	tgpu_status st;
+	char path[128];
+	void *h;
+
+	if (tgpu_device_get_info(dev, &info) || tgpu_ctx_create(&ctx, dev, 0) ||
+	    tgpu_mem_alloc(ctx, &a, 1 << 20) || tgpu_mem_alloc_host(ctx, &h, 4096))
+		bail("no context");
+	is(tgpu_memset_d32(ctx, a, 7, 1024), TGPU_SUCCESS, "work before the unplug");
+	is(tgpu_mem_host_map(ctx, (void **)&p, a), TGPU_SUCCESS, "map the block");
+	ok(p[0] == 7, "it reads what the GPU wrote (%u)", p[0]);
+	ok(!write_file("/sys/bus/pci/drivers/tgpu/unbind", info.pci_bus_id),
+	   "unbind %s from tgpu with a context open", info.pci_bus_id);
+	p[1] = 5;
+	ok(p[0] == 0 && p[1] == 5,
+	   "the mapping still works after the unplug, on a page of its own (no SIGBUS)");
+	is(tgpu_memset_d32(ctx, a, 7, 1024), TGPU_ERROR_DEVICE_LOST, "the next call: DEVICE_LOST");
+	ok(strstr(tgpu_get_last_error_message(), "gone") != NULL,
+	   "the message says the device is gone (%s)", tgpu_get_last_error_message());
+	is(tgpu_mem_alloc(ctx, &a, 4096), TGPU_ERROR_DEVICE_LOST, "sticky");
+	tgpu_ctx_get_reset_status(ctx, &st);
+	ok(st == TGPU_ERROR_DEVICE_LOST, "get_reset_status says %s", S(st));
+	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "destroy after the unplug is clean");
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/tgpu/bind");
+	ok(!write_file(path, info.pci_bus_id), "bind it again");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int timeout_ms = 0;
+	bool unplug = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--timeout-ms=", 13))
+			timeout_ms = (unsigned int)strtoul(argv[i] + 13, NULL, 10);
+		else if (!strcmp(argv[i], "--unplug"))
+			unplug = true;
+		else
+			bail("usage: test-umd [--timeout-ms=MS | --unplug]");
+	}
 	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
 		bail(tgpu_get_last_error_message());
+	if (timeout_ms) {
+		test_timeout(timeout_ms);
+		return tap_done();
+	}
+	if (unplug) {
+		test_unplug();
+		return tap_done();
+	}
 	test_memory();
 	test_kernels();
 	test_streams();

@@ -230,7 +230,7 @@ static void test_kernels(void)
 	const unsigned int n = 100003;
 	struct tgpu_function_info fi;
 	struct vadd_params vp;
-	tgpu_function *vadd, *f;
+	tgpu_function *vadd, *f, *f2;
 	tgpu_context *ctx;
 	tgpu_module *m, *m2;
 	tgpu_deviceptr a, b, c;
@@ -301,6 +301,24 @@ static void test_kernels(void)
 	is(tgpu_launch_kernel((tgpu_function *)&vp, 1, 1, 1, 32, 1, 1, 0, NULL, &vp, 28),
 	   TGPU_ERROR_INVALID_HANDLE, "launch of a made-up function");
 	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS, "refused launches leave the context usable");
+
+	/* a module from a file, and a file that is not there */
+	{
+		FILE *fp = fopen("/tmp/test-umd-kernels.s", "w");
+		tgpu_module *mf;
+
+		if (!fp || fputs(kernels, fp) < 0 || fclose(fp))
+			bail("cannot write /tmp/test-umd-kernels.s");
+		is(tgpu_module_load(ctx, &mf, "/tmp/test-umd-kernels.s"), TGPU_SUCCESS,
+		   "tgpu_module_load of an assembly file");
+		is(tgpu_module_get_function(&f2, mf, "spin"), TGPU_SUCCESS,
+		   "a kernel of the file module");
+		is(tgpu_module_unload(mf), TGPU_SUCCESS, "unload it");
+		is(tgpu_module_load(ctx, &mf, "/tmp/no-such-file.s"), TGPU_ERROR_NOT_FOUND,
+		   "tgpu_module_load of a missing file");
+		ok(strstr(tgpu_get_last_error_message(), "/tmp/no-such-file.s") != NULL,
+		   "the message names the file (%s)", tgpu_get_last_error_message());
+	}
 	free(ha);
 	free(hb);
 	free(hc);
@@ -371,6 +389,36 @@ static void test_streams(void)
 	is(tgpu_event_elapsed_time(&ms, e0, e1), TGPU_SUCCESS, "tgpu_event_elapsed_time");
 	ok(ms > 0.0f && ms < 20000.0f, "the kernel took %.3f ms of GPU time", ms);
 	is(tgpu_stream_query(s1), TGPU_SUCCESS, "stream_query when done");
+	/* async copies through pinned memory and async fills, in stream order */
+	{
+		uint32_t *hp;
+		size_t i;
+		bool good = true;
+
+		is(tgpu_mem_alloc_host(ctx, (void **)&hp, 8192), TGPU_SUCCESS, "pinned buffer");
+		for (i = 0; i < 1024; i++)
+			hp[i] = (uint32_t)pattern(i);
+		is(tgpu_memcpy_htod_async(ctx, out, hp, 4096, s2), TGPU_SUCCESS,
+		   "memcpy_htod_async from pinned memory");
+		is(tgpu_memset_d32_async(ctx, out + 16, 0xabcdef01, 4, s2), TGPU_SUCCESS,
+		   "memset_d32_async");
+		is(tgpu_memset_d8_async(ctx, out + 100, 0x3c, 3, s2), TGPU_SUCCESS,
+		   "memset_d8_async");
+		is(tgpu_memcpy_dtoh_async(ctx, hp + 1024, out, 4096, s2), TGPU_SUCCESS,
+		   "memcpy_dtoh_async to pinned memory");
+		is(tgpu_stream_synchronize(s2), TGPU_SUCCESS, "synchronize the stream");
+		for (i = 0; i < 1024; i++) {
+			uint32_t want = (uint32_t)pattern(i);
+
+			if (i >= 4 && i < 8)
+				want = 0xabcdef01;
+			if (i == 25)
+				want = (want & 0xff000000) | 0x3c3c3c;
+			good &= hp[1024 + i] == want;
+		}
+		ok(good, "the four operations ran in order, byte-exact");
+		is(tgpu_mem_free_host(ctx, hp), TGPU_SUCCESS, "free the pinned buffer");
+	}
 	is(tgpu_stream_destroy(s2), TGPU_SUCCESS, "tgpu_stream_destroy");
 	is(tgpu_stream_synchronize(s2), TGPU_ERROR_INVALID_HANDLE, "a destroyed stream");
 	bad = (tgpu_stream *)&sp;
@@ -631,6 +679,25 @@ static void test_unplug(void)
 	ok(!write_file(path, info.pci_bus_id), "bind it again");
 }
 
+static void test_error_strings(void)
+{
+	static const tgpu_status codes[] = {
+		TGPU_ERROR_INVALID_COMMANDS, TGPU_ERROR_DEVICE_LOST,
+		TGPU_ERROR_OUT_OF_DEVICE_MEMORY, TGPU_ERROR_INVALID_IMAGE,
+		TGPU_ERROR_INVALID_CONTEXT, TGPU_ERROR_ECC_UNCORRECTABLE,
+		TGPU_ERROR_INVALID_HANDLE, TGPU_ERROR_NOT_FOUND, TGPU_ERROR_NOT_READY,
+		TGPU_ERROR_ILLEGAL_ADDRESS, TGPU_ERROR_LAUNCH_TIMEOUT,
+		TGPU_ERROR_LAUNCH_FAILED,
+	};
+	bool good = true;
+	size_t i;
+
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		good &= strncmp(tgpu_get_error_name(codes[i]), "TGPU_ERROR_", 11) == 0 &&
+			strstr(tgpu_get_error_string(codes[i]), "unrecognized") == NULL;
+	ok(good, "every context/stream/kernel status has a name and a description");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int timeout_ms = 0;
@@ -655,6 +722,7 @@ int main(int argc, char **argv)
 		test_unplug();
 		return tap_done();
 	}
+	test_error_strings();
 	test_memory();
 	test_kernels();
 	test_streams();

@@ -7,6 +7,9 @@
  *
  *   bench-stack [--nvme=/dev/nvme0n1] [--quick]
  *   bench-stack --repeat=h2d|d2h|d2d,N[,BYTES]   (one copy N times, to profile)
+ *   bench-stack --ctxsw=TAG    1,000 switches between two processes; the
+ *                              rows are named stack.ctxsw_*_TAG (make bench
+ *                              runs it with tlb-tagging=on and =off)
  *
  * The NVMe peer is QEMU's own NVMe emulation on a null-co backend,
  * attached by scripts/bench: 4 KiB O_DIRECT reads at queue depth 1 go
@@ -25,9 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libtgpu.h>
+#include <tgpu/mmu.h>
+#include <tgpu/regs.h>
 
 static tgpu_device *dev;
 static bool quick;
@@ -520,9 +527,129 @@ static void repeat_copy(tgpu_context *ctx, const char *spec)
 	       gbps(size, time_copy(ctx, k, d, pinned, size, n)), n);
 }
 
+/* ---- context switches between processes --------------------------------- */
+
+#define CTXSW_SWITCHES  1000
+#define CTXSW_PAGES     16      /* working set: fits the 512-entry TLB */
+
+/*
+ * One of two processes taking turns: wait for the token, run a job that
+ * writes one semaphore into each page of its working set (so the engine
+ * must translate every page after the switch), wait for it, pass the
+ * token on.  Both warm up, then wait for the parent's start signal.
+ */
+static void ctxsw_player(int in, int out, int ready, int start, int turns,
+			 bool first, double *lat)
+{
+	uint32_t cmds[CTXSW_PAGES * 6];
+	tgpu_context *ctx;
+	tgpu_stream *s;
+	tgpu_deviceptr ws;
+	double tok = 0;
+	int i, p;
+
+	CHECK(tgpu_init(0));
+	CHECK(tgpu_device_get(&dev, 0));
+	CHECK(tgpu_ctx_create(&ctx, dev, 0));
+	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
+	CHECK(tgpu_mem_alloc(ctx, &ws, CTXSW_PAGES * 4096));
+	for (p = 0; p < CTXSW_PAGES; p++) {
+		uint64_t a = ws + 4096ull * p;
+		uint32_t *c = cmds + 6 * p;
+
+		c[0] = 1u << 29 | 5u << 16 | (0x5c >> 2);  /* INC SEM_ADDR_LO, 5 */
+		c[1] = (uint32_t)a;
+		c[2] = (uint32_t)(a >> 32);
+		c[3] = (uint32_t)p;
+		c[4] = 0;
+		c[5] = 1;                                   /* release */
+	}
+	CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, cmds, CTXSW_PAGES * 6));
+	CHECK(tgpu_stream_synchronize(s));
+	if (write(ready, "r", 1) != 1 || read(start, &tok, 1) != 1)
+		exit(1);
+	/* the token carries when it was sent: a turn is the other's wake-up
+	 * and its job */
+	for (i = 0; i < turns; i++) {
+		if (!first || i) {
+			if (read(in, &tok, sizeof(tok)) != sizeof(tok))
+				exit(1);
+		} else {
+			tok = now_us();
+		}
+		CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, cmds,
+						  CTXSW_PAGES * 6));
+		CHECK(tgpu_stream_synchronize(s));
+		lat[i] = now_us() - tok;
+		tok = now_us();
+		if (write(out, &tok, sizeof(tok)) != sizeof(tok))
+			exit(1);
+	}
+	CHECK(tgpu_ctx_destroy(ctx));
+	exit(0);
+}
+
+/* MMU_WALKS through BAR0 (sysfs resource0; the guest needs iomem=relaxed). */
+static volatile uint32_t *map_bar0(void)
+{
+	void *p;
+	int fd = open("/sys/class/drm/renderD128/device/resource0", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, TGPU_BAR0_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void ctxsw(const char *tag)
+{
+	volatile uint32_t *bar0 = map_bar0();
+	int ab[2], ba[2], ready[2], start[2], st, ok1, ok2;
+	uint32_t w0 = 0, w1 = 0;
+	char tok[2] = { 's', 's' };
+
+	pid_t pa, pb;
+	double t0, dt;
+
+	/* each turn's time, written by the players */
+	double *lat = mmap(NULL, CTXSW_SWITCHES * sizeof(double), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (lat == MAP_FAILED || pipe(ab) || pipe(ba) || pipe(ready) || pipe(start))
+		exit(1);
+	pa = fork();
+	if (!pa)
+		ctxsw_player(ba[0], ab[1], ready[1], start[0], CTXSW_SWITCHES / 2, true, lat);
+	pb = fork();
+	if (!pb)
+		ctxsw_player(ab[0], ba[1], ready[1], start[0], CTXSW_SWITCHES / 2, false,
+			     lat + CTXSW_SWITCHES / 2);
+	if (read(ready[0], tok, 1) != 1 || read(ready[0], tok + 1, 1) != 1)
+		exit(1);
+	if (bar0)
+		w0 = bar0[TGPU_MMU_WALKS / 4];
+	t0 = now_us();
+	if (write(start[1], tok, 2) != 2)
+		exit(1);
+	ok1 = waitpid(pa, &st, 0) == pa && WIFEXITED(st) && !WEXITSTATUS(st);
+	ok2 = waitpid(pb, &st, 0) == pb && WIFEXITED(st) && !WEXITSTATUS(st);
+	dt = now_us() - t0;
+	if (!ok1 || !ok2) {
+		fprintf(stderr, "bench-stack: a context-switch process failed\n");
+		exit(1);
+	}
+	if (bar0)
+		w1 = bar0[TGPU_MMU_WALKS / 4];
+	printf("bench: stack.ctxsw_us_%s %.2f us\n", tag, pct(lat, CTXSW_SWITCHES, 0.5));
+	printf("bench: stack.ctxsw_mean_us_%s %.2f us\n", tag, dt / CTXSW_SWITCHES);
+	if (bar0)
+		printf("bench: stack.ctxsw_walks_%s %u walks\n", tag, w1 - w0);
+}
+
 int main(int argc, char **argv)
 {
-	const char *nvme = NULL, *repeat = NULL;
+	const char *nvme = NULL, *repeat = NULL, *ctxsw_tag = NULL;
 	tgpu_context *ctx;
 	int i;
 
@@ -533,10 +660,17 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (!strncmp(argv[i], "--repeat=", 9))
 			repeat = argv[i] + 9;
+		else if (!strncmp(argv[i], "--ctxsw=", 8))
+			ctxsw_tag = argv[i] + 8;
 		else {
-			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick] [--repeat=h2d|d2h|d2d,N[,BYTES]]\n");
+			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick] [--repeat=h2d|d2h|d2d,N[,BYTES]] [--ctxsw=TAG]\n");
 			return 2;
 		}
+	}
+	if (ctxsw_tag) {
+		/* the players open the device themselves, after the fork */
+		ctxsw(ctxsw_tag);
+		return 0;
 	}
 	CHECK(tgpu_init(0));
 	CHECK(tgpu_device_get(&dev, 0));

@@ -66,10 +66,79 @@ static uint32_t engine_class(enum tgpu_engine engine)
 
 #define BAD(...) tu_fail(TGPU_ERROR_INVALID_COMMANDS, __VA_ARGS__)
 
+/* Values set earlier in the buffer, for the alignment rules. */
+struct cb_state {
+	uint32_t sem_lo;        /* host SEM_ADDR_LO */
+	bool have_sem_lo;
+	uint32_t eng_sem_b;     /* the class's SET_SEMAPHORE_B */
+	bool have_eng_sem_b;
+};
+
+/* Rules on the data of single methods: alignments and ranges. */
+static tgpu_status check_data(size_t at, uint32_t cls, uint32_t m,
+			      uint32_t data, struct cb_state *st)
+{
+	if (cls == TGPU_CLASS_COMPUTE) {
+		switch (m) {
+		case TGPU_GR_M_SET_PROGRAM_LOWER:
+			if (data % 8)
+				return BAD("dword %zu: SET_PROGRAM_LOWER 0x%08" PRIx32 " is not 8-byte aligned",
+					   at, data);
+			break;
+		case TGPU_GR_M_SET_PROGRAM_SIZE:
+			if (data % 8 || data > TGPU_GR_PROGRAM_MAX)
+				return BAD("dword %zu: SET_PROGRAM_SIZE %" PRIu32 " is not a multiple of 8 up to %u",
+					   at, data, TGPU_GR_PROGRAM_MAX);
+			break;
+		case TGPU_GR_M_SET_GRID_X:
+		case TGPU_GR_M_SET_GRID_Y:
+		case TGPU_GR_M_SET_GRID_Z:
+			if (!data || data > TGPU_GR_GRID_MAX)
+				return BAD("dword %zu: a grid dimension of %" PRIu32 " (1..%d)",
+					   at, data, TGPU_GR_GRID_MAX);
+			break;
+		case TGPU_GR_M_SET_BLOCK_X:
+		case TGPU_GR_M_SET_BLOCK_Y:
+		case TGPU_GR_M_SET_BLOCK_Z:
+			if (!data || data > TGPU_GR_BLOCK_MAX)
+				return BAD("dword %zu: a block dimension of %" PRIu32 " (1..%d)",
+					   at, data, TGPU_GR_BLOCK_MAX);
+			break;
+		case TGPU_GR_M_SET_SHARED_SIZE:
+			if (data > TGPU_GR_SHARED_MAX)
+				return BAD("dword %zu: %" PRIu32 " bytes of shared memory, at most %u",
+					   at, data, TGPU_GR_SHARED_MAX);
+			break;
+		case TGPU_GR_M_SET_PARAM_SIZE:
+			if (data % 4 || data > TGPU_GR_PARAM_MAX)
+				return BAD("dword %zu: SET_PARAM_SIZE %" PRIu32 " is not a multiple of 4 up to %d",
+					   at, data, TGPU_GR_PARAM_MAX);
+			break;
+		}
+	} else if (cls == TGPU_CLASS_COPY && m == TGPU_CE_M_DESC_LIST_LOWER && data % 32) {
+		return BAD("dword %zu: DESC_LIST_LOWER 0x%08" PRIx32 ": descriptors are 32-byte aligned",
+			   at, data);
+	}
+	/* both classes: the semaphore of a launch */
+	if (m == TGPU_CE_M_SET_SEMAPHORE_B) {
+		st->eng_sem_b = data;
+		st->have_eng_sem_b = true;
+	}
+	if ((m == TGPU_CE_M_LAUNCH_DMA || m == TGPU_GR_M_LAUNCH) && st->have_eng_sem_b) {
+		uint32_t type = (data >> TGPU_CE_LAUNCH_SEM_SHIFT) & TGPU_CE_LAUNCH_SEM_MASK;
+		uint32_t align = type == TGPU_CE_SEM_FOUR_WORD ? 16 : 4;
+
+		if (type != TGPU_CE_SEM_NONE && st->eng_sem_b % align)
+			return BAD("dword %zu: the launch releases a semaphore at ...%08" PRIx32 ", which is not %" PRIu32 "-byte aligned",
+				   at, st->eng_sem_b, align);
+	}
+	return TGPU_SUCCESS;
+}
+
 /* One method with its data, at dword index at. */
 static tgpu_status check_method(size_t at, uint32_t subch, uint32_t m,
 				uint32_t data, enum tgpu_engine engine,
-				uint32_t cls[8])
+				uint32_t cls[8], struct cb_state *st)
 {
 	if (m < TGPU_HOST_METHOD_LIMIT) {
 		if (!in_list(host_methods, ARRAY_SIZE(host_methods), m))
@@ -84,11 +153,25 @@ static tgpu_status check_method(size_t at, uint32_t subch, uint32_t m,
 					   engine_class(engine));
 			cls[subch] = data & 0xffff;
 			break;
-		case TGPU_M_SEM_EXECUTE:
+		case TGPU_M_SEM_ADDR_LO:
+			if (data & 3)
+				return BAD("dword %zu: SEM_ADDR_LO 0x%08" PRIx32 ": bits 1:0 must be 0",
+					   at, data);
+			st->sem_lo = data;
+			st->have_sem_lo = true;
+			break;
+		case TGPU_M_SEM_EXECUTE: {
+			uint32_t align = data & TGPU_SEM_TIMESTAMP ? 16 :
+					 data & TGPU_SEM_PAYLOAD_64 ? 8 : 4;
+
 			if ((data & TGPU_SEM_OP_MASK) > TGPU_SEM_OP_ACQ_GEQ)
 				return BAD("dword %zu: SEM_EXECUTE operation %" PRIu32 " does not exist (0 acquire, 1 release, 2 acquire >=)",
 					   at, data & TGPU_SEM_OP_MASK);
+			if (st->have_sem_lo && st->sem_lo % align)
+				return BAD("dword %zu: the semaphore at ...%08" PRIx32 " is not %" PRIu32 "-byte aligned, as this SEM_EXECUTE needs",
+					   at, st->sem_lo, align);
 			break;
+		}
 		case TGPU_M_MEM_OP_D: {
 			uint32_t op = data >> TGPU_MEM_OP_SHIFT;
 
@@ -122,12 +205,13 @@ static tgpu_status check_method(size_t at, uint32_t subch, uint32_t m,
 			return BAD("dword %zu: compute LAUNCH 0x%08" PRIx32 " sets bits the compute engine does not accept",
 				   at, data);
 	}
-	return TGPU_SUCCESS;
+	return check_data(at, cls[subch], m, data, st);
 }
 
 tgpu_status tu_cb_validate(const uint32_t *cmds, size_t n,
 			   enum tgpu_engine engine, uint32_t subch_class[8])
 {
+	struct cb_state state = { 0 };
 	uint32_t cls[8];
 	tgpu_status st;
 	size_t i = 0, k;
@@ -146,7 +230,7 @@ tgpu_status tu_cb_validate(const uint32_t *cmds, size_t n,
 
 		switch (op) {
 		case TGPU_PB_OP_IMMD:
-			st = check_method(at, subch, m, count, engine, cls);
+			st = check_method(at, subch, m, count, engine, cls, &state);
 			if (st)
 				return st;
 			continue;
@@ -169,7 +253,7 @@ tgpu_status tu_cb_validate(const uint32_t *cmds, size_t n,
 			if (mk > (TGPU_PB_METHOD_MASK << 2))
 				return BAD("dword %zu: method run of header %zu goes past the last method 0x%03x",
 					   i, at, TGPU_PB_METHOD_MASK << 2);
-			st = check_method(i, subch, mk, cmds[i], engine, cls);
+			st = check_method(i, subch, mk, cmds[i], engine, cls, &state);
 			if (st)
 				return st;
 		}

@@ -119,6 +119,9 @@ int main(void)
 	c[1] = 0xc0c0;
 	c[2] = hdr(1, 1, 0x210, 10);
 	memset(c + 3, 0, 10 * 4);
+	c[3] = c[4] = c[5] = 1;                 /* grid 1 x 1 x 1 */
+	c[6] = 32;                              /* block 32 x 1 x 1 */
+	c[7] = c[8] = 1;
 	c[13] = hdr(1, 1, 0x300, 1);
 	c[14] = 0;
 	check("compute: grid .. param size, launch", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
@@ -130,6 +133,7 @@ int main(void)
 	check("an INC run into 0x238 (no method)", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
 	      false, "0x238");
 	c[2] = hdr(5, 1, 0x234, 3);
+	c[3] = 8;                               /* a valid SET_PARAM_SIZE first */
 	check("ONE_INC: 0x234 then 0x238", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
 	      "0x238");
 	c[2] = hdr(3, 1, 0x210, 3);
@@ -137,5 +141,63 @@ int main(void)
 	c[2] = hdr(1, 1, 0xffc, 2);
 	check("an INC run from 0xffc, the last method", TGPU_ENGINE_KIND_COMPUTE, c, 5, none,
 	      false, "0xffc");
+
+	/* alignments and ranges */
+	c[0] = hdr(1, 0, 0x5c, 5);
+	c[1] = 0x1006; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
+	check("SEM_ADDR_LO with bits 1:0 set", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
+	      "bits 1:0");
+	c[1] = 0x1004;
+	check("a 32-bit release at 4-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      true, NULL);
+	c[5] = 1 | TGPU_SEM_PAYLOAD_64;
+	check("a 64-bit release at 4-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      false, "8-byte");
+	c[1] = 0x1008;
+	c[5] = 1 | TGPU_SEM_TIMESTAMP;
+	check("a timestamp release at 8-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      false, "16-byte");
+	c[1] = 0x1010;
+	check("a timestamp release at 16-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      true, NULL);
+	c[0] = hdr(1, 1, 0x000, 1);
+	c[1] = 0xc0c0;
+	c[2] = hdr(1, 1, 0x200, 3);
+	c[3] = 0; c[4] = 0x1004; c[5] = 64;
+	check("SET_PROGRAM_LOWER not 8-byte aligned", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      false, "SET_PROGRAM_LOWER");
+	c[4] = 0x1008; c[5] = 60;
+	check("SET_PROGRAM_SIZE not a multiple of 8", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      false, "SET_PROGRAM_SIZE");
+	c[5] = 64;
+	check("an aligned program", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
+	c[2] = hdr(1, 1, 0x210, 1);
+	c[3] = 65536;
+	check("grid x 65536", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "grid");
+	c[2] = hdr(1, 1, 0x21c, 1);
+	c[3] = 0;
+	check("block x 0", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "block");
+	c[2] = hdr(1, 1, 0x228, 1);
+	c[3] = 49153;
+	check("49153 bytes of shared memory", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false,
+	      "shared");
+	c[2] = hdr(1, 1, 0x234, 1);
+	c[3] = 6;
+	check("SET_PARAM_SIZE 6", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "SET_PARAM_SIZE");
+	c[0] = hdr(1, 2, 0x000, 1);
+	c[1] = 0xc0b5;
+	c[2] = hdr(1, 2, 0x484, 1);
+	c[3] = 0x1010;
+	check("DESC_LIST_LOWER not 32-byte aligned", TGPU_ENGINE_KIND_COPY0, c, 4, none, false,
+	      "32-byte");
+	c[2] = hdr(1, 2, 0x244, 1);
+	c[3] = 0x2008;
+	c[4] = hdr(1, 2, 0x300, 1);
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_FOUR_WORD, 0);
+	check("a four-word launch semaphore at 8-byte alignment", TGPU_ENGINE_KIND_COPY0, c, 6,
+	      none, false, "16-byte");
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_ONE_WORD, 0);
+	check("a one-word launch semaphore at 8-byte alignment", TGPU_ENGINE_KIND_COPY0, c, 6,
+	      none, true, NULL);
 	return tap_done();
 }

@@ -10,6 +10,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_print.h>
 #include <drm/tgpu_drm.h>
@@ -163,6 +164,8 @@ static const struct drm_driver tgpu_drm_driver = {
 	.postclose = tgpu_postclose,
 	.show_fdinfo = tgpu_gem_show_fdinfo,
 	.gem_create_object = tgpu_gem_create_object,
+	/* another device's dma-buf becomes a system-memory object */
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = tgpu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
 	.fops = &tgpu_drm_fops,

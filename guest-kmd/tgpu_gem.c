@@ -141,8 +141,20 @@ static int tgpu_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	return 0;
 }
 
+/*
+ * A VRAM object can be shared through PRIME with another file of this
+ * device (the importer gets the same object), but another device cannot
+ * map it: that would be peer-to-peer DMA into BAR1, which tgpu does not
+ * offer.  Attaching works; mapping fails here.
+ */
+static struct sg_table *tgpu_bo_get_sg_table(struct drm_gem_object *obj)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
 static const struct drm_gem_object_funcs tgpu_bo_funcs = {
 	.free = tgpu_bo_free,
+	.get_sg_table = tgpu_bo_get_sg_table,
 	.mmap = tgpu_bo_mmap,
 	.vm_ops = &tgpu_bo_vm_ops,
 };

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest test of PRIME (dma-buf) sharing between processes: a VRAM
+ * and a system-memory object exported by one process, imported by
+ * another (its own file, so its own VM), read through its mappings and
+ * used by its GPU work; export and import errors.  Output is TAP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tgpu_drm.h>
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
+
+#include "guest-tap.h"
+
+#define SIZE    65536u
+#define SYS_VA  0x100000000ull
+#define VRAM_VA 0x200000000ull
+#define PB_VA   0x300000000ull
+
+static const char *node = "/dev/dri/renderD128";
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(fd, req, arg);
+	} while (r < 0 && (errno == EINTR || errno == EAGAIN));
+	return r < 0 ? errno : 0;
+}
+
+static uint32_t gem_create(int fd, uint64_t size, uint32_t flags)
+{
+	struct drm_tgpu_gem_create c = { .size = size, .flags = flags };
+
+	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &c))
+		bail("GEM_CREATE failed");
+	return c.handle;
+}
+
+static void *gem_mmap(int fd, uint32_t handle, size_t size)
+{
+	struct drm_tgpu_gem_mmap_offset m = { .handle = handle };
+	void *p;
+
+	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m))
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.offset);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int prime_export(int fd, uint32_t handle, uint32_t flags, int *out)
+{
+	struct drm_prime_handle p = { .handle = handle, .flags = flags, .fd = -1 };
+	int err = xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	*out = p.fd;
+	return err;
+}
+
+static int prime_import(int fd, int buf, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = buf };
+	int err = xioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	*handle = p.handle;
+	return err;
+}
+
+static uint32_t pattern(uint32_t i, uint32_t seed)
+{
+	uint32_t x = i * 0x9e3779b9u + seed;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	return x ^ (x >> 12);
+}
+
+static bool check_pattern(const volatile uint32_t *p, uint32_t n, uint32_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != pattern(i, seed))
+			return false;
+	return true;
+}
+
+/* Copy n bytes from src to dst on copy engine 0 of fd's VM and wait. */
+static int gpu_copy(int fd, uint32_t *pb, uint64_t dst, uint64_t src, uint32_t n)
+{
+	struct drm_tgpu_queue_create qc = { .engine = TGPU_RUNLIST_CE0 };
+	struct drm_syncobj_create sc = { 0 };
+	struct drm_tgpu_submit_range r = { .va = PB_VA };
+	struct drm_tgpu_submit s = { .count = 1, .ranges = (uintptr_t)&r };
+	struct drm_syncobj_wait w = { .count_handles = 1, .timeout_nsec = INT64_MAX };
+	struct drm_tgpu_queue_query qq = { 0 };
+	uint32_t k = 0;
+
+	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SET_OBJECT, 1);
+	pb[k++] = TGPU_CLASS_COPY;
+	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+	pb[k++] = (uint32_t)(src >> 32);
+	pb[k++] = (uint32_t)src;
+	pb[k++] = (uint32_t)(dst >> 32);
+	pb[k++] = (uint32_t)dst;
+	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LINE_LENGTH_IN, 1);
+	pb[k++] = n;
+	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LAUNCH_DMA, 1);
+	pb[k++] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
+				 TGPU_CE_INTR_NONE);
+	r.dwords = k;
+	if (xioctl(fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &qc) ||
+	    xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc))
+		return -1;
+	s.queue = qc.id;
+	s.out_syncobj = sc.handle;
+	w.handles = (uintptr_t)&sc.handle;
+	w.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+	if (xioctl(fd, DRM_IOCTL_TGPU_SUBMIT, &s) || xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w))
+		return -1;
+	qq.id = qc.id;
+	if (xioctl(fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &qq))
+		return -1;
+	return qq.error;
+}
+
+/*
+ * The importing process.  Returns a bit mask of failed checks (the
+ * parent turns each bit into a TAP line).
+ */
+enum {
+	C_IMPORT_SYS = 1, C_IMPORT_VRAM = 2, C_READ_SYS = 4, C_READ_VRAM = 8,
+	C_BIND = 16, C_GPU = 32,
+};
+
+static int child(int sys_fd, int vram_fd)
+{
+	uint32_t hs, hv, pbh;
+	volatile uint32_t *ps, *pv;
+	uint32_t *pb;
+	int fd, fails = 0;
+	struct drm_tgpu_vm_bind b = { .size = SIZE };
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0xff;
+	if (prime_import(fd, sys_fd, &hs))
+		fails |= C_IMPORT_SYS;
+	if (prime_import(fd, vram_fd, &hv))
+		fails |= C_IMPORT_VRAM;
+	if (fails)
+		return fails;
+	ps = gem_mmap(fd, hs, SIZE);
+	pv = gem_mmap(fd, hv, SIZE);
+	if (!ps || !check_pattern(ps, SIZE / 4, 1))
+		fails |= C_READ_SYS;
+	if (!pv || !check_pattern(pv, SIZE / 4, 2))
+		fails |= C_READ_VRAM;
+	/* this process's VM: both objects and a pushbuffer */
+	pbh = gem_create(fd, 4096, 0);
+	pb = gem_mmap(fd, pbh, 4096);
+	b.handle = hs;
+	b.va = SYS_VA;
+	if (xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
+		fails |= C_BIND;
+	b.handle = hv;
+	b.va = VRAM_VA;
+	if (xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
+		fails |= C_BIND;
+	b.handle = pbh;
+	b.va = PB_VA;
+	b.size = 4096;
+	if (!pb || xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
+		fails |= C_BIND;
+	/* the GPU copies the shared sysmem object's first half over the
+	 * shared VRAM object's second half */
+	if (!(fails & C_BIND) && gpu_copy(fd, pb, VRAM_VA + SIZE / 2, SYS_VA, SIZE / 2))
+		fails |= C_GPU;
+	close(fd);
+	return fails;
+}
+
+int main(void)
+{
+	uint32_t hs, hv, h2, i;
+	volatile uint32_t *ps, *pv;
+	int fd, sys_fd, vram_fd, dn, err, st;
+	bool good;
+	pid_t pid;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		bail("cannot open the render node");
+	hs = gem_create(fd, SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
+	hv = gem_create(fd, SIZE, 0);
+	ps = gem_mmap(fd, hs, SIZE);
+	pv = gem_mmap(fd, hv, SIZE);
+	if (!ps || !pv)
+		bail("mmap failed");
+	for (i = 0; i < SIZE / 4; i++) {
+		ps[i] = pattern(i, 1);
+		pv[i] = pattern(i, 2);
+	}
+
+	ok(prime_export(fd, hs, DRM_CLOEXEC | DRM_RDWR, &sys_fd) == 0 && sys_fd >= 0,
+	   "export a system-memory object as a dma-buf");
+	ok(prime_export(fd, hv, DRM_CLOEXEC | DRM_RDWR, &vram_fd) == 0 && vram_fd >= 0,
+	   "export a VRAM object as a dma-buf");
+	err = prime_import(fd, sys_fd, &h2);
+	ok(!err && h2 == hs, "importing it into the same file gives the same handle");
+	err = prime_export(fd, 0x7777, DRM_CLOEXEC, &dn);
+	ok(err == ENOENT, "export of an unknown handle: %s (want %s)", strerror(err),
+	   strerror(ENOENT));
+	err = prime_export(fd, hs, 0x4, &dn);
+	ok(err == EINVAL, "export with unknown flags: %s (want %s)", strerror(err),
+	   strerror(EINVAL));
+	err = prime_import(fd, -1, &h2);
+	ok(err == EBADF, "import of fd -1: %s (want %s)", strerror(err), strerror(EBADF));
+	dn = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	err = prime_import(fd, dn, &h2);
+	ok(err == EINVAL, "import of a file that is not a dma-buf: %s (want %s)",
+	   strerror(err), strerror(EINVAL));
+	close(dn);
+
+	/* The exporter's handles go; the dma-bufs keep the objects alive. */
+	{
+		struct drm_gem_close c = { .handle = hs };
+
+		xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+		c.handle = hv;
+		xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+	}
+
+	pid = fork();
+	if (pid == 0)
+		_exit(child(sys_fd, vram_fd));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		bail("the importing process did not run");
+	st = WEXITSTATUS(st);
+	if (st == 0xff)
+		bail("the importing process cannot open the render node");
+	ok(!(st & C_IMPORT_SYS), "another process imports the system-memory dma-buf");
+	ok(!(st & C_IMPORT_VRAM), "another process imports the VRAM dma-buf");
+	ok(!(st & C_READ_SYS), "it reads the exporter's data through its own mapping (sysmem)");
+	ok(!(st & C_READ_VRAM), "it reads the exporter's data through its own mapping (VRAM)");
+	ok(!(st & C_BIND), "it binds both into its own GPU VM");
+	ok(!(st & C_GPU), "its copy engine copies from one shared object to the other");
+	good = true;
+	for (i = 0; i < SIZE / 8; i++)
+		good &= pv[SIZE / 8 + i] == pattern(i, 1) && pv[i] == pattern(i, 2);
+	ok(good, "the exporter sees the other process's GPU writes, and only them");
+	close(sys_fd);
+	close(vram_fd);
+	close(fd);
+	return tap_done();
+}

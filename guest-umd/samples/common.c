@@ -3,6 +3,7 @@
  * The sample workloads' shared helpers (common.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,4 +142,34 @@ void sample_timer_destroy(struct sample_timer *t)
 {
 	tgpu_event_destroy(t->start);
 	tgpu_event_destroy(t->stop);
+}
+
+int sample_parse_args(int argc, char **argv, const char *name,
+		      void (*usage)(FILE *f), uint64_t min, uint64_t max,
+		      uint64_t *n, bool *quiet)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:qh")) != -1) {
+		switch (opt) {
+		case 'n':
+			if (!sample_parse_size(name, "-n", optarg, min, max, n))
+				return 2;
+			break;
+		case 'q':
+			*quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	return -1;
 }

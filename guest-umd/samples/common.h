@@ -55,6 +55,16 @@ bool sample_parse_size(const char *name, const char *opt, const char *arg,
 		       uint64_t min, uint64_t max, uint64_t *out);
 
 /*
+ * The options of the compute samples: [-n SIZE] [-q] [-h].  -n between
+ * min and max into *n, -q sets *quiet, -h prints usage to stdout.
+ * Returns -1 to go on, or the exit status (0 after -h, 2 for a bad
+ * command line, with usage on stderr).
+ */
+int sample_parse_args(int argc, char **argv, const char *name,
+		      void (*usage)(FILE *f), uint64_t min, uint64_t max,
+		      uint64_t *n, bool *quiet);
+
+/*
  * tgpu_init, device 0, a context; unless quiet, print "NAME: DEVICE
  * (SMs, VRAM, SM clock)".  Exits with FAILED if any step fails.
  */

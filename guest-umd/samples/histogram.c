@@ -11,7 +11,6 @@
  * its read bandwidth (1 byte per element), then PASSED or FAILED; exits 0
  * only when every bin is exact.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,27 +87,9 @@ int main(int argc, char **argv)
 	double ms;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:qh")) != -1) {
-		switch (opt) {
-		case 'n':
-			if (!sample_parse_size("histogram", "-n", optarg, 1, 1u << 30, &n))
-				return 2;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	opt = sample_parse_args(argc, argv, "histogram", usage, 1, 1u << 30, &n, &quiet);
+	if (opt >= 0)
+		return opt;
 
 	sample_open(&s, "histogram", quiet);
 	fn = sample_kernel(&s, &mod, kernel_src, "histogram");

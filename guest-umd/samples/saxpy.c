@@ -8,7 +8,6 @@
  * memory bandwidth (12 bytes per element: two loads, one store), then
  * PASSED or FAILED; exits 0 only when every element matches.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,27 +75,9 @@ int main(int argc, char **argv)
 	double ms;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:qh")) != -1) {
-		switch (opt) {
-		case 'n':
-			if (!sample_parse_size("saxpy", "-n", optarg, 1, 1u << 28, &n))
-				return 2;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	opt = sample_parse_args(argc, argv, "saxpy", usage, 1, 1u << 28, &n, &quiet);
+	if (opt >= 0)
+		return opt;
 
 	sample_open(&s, "saxpy", quiet);
 	fn = sample_kernel(&s, &mod, kernel_src, "saxpy");

@@ -9,7 +9,6 @@
  * then PASSED or FAILED; exits 0 only when every element is within the
  * error bound of the reference (below).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -120,27 +119,9 @@ int main(int argc, char **argv)
 	unsigned int grid;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:qh")) != -1) {
-		switch (opt) {
-		case 'n':
-			if (!sample_parse_size("sgemm", "-n", optarg, 1, 4096, &n))
-				return 2;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	opt = sample_parse_args(argc, argv, "sgemm", usage, 1, 4096, &n, &quiet);
+	if (opt >= 0)
+		return opt;
 
 	sample_open(&s, "sgemm", quiet);
 	fn = sample_kernel(&s, &mod, kernel_src, "sgemm");

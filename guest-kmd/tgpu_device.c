@@ -167,7 +167,11 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the runlists\n");
 
-	return tgpu_irq_init(tdev);
+	ret = tgpu_irq_init(tdev);
+	if (ret)
+		return ret;
+
+	return tgpu_kchan_init(tdev);
 }
 
 /**

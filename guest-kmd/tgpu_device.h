@@ -17,6 +17,7 @@
 #include <tgpu/regs.h>
 
 #include "tgpu_irq.h"
+#include "tgpu_kchan.h"
 #include "tgpu_vram.h"
 
 struct pci_dev;
@@ -106,6 +107,7 @@ struct tgpu_device {
 	struct tgpu_runlist rl[TGPU_NR_RUNLISTS];
 	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
 	struct list_head queues;
+	struct tgpu_kchan kchan;
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

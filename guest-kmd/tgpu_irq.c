@@ -124,7 +124,11 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 				va = tgpu_irq_copy_error(tdev, chid, info);
 			else if (code == TGPU_ERR_COMPUTE)
 				va = tgpu_irq_compute_error(tdev, chid, info);
-			tgpu_queues_chan_error(tdev, chid, code, info, va);
+			if (chid == TGPU_KCHAN_CHID)
+				tgpu_kchan_error(tdev, code, info);
+			else
+				tgpu_queues_chan_error(tdev, chid, code, info,
+						       va);
 		}
 		tgpu_wr32(tdev, TGPU_FIFO_ERR_PENDING(i), pending);
 	}
@@ -167,6 +171,7 @@ static void tgpu_irq_nonstall(struct tgpu_device *tdev)
 		atomic64_inc(&tdev->irq.nonstall);
 	}
 	tgpu_queues_signal(tdev);
+	tgpu_kchan_signal(tdev);
 }
 
 static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)

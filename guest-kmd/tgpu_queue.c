@@ -136,6 +136,8 @@ static void tgpu_runlist_submit(struct tgpu_device *tdev, u32 engine)
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return;
 
+	if (engine == TGPU_RUNLIST_CE0 && tgpu_kchan_running(tdev))
+		writel(TGPU_KCHAN_CHID, rl->mem.cpu + TGPU_RUNLIST_ENTRY_SIZE * n++);
 	list_for_each_entry(q, &rl->queues, rl_link)
 		writel(q->chid, rl->mem.cpu + TGPU_RUNLIST_ENTRY_SIZE * n++);
 	wmb(); /* the list, before the device copies it */
@@ -150,6 +152,20 @@ static void tgpu_runlist_submit(struct tgpu_device *tdev, u32 engine)
 		drm_err(&tdev->base, "runlist %u: %u entries refused\n",
 			engine, n);
 	drm_dev_exit(idx);
+}
+
+/**
+ * tgpu_runlists_update() - hand an engine's runlist to the device again
+ * @tdev: the device
+ * @engine: TGPU_RUNLIST_*
+ *
+ * For channels that are not queues (the kernel channel).
+ */
+void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine)
+{
+	mutex_lock(&tdev->rl_lock);
+	tgpu_runlist_submit(tdev, engine);
+	mutex_unlock(&tdev->rl_lock);
 }
 
 /*

@@ -76,6 +76,7 @@ struct tgpu_queue {
 };
 
 int tgpu_queues_init(struct tgpu_device *tdev);
+void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine);
 void tgpu_queues_signal(struct tgpu_device *tdev);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			    u32 info, u64 fault_va);

@@ -114,12 +114,13 @@ u64 tgpu_vram_used(struct tgpu_device *tdev)
 }
 
 /**
- * tgpu_vram_clear() - zero blocks of VRAM with the CPU, through BAR1
+ * tgpu_vram_clear() - zero blocks of VRAM
  * @tdev: the device
  * @blocks: blocks below @tdev->vram.visible
  *
- * Maps and clears TGPU_VRAM_CLEAR_CHUNK bytes at a time, rescheduling in
- * between: objects can be gigabytes.
+ * With the kernel channel's copy engine (tgpu_kchan.c) when it runs;
+ * else, or if it fails, with the CPU through BAR1, TGPU_VRAM_CLEAR_CHUNK
+ * bytes at a time, rescheduling in between: objects can be gigabytes.
  *
  * Return: 0 on success, -ENOMEM when VRAM cannot be mapped, -EINTR when
  * the task is being killed.
@@ -129,6 +130,11 @@ int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks)
 	struct gpu_buddy_block *block;
 	void __iomem *map;
 	u64 start, end, len;
+	int ret;
+
+	ret = tgpu_kchan_clear(tdev, blocks);
+	if (ret != -ENODEV && ret != -EIO && ret != -ETIMEDOUT)
+		return ret;
 
 	list_for_each_entry(block, blocks, link) {
 		start = gpu_buddy_block_offset(block);

@@ -385,6 +385,35 @@ static void sgemm(tgpu_context *ctx)
 	free(c);
 }
 
+/* ---- allocation --------------------------------------------------------------- */
+
+/* tgpu_mem_alloc (GEM_CREATE, the clear, VM_BIND) and free of 256 MiB. */
+static void alloc_cost(tgpu_context *ctx)
+{
+	const size_t size = 256 << 20;
+	double best = 1e30, best_host = 1e30, t0, dt;
+	tgpu_deviceptr d;
+	void *h;
+	int r;
+
+	for (r = 0; r < (quick ? 1 : 3); r++) {
+		t0 = now_us();
+		CHECK(tgpu_mem_alloc(ctx, &d, size));
+		dt = now_us() - t0;
+		CHECK(tgpu_mem_free(ctx, d));
+		if (dt < best)
+			best = dt;
+		t0 = now_us();
+		CHECK(tgpu_mem_alloc_host(ctx, &h, size / 4));
+		dt = now_us() - t0;
+		CHECK(tgpu_mem_free_host(ctx, h));
+		if (dt < best_host)
+			best_host = dt;
+	}
+	printf("bench: stack.alloc_vram_256m_ms %.2f ms\n", best / 1e3);
+	printf("bench: stack.alloc_pinned_64m_ms %.2f ms\n", best_host / 1e3);
+}
+
 /* ---- copies ------------------------------------------------------------------- */
 
 static double gbps(size_t bytes, double us)
@@ -686,6 +715,7 @@ int main(int argc, char **argv)
 	submit_throughput(ctx, 4);
 	submit_throughput(ctx, 16);
 	empty_launch(ctx);
+	alloc_cost(ctx);
 	sgemm(ctx);
 	copies(ctx);
 	CHECK(tgpu_ctx_destroy(ctx));

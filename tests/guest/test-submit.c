@@ -1421,6 +1421,40 @@ static int test_unplug(void)
  * TLB counters in BAR0 (sysfs resource0: the kernel needs iomem=relaxed).
  */
 /*
+ * The driver clears new VRAM objects with its own channel (channel 0 on
+ * copy engine 0): each GEM_CREATE is at least one CE0 launch, and memory
+ * a freed object left dirty comes back zeroed.
+ */
+static void test_kernel_clears(const volatile uint32_t *bar0)
+{
+	const uint32_t launches = TGPU_CE_REG(0, TGPU_CE_LAUNCHES) / 4;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	volatile uint32_t *p;
+	uint32_t before, bo, i;
+	bool zero = true;
+
+	if (fd < 0)
+		bail("cannot open the render node");
+	/* dirty 64 MiB, free it, then take it again */
+	bo = gem_create(fd, 64u << 20);
+	p = gem_mmap(fd, bo, 64u << 20);
+	for (i = 0; i < (64u << 20) / 4; i += 1024)
+		p[i] = 0xdeadbeef;
+	munmap((void *)p, 64u << 20);
+	gem_close(fd, bo);
+	before = bar0[launches];
+	bo = gem_create(fd, 64u << 20);
+	ok(bar0[launches] - before >= 1,
+	   "GEM_CREATE clears with copy engine 0 (%u launches)", bar0[launches] - before);
+	p = gem_mmap(fd, bo, 64u << 20);
+	for (i = 0; i < (64u << 20) / 4 && zero; i += 1024)
+		zero = p[i] == 0;
+	ok(zero, "memory a freed object dirtied comes back zeroed");
+	munmap((void *)p, 64u << 20);
+	close(fd);
+}
+
+/*
  * The queue's GPFIFO, USERD and fence pushbuffers are privileged pages:
  * neither a semaphore release nor a copy of the user's reaches them.  In
  * a fresh boot the first queue is on channel 1, so its GPFIFO page is at
@@ -1536,6 +1570,7 @@ static int test_large_pages(void)
 	ctx_close(&c);
 
 	test_priv();
+	test_kernel_clears(bar0);
 	return tap_done();
 }
 

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+/*
+ * The driver's own channel: channel 0 on copy engine 0, privileged and
+ * unpaged (bypass: GPU addresses are VRAM offsets), at the highest
+ * priority.  The driver clears VRAM with it: a copy-engine fill moves
+ * gigabytes per second, where the CPU writing through BAR1 manages a
+ * few hundred megabytes.  One submission at a time, waited for; if the
+ * channel fails or hangs it is reset and left broken, and clears go back
+ * to the CPU.
+ */
+
+#include <linux/device.h>
+#include <linux/gpu_buddy.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/mmu.h>
+#include <tgpu/regs.h>
+
+#include "tgpu_device.h"
+#include "tgpu_kchan.h"
+#include "tgpu_queue.h"
+
+/*
+ * Its memory, 64 KiB of VRAM:
+ *
+ *   0x0000  instance block
+ *   0x1000  GPFIFO ring, 512 entries
+ *   0x2000  USERD
+ *   0x3000  semaphore (u64)
+ *   0x4000  pushbuffer, 48 KiB
+ */
+#define KC_INST		0x0000
+#define KC_GPFIFO	0x1000
+#define KC_USERD	0x2000
+#define KC_SEM		0x3000
+#define KC_PB		0x4000
+#define KC_SIZE		0x10000
+#define KC_GPFIFO_LOG2	9
+#define KC_PB_DWORDS	((KC_SIZE - KC_PB) / 4)
+/* a fill launch (11 dwords) and the closing release (8) must still fit */
+#define KC_PB_ROOM	(11 + 8)
+/* bytes per submission, so that a wait is bounded */
+#define KC_BATCH_BYTES	SZ_1G
+/* generous: the copy engine fills several GB/s */
+#define KC_TIMEOUT	(10 * HZ)
+
+#define KC_RUNNING	1
+
+struct kc_pb {
+	u32 __iomem *p;
+	u32 n;
+};
+
+static void kc_emit(struct kc_pb *pb, u32 method, u32 count, const u32 *data)
+{
+	u32 i;
+
+	writel(TGPU_PB_HDR(TGPU_PB_OP_INC, 0, method, count), pb->p + pb->n++);
+	for (i = 0; i < count; i++)
+		writel(data[i], pb->p + pb->n++);
+}
+
+static void kc_emit1(struct kc_pb *pb, u32 method, u32 value)
+{
+	kc_emit(pb, method, 1, &value);
+}
+
+static void kc_begin(struct tgpu_kchan *k, struct kc_pb *pb)
+{
+	const u32 a = TGPU_CE_REMAP_CONST_A;
+
+	pb->p = k->mem.cpu + KC_PB;
+	pb->n = 0;
+	kc_emit1(pb, TGPU_M_SET_OBJECT, TGPU_CLASS_COPY);
+	kc_emit1(pb, TGPU_CE_M_SET_REMAP_CONST_A, 0);
+	/* elements of four 4-byte constants: 16 bytes of zeros */
+	kc_emit1(pb, TGPU_CE_M_SET_REMAP_COMPONENTS,
+		 TGPU_CE_REMAP(a, a, a, a, 4, 1, 4));
+}
+
+static void kc_fill(struct kc_pb *pb, u64 vram, u64 len)
+{
+	const u32 out[2] = { upper_32_bits(vram), lower_32_bits(vram) };
+
+	kc_emit(pb, TGPU_CE_M_OFFSET_OUT_UPPER, 2, out);
+	kc_emit1(pb, TGPU_CE_M_LINE_LENGTH_IN, (u32)(len / 16));
+	kc_emit1(pb, TGPU_CE_M_LAUNCH_DMA,
+		 TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
+				TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_REMAP);
+}
+
+/* Mark the channel broken (the first error stays) and wake the waiter. */
+static void kc_break(struct tgpu_device *tdev, int error)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+
+	cmpxchg(&k->state, KC_RUNNING, error);
+	wake_up_all(&k->wq);
+}
+
+/* Has the semaphore reached @seqno?  After unplug: stop waiting. */
+static bool kc_reached(struct tgpu_device *tdev, u64 seqno)
+{
+	bool done = true;
+	int idx;
+
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		done = readq(tdev->kchan.mem.cpu + KC_SEM) >= seqno;
+		drm_dev_exit(idx);
+	}
+	return done;
+}
+
+/* Stop channel 0 for good: nothing it was doing runs on after this. */
+static void kc_stop(struct tgpu_device *tdev)
+{
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL), 0);
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_RESET);
+}
+
+/*
+ * Close the pushbuffer with a semaphore release and a non-stall
+ * interrupt, hand it to the channel and wait.  With @k->lock.
+ */
+static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	const u64 sem_va = k->mem.addr + KC_SEM;
+	const u64 seqno = ++k->seqno;
+	const u32 rel[5] = {
+		lower_32_bits(sem_va), upper_32_bits(sem_va),
+		lower_32_bits(seqno), upper_32_bits(seqno),
+		TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
+	};
+	u64 entry;
+	long left;
+	int idx;
+
+	kc_emit(pb, TGPU_M_SEM_ADDR_LO, 5, rel);
+	writel(TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0),
+	       pb->p + pb->n++);
+
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return -ENODEV;
+	entry = TGPU_GP_ENTRY(k->mem.addr + KC_PB, pb->n, 0);
+	writeq(entry, k->mem.cpu + KC_GPFIFO + k->put * TGPU_GP_ENTRY_SIZE);
+	k->put = (k->put + 1) & (BIT(KC_GPFIFO_LOG2) - 1);
+	wmb(); /* the pushbuffer and entry, then GP_PUT */
+	writel(k->put, k->mem.cpu + KC_USERD + TGPU_USERD_GP_PUT);
+	wmb(); /* GP_PUT, then the doorbell */
+	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, TGPU_KCHAN_CHID);
+	k->submits++;
+	drm_dev_exit(idx);
+
+	/*
+	 * Not interruptible: the blocks may be handed out again as soon as
+	 * this returns, so the engine must be done with them (or stopped).
+	 */
+	left = wait_event_timeout(k->wq, kc_reached(tdev, seqno) ||
+				  READ_ONCE(k->state) != KC_RUNNING,
+				  KC_TIMEOUT);
+	if (READ_ONCE(k->state) == KC_RUNNING && kc_reached(tdev, seqno))
+		return 0;
+	if (!left) {
+		drm_err(&tdev->base, "kernel channel: a clear did not finish in %u s: channel stopped, clears go back to the CPU\n",
+			KC_TIMEOUT / HZ);
+		kc_break(tdev, -ETIMEDOUT);
+	}
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		kc_stop(tdev);
+		drm_dev_exit(idx);
+	}
+	return READ_ONCE(k->state) < 0 ? READ_ONCE(k->state) : -EIO;
+}
+
+/**
+ * tgpu_kchan_clear() - zero VRAM blocks with the kernel channel
+ * @tdev: the device
+ * @blocks: buddy blocks, linked by their link
+ *
+ * Return: 0 when the blocks are zero; -ENODEV when the channel is not
+ * there or broken, -EIO/-ETIMEDOUT when it just failed (the caller then
+ * clears with the CPU), -EINTR when the task is being killed (between
+ * submissions: nothing is left running).
+ */
+int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	struct gpu_buddy_block *block;
+	struct kc_pb pb;
+	u64 batch = 0;
+	int ret = 0;
+
+	if (!tgpu_kchan_running(tdev))
+		return -ENODEV;
+	mutex_lock(&k->lock);
+	if (k->state != KC_RUNNING) {
+		ret = -ENODEV;
+		goto out;
+	}
+	kc_begin(k, &pb);
+	list_for_each_entry(block, blocks, link) {
+		u64 start = gpu_buddy_block_offset(block);
+		u64 end = start + gpu_buddy_block_size(&tdev->vram.mm, block);
+
+		while (start < end) {
+			u64 len = min_t(u64, end - start, KC_BATCH_BYTES - batch);
+
+			kc_fill(&pb, start, len);
+			start += len;
+			batch += len;
+			if (batch < KC_BATCH_BYTES &&
+			    pb.n + KC_PB_ROOM <= KC_PB_DWORDS)
+				continue;
+			ret = kc_submit(tdev, &pb);
+			if (ret)
+				goto out;
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				goto out;
+			}
+			batch = 0;
+			kc_begin(k, &pb);
+		}
+	}
+	if (batch)
+		ret = kc_submit(tdev, &pb);
+out:
+	mutex_unlock(&k->lock);
+	return ret;
+}
+
+/**
+ * tgpu_kchan_running() - whether the kernel channel takes work
+ * @tdev: the device
+ *
+ * Return: true while it is set up and has not failed.
+ */
+bool tgpu_kchan_running(struct tgpu_device *tdev)
+{
+	return READ_ONCE(tdev->kchan.state) == KC_RUNNING;
+}
+
+/**
+ * tgpu_kchan_signal() - the non-stall interrupt: wake the waiter
+ * @tdev: the device
+ */
+void tgpu_kchan_signal(struct tgpu_device *tdev)
+{
+	wake_up_all(&tdev->kchan.wq);
+}
+
+/**
+ * tgpu_kchan_error() - channel 0 took an error
+ * @tdev: the device
+ * @code: TGPU_ERR_*
+ * @info: CHAN_ERROR_INFO
+ *
+ * Called by the stall interrupt handler.  The channel stays broken;
+ * clears go back to the CPU.
+ */
+void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info)
+{
+	dev_err_ratelimited(tdev->base.dev,
+			    "kernel channel: error %s (info 0x%x): VRAM clears go back to the CPU\n",
+			    tgpu_chan_error_name(code), info);
+	kc_break(tdev, -EIO);
+}
+
+static void tgpu_kchan_unplug(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	kc_break(tdev, -ENODEV);
+}
+
+static void tgpu_kchan_fini(struct drm_device *ddev, void *data)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+
+	tgpu_vram_obj_free(tdev, &tdev->kchan.mem);
+}
+
+static void kc_write_inst(struct tgpu_kchan *k)
+{
+	void __iomem *inst = k->mem.cpu + KC_INST;
+
+	/* unpaged: GPU addresses are VRAM offsets */
+	writel(TGPU_INST_FLAGS_PRIV, inst + TGPU_INST_FLAGS);
+	writel(0, inst + TGPU_INST_ASID);
+	writeq(0, inst + TGPU_INST_PDB);
+	writeq(k->mem.addr + KC_GPFIFO, inst + TGPU_INST_GPFIFO_BASE);
+	writel(KC_GPFIFO_LOG2, inst + TGPU_INST_GPFIFO_LOG2);
+	writel(TGPU_RUNLIST_CE0, inst + TGPU_INST_ENGINE);
+	writeq(k->mem.addr + KC_USERD, inst + TGPU_INST_USERD);
+	writel(TGPU_PRIORITY_MAX, inst + TGPU_INST_PRIORITY);
+	writel(0, inst + TGPU_INST_TIMESLICE_US);
+	writel(0, inst + TGPU_INST_ACQ_TIMEOUT_US);
+}
+
+/**
+ * tgpu_kchan_init() - set up and start the kernel channel
+ * @tdev: the device, with runlists and interrupts
+ *
+ * Without CPU-visible VRAM or copy engine 0 there is no kernel channel,
+ * and VRAM is cleared with the CPU (a warning, not a probe failure).
+ *
+ * Return: 0, or a negative errno for what must fail the probe.
+ */
+int tgpu_kchan_init(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	struct drm_device *ddev = &tdev->base;
+	u32 status;
+	int ret;
+
+	init_waitqueue_head(&k->wq);
+	ret = drmm_mutex_init(ddev, &k->lock);
+	if (ret)
+		return ret;
+	INIT_LIST_HEAD(&k->mem.blocks);
+	if (!tdev->vram.map || !(tdev->id.engines & TGPU_ENGINE_CE0)) {
+		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared by the CPU\n");
+		return 0;
+	}
+	ret = tgpu_vram_obj_alloc(tdev, &k->mem, KC_SIZE);
+	if (ret)
+		return ret;
+	ret = drmm_add_action_or_reset(ddev, tgpu_kchan_fini, NULL);
+	if (ret)
+		return ret;
+	kc_write_inst(k);
+
+	wmb(); /* the instance block, then the enable */
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_RESET);
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_INST),
+		  k->mem.addr >> TGPU_PAGE_SHIFT);
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_ENABLE);
+	status = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+					       TGPU_CHAN_STATUS));
+	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_ERROR) {
+		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared by the CPU\n",
+			 tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+						       TGPU_CHAN_ERROR)));
+		kc_stop(tdev);
+		return 0;
+	}
+	k->state = KC_RUNNING;
+	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
+	return devm_add_action_or_reset(ddev->dev, tgpu_kchan_unplug, tdev);
+}

@@ -17,6 +17,7 @@
 #include <tgpu/channel.h>
 #include <tgpu/isa.h>
 
+#include "tgpu_debugfs.h"
 #include "tgpu_device.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
@@ -239,6 +240,8 @@ static int tgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = tgpu_device_init(tdev);
 	if (ret)
 		return ret;
+
+	tgpu_debugfs_init(tdev);
 
 	ret = drm_dev_register(&tdev->base, 0);
 	if (ret)

@@ -118,6 +118,8 @@ static bool line_with(const char *s, const char *needle, char *out,
 
 	if (!p)
 		return false;
+	if (*p == '\n')	/* a needle anchored at a line's start */
+		p++;
 	for (b = p; b > s && b[-1] != '\n'; b--)
 		;
 	e = strchr(p, '\n');

@@ -15,6 +15,10 @@
 #include <drm/drm_print.h>
 #include <drm/tgpu_drm.h>
 
+#include <tgpu/channel.h>
+#include <tgpu/isa.h>
+
+#include "tgpu_debugfs.h"
 #include "tgpu_device.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
@@ -30,6 +34,7 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 	const struct tgpu_identity *id = &tdev->id;
 	struct pci_dev *pdev = tdev->pdev;
 	struct drm_tgpu_get_param *args = data;
+	int idx;
 
 	if (args->pad || args->param >= DRM_TGPU_PARAM_COUNT)
 		return -EINVAL;
@@ -80,6 +85,49 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 		break;
 	case DRM_TGPU_PARAM_VRAM_USED:
 		args->value = tgpu_vram_used(tdev);
+		break;
+	case DRM_TGPU_PARAM_CHANNELS:
+		args->value = id->channels;
+		break;
+	case DRM_TGPU_PARAM_QUEUE_PRIORITIES:
+		args->value = TGPU_PRIORITY_MAX + 1;
+		break;
+	case DRM_TGPU_PARAM_VA_BITS:
+		args->value = TGPU_VA_BITS;
+		break;
+	case DRM_TGPU_PARAM_VA_USER_LIMIT:
+		args->value = DRM_TGPU_VA_KERNEL_START;
+		break;
+	case DRM_TGPU_PARAM_COMPUTE_CLASS:
+		args->value = TGPU_CLASS_COMPUTE;
+		break;
+	case DRM_TGPU_PARAM_COPY_CLASS:
+		args->value = TGPU_CLASS_COPY;
+		break;
+	case DRM_TGPU_PARAM_GR_GRID_MAX:
+		args->value = TGPU_GR_GRID_MAX;
+		break;
+	case DRM_TGPU_PARAM_GR_BLOCK_MAX:
+		args->value = TGPU_GR_BLOCK_MAX;
+		break;
+	case DRM_TGPU_PARAM_GR_SHARED_MAX:
+		args->value = TGPU_GR_SHARED_MAX;
+		break;
+	case DRM_TGPU_PARAM_GR_PARAM_MAX:
+		args->value = TGPU_GR_PARAM_MAX;
+		break;
+	case DRM_TGPU_PARAM_GR_PROGRAM_MAX:
+		args->value = TGPU_GR_PROGRAM_MAX;
+		break;
+	case DRM_TGPU_PARAM_CLK_SM_KHZ:
+		/* The clock changes as the board throttles: read it now. */
+		if (!drm_dev_enter(ddev, &idx))
+			return -ENODEV;
+		args->value = tgpu_rd32(tdev, TGPU_GR_CLOCK_KHZ);
+		drm_dev_exit(idx);
+		break;
+	case DRM_TGPU_PARAM_TIMESTAMP_FREQ:
+		args->value = TGPU_PTIMER_FREQ_HZ;
 		break;
 	case DRM_TGPU_PARAM_COUNT:
 		return -EINVAL;
@@ -156,6 +204,8 @@ static const struct file_operations tgpu_drm_fops = {
  *           DRM_IOCTL_TGPU_SUBMIT
  * - 1.3.0 - system-memory buffer objects: DRM_TGPU_GEM_CREATE_SYSMEM
  * - 1.4.0 - why a queue died: DRM_IOCTL_TGPU_QUEUE_QUERY
+ * - 1.5.0 - engine list and limits: DRM_TGPU_PARAM_CHANNELS to
+ *           DRM_TGPU_PARAM_TIMESTAMP_FREQ
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -172,7 +222,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 4,
+	.minor = 5,
 	.patchlevel = 0,
 };
 
@@ -193,6 +243,8 @@ static int tgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = tgpu_device_init(tdev);
 	if (ret)
 		return ret;
+
+	tgpu_debugfs_init(tdev);
 
 	ret = drm_dev_register(&tdev->base, 0);
 	if (ret)

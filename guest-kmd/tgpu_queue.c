@@ -30,29 +30,6 @@
 #include "tgpu_queue.h"
 #include "tgpu_vm.h"
 
-/*
- * A queue's memory, one contiguous 32 KiB piece of VRAM, mapped into the
- * kernel part of its VM at TGPU_Q_VA(chid) (all but the instance block):
- *
- *   0x0000  instance block (read by physical address, not mapped)
- *   0x1000  GPFIFO ring, 512 entries             PRIV
- *   0x2000  USERD                                PRIV
- *   0x3000  fence semaphore (u64 at offset 0)    user, writable
- *   0x4000  fence pushbuffers, 32 bytes for each GPFIFO slot   PRIV
- */
-#define TGPU_Q_INST		0x0000
-#define TGPU_Q_GPFIFO		0x1000
-#define TGPU_Q_USERD		0x2000
-#define TGPU_Q_SEM		0x3000
-#define TGPU_Q_FENCE_PB		0x4000
-#define TGPU_Q_SIZE		0x8000
-#define TGPU_Q_GPFIFO_LOG2	9
-#define TGPU_Q_GPFIFO_ENTRIES	BIT(TGPU_Q_GPFIFO_LOG2)
-#define TGPU_Q_FENCE_SLOT	32
-#define TGPU_Q_FENCE_DWORDS	7
-#define TGPU_Q_VA(chid)		(DRM_TGPU_VA_KERNEL_START + \
-				 (u64)(chid) * TGPU_Q_SIZE)
-
 static_assert(TGPU_Q_GPFIFO_ENTRIES * TGPU_GP_ENTRY_SIZE <= SZ_4K);
 static_assert(TGPU_Q_FENCE_PB + TGPU_Q_GPFIFO_ENTRIES * TGPU_Q_FENCE_SLOT ==
 	      TGPU_Q_SIZE);
@@ -71,6 +48,18 @@ static const char * const tgpu_engine_names[TGPU_NR_RUNLISTS] = {
 	[TGPU_RUNLIST_CE0] = "ce0",
 	[TGPU_RUNLIST_CE1] = "ce1",
 };
+
+/**
+ * tgpu_engine_name() - the name of a runlist / queue engine
+ * @engine: TGPU_RUNLIST_*
+ *
+ * Return: "compute", "ce0", "ce1", or "unknown".
+ */
+const char *tgpu_engine_name(u32 engine)
+{
+	return engine < TGPU_NR_RUNLISTS ? tgpu_engine_names[engine] :
+					   "unknown";
+}
 
 /**
  * struct tgpu_fence - a hardware fence: the queue's semaphore reaching

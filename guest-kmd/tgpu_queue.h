@@ -4,6 +4,7 @@
 #ifndef __TGPU_QUEUE_H__
 #define __TGPU_QUEUE_H__
 
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -14,6 +15,29 @@
 #include <drm/gpu_scheduler.h>
 
 #include "tgpu_vram.h"
+
+/*
+ * A queue's memory, one contiguous 32 KiB piece of VRAM, mapped into the
+ * kernel part of its VM at TGPU_Q_VA(chid) (all but the instance block):
+ *
+ *   0x0000  instance block (read by physical address, not mapped)
+ *   0x1000  GPFIFO ring, 512 entries             PRIV
+ *   0x2000  USERD                                PRIV
+ *   0x3000  fence semaphore (u64 at offset 0)    user, writable
+ *   0x4000  fence pushbuffers, 32 bytes for each GPFIFO slot   PRIV
+ */
+#define TGPU_Q_INST		0x0000
+#define TGPU_Q_GPFIFO		0x1000
+#define TGPU_Q_USERD		0x2000
+#define TGPU_Q_SEM		0x3000
+#define TGPU_Q_FENCE_PB		0x4000
+#define TGPU_Q_SIZE		0x8000
+#define TGPU_Q_GPFIFO_LOG2	9
+#define TGPU_Q_GPFIFO_ENTRIES	BIT(TGPU_Q_GPFIFO_LOG2)
+#define TGPU_Q_FENCE_SLOT	32
+#define TGPU_Q_FENCE_DWORDS	7
+#define TGPU_Q_VA(chid)		(DRM_TGPU_VA_KERNEL_START + \
+				 (u64)(chid) * TGPU_Q_SIZE)
 
 struct drm_device;
 struct drm_file;
@@ -75,6 +99,7 @@ struct tgpu_queue {
 	char comm[TASK_COMM_LEN];
 };
 
+const char *tgpu_engine_name(u32 engine);
 int tgpu_queues_init(struct tgpu_device *tdev);
 void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine);
 void tgpu_queues_signal(struct tgpu_device *tdev);

@@ -5,7 +5,9 @@
 #include <linux/gpu_buddy.h>
 #include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/highmem.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -35,12 +37,16 @@ static_assert(DRM_TGPU_VM_PAGE_SIZE == TGPU_PAGE_SIZE);
  * struct tgpu_mapping - a user mapping made by VM_BIND
  * @node: its VA range in &tgpu_vm.mm
  * @obj: the object mapped; the mapping holds a reference
+ * @bo_offset: where in @obj the range starts
+ * @flags: DRM_TGPU_VM_BIND_* it was made with
  * @deferred: in &tgpu_vm.deferred once unmapped, when the wait for the
  *	file's work was interrupted
  */
 struct tgpu_mapping {
 	struct drm_mm_node node;
 	struct drm_gem_object *obj;
+	u64 bo_offset;
+	u32 flags;
 	struct list_head deferred;
 };
 
@@ -478,6 +484,8 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 		goto err_put;
 	}
 	map->obj = obj;
+	map->bo_offset = args->bo_offset;
+	map->flags = args->flags;
 	map->node.start = args->va;
 	map->node.size = args->size;
 
@@ -628,4 +636,110 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 	drm_mm_takedown(&vm->mm);
 	mutex_destroy(&vm->lock);
 	ida_free(&tdev->asid_ida, vm->asid);
+}
+
+/* The mapping that holds @va, or NULL.  With vm->lock held. */
+static struct tgpu_mapping *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
+{
+	struct drm_mm_node *node;
+
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1)
+		return container_of(node, struct tgpu_mapping, node);
+	return NULL;
+}
+
+/**
+ * tgpu_vm_read() - read user memory of a VM through the CPU, for debugfs
+ * @vm: the VM
+ * @va: GPU virtual address, 4-byte aligned
+ * @buf: where the dwords go
+ * @n: dwords wanted; fewer are read when the 4 KiB page ends first
+ *
+ * Finds the mapping that holds @va and reads its object: a VRAM object
+ * through the driver's VRAM mapping, a system-memory object through its
+ * pinned pages.  The caller must be inside drm_dev_enter().
+ *
+ * Return: dwords read, -ENOENT when nothing is mapped at @va, -EFAULT
+ * when the memory is not CPU-visible.
+ */
+int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	struct gpu_buddy_block *block;
+	struct tgpu_mapping *map;
+	u64 off, bsize;
+	void *vaddr;
+	int ret = -ENOENT;
+
+	n = min_t(u64, n, (TGPU_PAGE_SIZE - (va & (TGPU_PAGE_SIZE - 1))) / 4);
+	mutex_lock(&vm->lock);
+	map = tgpu_vm_find(vm, va);
+	if (!map)
+		goto out;
+	off = map->bo_offset + (va - map->node.start);
+	if (tgpu_gem_is_sysmem(map->obj)) {
+		struct drm_gem_shmem_object *shmem =
+			to_drm_gem_shmem_obj(map->obj);
+
+		ret = -EFAULT;
+		if (!shmem->pages)
+			goto out;
+		vaddr = kmap_local_page(shmem->pages[off >> PAGE_SHIFT]);
+		memcpy(buf, vaddr + offset_in_page(off), n * 4);
+		kunmap_local(vaddr);
+		ret = n;
+		goto out;
+	}
+	ret = -EFAULT;
+	list_for_each_entry(block, &to_tgpu_bo(map->obj)->blocks, link) {
+		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
+		if (off >= bsize) {
+			off -= bsize;
+			continue;
+		}
+		off += gpu_buddy_block_offset(block);
+		if (tdev->vram.map && off + n * 4 <= tdev->vram.visible) {
+			memcpy_fromio(buf, tdev->vram.map + off, n * 4);
+			ret = n;
+		}
+		break;
+	}
+out:
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vm_show() - print a VM's mappings, for debugfs
+ * @vm: the VM
+ * @m: where to
+ *
+ * One line per mapping: its range, size, flags, the object's kind and
+ * size, and the offset in it.
+ *
+ * Return: the number of mappings.
+ */
+unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m)
+{
+	struct tgpu_mapping *map;
+	struct drm_mm_node *node;
+	unsigned int n = 0, deferred = 0;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node(node, &vm->mm) {
+		map = container_of(node, struct tgpu_mapping, node);
+		seq_printf(m, "    va 0x%010llx-0x%010llx size 0x%llx %s %s object size 0x%zx offset 0x%llx\n",
+			   node->start, node->start + node->size, node->size,
+			   map->flags & DRM_TGPU_VM_BIND_READ_ONLY ? "ro" : "rw",
+			   tgpu_gem_is_sysmem(map->obj) ? "sysmem" : "vram",
+			   map->obj->size, map->bo_offset);
+		n++;
+	}
+	list_for_each_entry(map, &vm->deferred, deferred)
+		deferred++;
+	if (deferred)
+		seq_printf(m, "    %u unbound mappings waiting for the file's close\n",
+			   deferred);
+	mutex_unlock(&vm->lock);
+	return n;
 }

@@ -118,6 +118,7 @@
 #define   TGPU_RUNLIST_STATUS_ERROR         (1u << 31)
 
 /* PTIMER: nanoseconds of the virtual clock. */
+#define TGPU_PTIMER_FREQ_HZ         1000000000u /* ticks per second */
 #define TGPU_PTIMER_BASE            0x009000u
 #define TGPU_PTIMER_SIZE            0x1000u
 #define TGPU_PTIMER_TIME_0          0x009400u   /* low; latches TIME_1 */

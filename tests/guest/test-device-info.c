@@ -8,9 +8,16 @@
  *
  *   test-device-info --expect-model=p100 [--expect-vram-mib=16384]
  *                    [--expect-sms=56] [--expect-msix=5] [--node=PATH]
+ *                    [--expect-channels=64] [--bar0]
  *
  * --expect-model implies the model's VRAM, SM count, clocks and power
  * limit; --expect-vram-mib / --expect-sms override (for vram-size=...).
+ * The engine, queue, VM and compute limits (uAPI 1.5) are checked against
+ * the <tgpu/...> headers and by using them (a queue per engine and priority, every
+ * channel taken, binds at the end of the user VA range); with BAR0
+ * reachable through sysfs (kernel iomem=relaxed) also against the
+ * registers (PMC_CHANNELS, PMC_ENGINES, GR_CLOCK_KHZ, the PTIMER rate).
+ * --bar0 makes BAR0 a requirement instead of a skip.
  * Output is TAP; the exit status is non-zero if any check failed.
  */
 #include <errno.h>
@@ -22,11 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
 
+#include <tgpu/channel.h>
+#include <tgpu/isa.h>
 #include <tgpu/regs.h>
 #include <tgpu_drm.h>
 
@@ -106,12 +117,15 @@ static const struct model *model_by_chip(unsigned int arch, unsigned int impl)
 static const char *node = "/dev/dri/renderD128";
 static const struct model *expect_model;
 static long long expect_vram_mib = -1, expect_sms = -1, expect_msix = -1;
+static long long expect_channels = TGPU_CHANNELS_DEFAULT;
+static bool need_bar0;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: test-device-info [--node=PATH] [--expect-model=p100|p40|m40]\n"
-		"                        [--expect-vram-mib=N] [--expect-sms=N] [--expect-msix=N]\n");
+		"                        [--expect-vram-mib=N] [--expect-sms=N] [--expect-msix=N]\n"
+		"                        [--expect-channels=N] [--bar0]\n");
 }
 
 static long long number(const char *opt, const char *v)
@@ -153,6 +167,10 @@ static void parse_args(int argc, char **argv)
 			expect_sms = number("--expect-sms", v);
 		} else if (strncmp(a, "--expect-msix=", 14) == 0) {
 			expect_msix = number("--expect-msix", v);
+		} else if (strncmp(a, "--expect-channels=", 18) == 0) {
+			expect_channels = number("--expect-channels", v);
+		} else if (strcmp(a, "--bar0") == 0) {
+			need_bar0 = true;
 		} else {
 			fprintf(stderr, "test-device-info: unknown option \"%s\"\n", a);
 			usage(stderr);
@@ -300,6 +318,237 @@ static void test_identity(void)
 	       "%s: power limit", expect_model->name);
 }
 
+/* ---- engines, queues, VM and compute limits (uAPI 1.5) ------------------- */
+
+/* BAR0 through sysfs, read-only: NULL unless the kernel has iomem=relaxed. */
+static const volatile uint32_t *bar0_map(void)
+{
+	const volatile uint32_t *bar0;
+	char path[128];
+	const char *n = strrchr(node, '/');
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/resource0",
+		 n ? n + 1 : node);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	bar0 = mmap(NULL, TGPU_BAR0_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	return bar0 == MAP_FAILED ? NULL : bar0;
+}
+
+static uint32_t rd32(const volatile uint32_t *bar0, uint32_t reg)
+{
+	return bar0[reg / 4];
+}
+
+static uint64_t ptimer(const volatile uint32_t *bar0)
+{
+	uint32_t lo = rd32(bar0, TGPU_PTIMER_TIME_0);	/* latches TIME_1 */
+
+	return (uint64_t)rd32(bar0, TGPU_PTIMER_TIME_1) << 32 | lo;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static int raw_ioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(fd, req, arg);
+	} while (r == -1 && (errno == EINTR || errno == EAGAIN));
+	return r == 0 ? 0 : errno;
+}
+
+static int queue_create(int fd, uint32_t engine, uint32_t prio, uint32_t *id)
+{
+	struct drm_tgpu_queue_create qc = { .engine = engine, .priority = prio };
+	int err = raw_ioctl(fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &qc);
+
+	if (!err && id)
+		*id = qc.id;
+	return err;
+}
+
+static void queue_destroy(int fd, uint32_t id)
+{
+	struct drm_tgpu_queue_destroy qd = { .id = id };
+
+	raw_ioctl(fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &qd);
+}
+
+static const char *errname(int err)
+{
+	return err ? strerror(err) : "success";
+}
+
+static void test_limits_queues(int fd)
+{
+	uint32_t engines = (uint32_t)param[DRM_TGPU_PARAM_ENGINES];
+	uint64_t prios = param[DRM_TGPU_PARAM_QUEUE_PRIORITIES];
+	uint64_t chans = param[DRM_TGPU_PARAM_CHANNELS];
+	uint32_t e, p, id, *ids;
+	int fd2, err = 0, made = 0, i;
+
+	/* ENGINES bit n is the QUEUE_CREATE engine n: each one set works */
+	for (e = 0; e < 32; e++) {
+		err = queue_create(fd, e, 0, &id);
+		if (engines & (1u << e)) {
+			ok(err == 0, "ENGINES bit %u set: QUEUE_CREATE(engine %u) works (%s)",
+			   e, e, errname(err));
+			if (!err)
+				queue_destroy(fd, id);
+		} else if (e < 4 || e == 31) {
+			ok(err == EINVAL, "ENGINES bit %u clear: QUEUE_CREATE(engine %u) is EINVAL (%s)",
+			   e, e, errname(err));
+		}
+	}
+
+	/* priorities 0 .. QUEUE_PRIORITIES - 1 */
+	for (p = 0; p < prios && p < 64; p++) {
+		err = queue_create(fd, TGPU_RUNLIST_COMPUTE, p, &id);
+		if (!err)
+			queue_destroy(fd, id);
+		else
+			break;
+	}
+	ok(p == prios, "QUEUE_CREATE works at priorities 0..%" PRIu64 " (%s at %u)",
+	   prios - 1, errname(err), p);
+	err = queue_create(fd, TGPU_RUNLIST_COMPUTE, (uint32_t)prios, &id);
+	ok(err == EINVAL, "QUEUE_CREATE at priority QUEUE_PRIORITIES (%" PRIu64 ") is EINVAL (%s)",
+	   prios, errname(err));
+
+	/* CHANNELS - 1 queues over two files, then EBUSY; channel 0 is the driver's */
+	fd2 = open(node, O_RDWR | O_CLOEXEC);
+	ids = calloc(chans + 1, sizeof(*ids));
+	if (!ok(fd2 >= 0 && ids, "a second file for the channel count"))
+		return;
+	for (i = 0; i < (int)chans; i++) {
+		err = queue_create(i % 2 ? fd2 : fd, (uint32_t)(i % 3), 0, &ids[i]);
+		if (err)
+			break;
+		made++;
+	}
+	ok(made == (int)chans - 1 && err == EBUSY,
+	   "CHANNELS - 1 = %" PRIu64 " queues exist at once, the next is EBUSY (%d made, then %s)",
+	   chans - 1, made, errname(err));
+	for (i = 0; i < made; i++)
+		queue_destroy(i % 2 ? fd2 : fd, ids[i]);
+	err = queue_create(fd, TGPU_RUNLIST_COMPUTE, 0, &id);
+	ok(err == 0, "after destroying them a queue can be created again (%s)", errname(err));
+	if (!err)
+		queue_destroy(fd, id);
+	free(ids);
+	close(fd2);
+}
+
+static void test_limits_vm(int fd)
+{
+	uint64_t limit = param[DRM_TGPU_PARAM_VA_USER_LIMIT];
+	struct drm_tgpu_gem_create gc = { .size = 8192 };
+	struct drm_tgpu_vm_bind b = { .size = 4096 };
+	struct drm_tgpu_vm_unbind u = { .size = 4096 };
+	struct drm_gem_close cl = { 0 };
+	int err;
+
+	is_u64(param[DRM_TGPU_PARAM_VA_BITS], TGPU_VA_BITS, "VA_BITS is TGPU_VA_BITS (40)");
+	is_u64(1ull << param[DRM_TGPU_PARAM_VA_BITS], DRM_TGPU_VA_LIMIT,
+	       "1 << VA_BITS is DRM_TGPU_VA_LIMIT");
+	is_u64(limit, DRM_TGPU_VA_KERNEL_START, "VA_USER_LIMIT is DRM_TGPU_VA_KERNEL_START");
+	ok(limit < DRM_TGPU_VA_LIMIT && limit % DRM_TGPU_VM_PAGE_SIZE == 0,
+	   "VA_USER_LIMIT is page-aligned, below the VA limit");
+
+	if (!ok(raw_ioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &gc) == 0, "GEM_CREATE 8 KiB"))
+		return;
+	b.handle = gc.handle;
+	b.va = limit - 4096;
+	err = raw_ioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	ok(err == 0, "VM_BIND of the last page below VA_USER_LIMIT works (%s)", errname(err));
+	u.va = b.va;
+	if (!err)
+		ok(raw_ioctl(fd, DRM_IOCTL_TGPU_VM_UNBIND, &u) == 0, "and VM_UNBIND of it");
+	b.va = limit;
+	err = raw_ioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	ok(err == EINVAL, "VM_BIND at VA_USER_LIMIT is EINVAL (%s)", errname(err));
+	b.va = limit - 4096;
+	b.size = 8192;
+	err = raw_ioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	ok(err == EINVAL, "VM_BIND across VA_USER_LIMIT is EINVAL (%s)", errname(err));
+	cl.handle = gc.handle;
+	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &cl);
+}
+
+static void test_limits(int fd)
+{
+	const volatile uint32_t *bar0 = bar0_map();
+	uint64_t boost_khz = param[DRM_TGPU_PARAM_CLK_SM_BOOST_MHZ] * 1000;
+	uint64_t khz, freq = param[DRM_TGPU_PARAM_TIMESTAMP_FREQ];
+
+	is_u64(param[DRM_TGPU_PARAM_CHANNELS], (uint64_t)expect_channels,
+	       "CHANNELS is %lld", expect_channels);
+	is_u64(param[DRM_TGPU_PARAM_QUEUE_PRIORITIES], TGPU_PRIORITY_MAX + 1,
+	       "QUEUE_PRIORITIES is TGPU_PRIORITY_MAX + 1");
+	is_u64(param[DRM_TGPU_PARAM_COMPUTE_CLASS], TGPU_CLASS_COMPUTE, "COMPUTE_CLASS");
+	is_u64(param[DRM_TGPU_PARAM_COPY_CLASS], TGPU_CLASS_COPY, "COPY_CLASS");
+	is_u64(param[DRM_TGPU_PARAM_GR_GRID_MAX], TGPU_GR_GRID_MAX, "GR_GRID_MAX");
+	is_u64(param[DRM_TGPU_PARAM_GR_BLOCK_MAX], TGPU_GR_BLOCK_MAX, "GR_BLOCK_MAX");
+	is_u64(param[DRM_TGPU_PARAM_GR_SHARED_MAX], TGPU_GR_SHARED_MAX, "GR_SHARED_MAX");
+	is_u64(param[DRM_TGPU_PARAM_GR_PARAM_MAX], TGPU_GR_PARAM_MAX, "GR_PARAM_MAX");
+	is_u64(param[DRM_TGPU_PARAM_GR_PROGRAM_MAX], TGPU_GR_PROGRAM_MAX, "GR_PROGRAM_MAX");
+	is_u64(freq, TGPU_PTIMER_FREQ_HZ, "TIMESTAMP_FREQ is PTIMER's 1 GHz");
+	khz = param[DRM_TGPU_PARAM_CLK_SM_KHZ];
+	ok(khz > 0 && khz <= boost_khz, "CLK_SM_KHZ %" PRIu64 " within (0, boost %" PRIu64 "]",
+	   khz, boost_khz);
+
+	test_limits_queues(fd);
+	test_limits_vm(fd);
+
+	if (!bar0) {
+		if (need_bar0)
+			ok(false, "BAR0 readable through sysfs (boot with iomem=relaxed)");
+		else
+			printf("# BAR0 not readable through sysfs (no iomem=relaxed): register checks skipped\n");
+		return;
+	}
+	{
+		uint32_t before = rd32(bar0, TGPU_GR_CLOCK_KHZ), after;
+		uint64_t t0, g0, t1, g1, v = 0;
+		double rate;
+
+		ok(get_param_raw(fd, DRM_TGPU_PARAM_CLK_SM_KHZ, 0, &v) == 0,
+		   "GET_PARAM(CLK_SM_KHZ) again");
+		after = rd32(bar0, TGPU_GR_CLOCK_KHZ);
+		ok(v == before || v == after,
+		   "CLK_SM_KHZ %" PRIu64 " is the GR_CLOCK_KHZ register (%u, %u)", v, before, after);
+		is_u64(param[DRM_TGPU_PARAM_CHANNELS],
+		       rd32(bar0, TGPU_PMC_CHANNELS) < TGPU_CHANNELS_MAX ?
+		       rd32(bar0, TGPU_PMC_CHANNELS) : TGPU_CHANNELS_MAX,
+		       "CHANNELS is PMC_CHANNELS (at most %d)", TGPU_CHANNELS_MAX);
+		is_u64(param[DRM_TGPU_PARAM_ENGINES], rd32(bar0, TGPU_PMC_ENGINES),
+		       "ENGINES is PMC_ENGINES");
+
+		/* the timer runs at TIMESTAMP_FREQ: compare with the guest's clock */
+		t0 = now_ns();
+		g0 = ptimer(bar0);
+		usleep(200000);
+		t1 = now_ns();
+		g1 = ptimer(bar0);
+		rate = (double)(g1 - g0) / ((double)(t1 - t0) / 1e9);
+		ok(rate > 0.9 * freq && rate < 1.1 * freq,
+		   "PTIMER advances at TIMESTAMP_FREQ: %.0f ticks/s measured over %.0f ms",
+		   rate, (t1 - t0) / 1e6);
+	}
+	munmap((void *)bar0, TGPU_BAR0_SIZE);
+}
+
 /* ---- libtgpu ---------------------------------------------------------------- */
 
 static void test_libtgpu(int fd, drmVersionPtr ver)
@@ -397,6 +646,7 @@ int main(int argc, char **argv)
 	test_node(&fd, &ver);
 	test_get_param(fd);
 	test_identity();
+	test_limits(fd);
 	test_libtgpu(fd, ver);
 
 	drmFreeVersion(ver);

@@ -74,6 +74,10 @@ static void test_param_names(void)
 	is_str(tu_param_name(DRM_TGPU_PARAM_CHIP_ID), "CHIP_ID", "CHIP_ID name");
 	is_str(tu_param_name(DRM_TGPU_PARAM_VRAM_SIZE), "VRAM_SIZE", "VRAM_SIZE name");
 	is_str(tu_param_name(DRM_TGPU_PARAM_MSIX_VECTORS), "MSIX_VECTORS", "MSIX_VECTORS name");
+	is_str(tu_param_name(DRM_TGPU_PARAM_CHANNELS), "CHANNELS", "CHANNELS name");
+	is_str(tu_param_name(DRM_TGPU_PARAM_CLK_SM_KHZ), "CLK_SM_KHZ", "CLK_SM_KHZ name");
+	is_str(tu_param_name(DRM_TGPU_PARAM_TIMESTAMP_FREQ), "TIMESTAMP_FREQ",
+	       "TIMESTAMP_FREQ name");
 	ok(tu_param_name(DRM_TGPU_PARAM_COUNT) == NULL, "PARAM_COUNT is not a parameter");
 	ok(tu_param_name(0xffffffffu) == NULL, "param 0xffffffff has no name");
 }

@@ -41,6 +41,20 @@ enum drm_tgpu_param {
 	DRM_TGPU_PARAM_POWER_LIMIT_MW,
 	DRM_TGPU_PARAM_MSIX_VECTORS,    /* MSI-X vectors the driver enabled */
 	DRM_TGPU_PARAM_VRAM_USED,       /* bytes allocated, driver's own included */
+	/* uAPI 1.5: engines, queues, VM and compute limits */
+	DRM_TGPU_PARAM_CHANNELS,        /* hardware channels, the driver's included */
+	DRM_TGPU_PARAM_QUEUE_PRIORITIES, /* queue priority levels: 0 .. n - 1 */
+	DRM_TGPU_PARAM_VA_BITS,         /* width of a GPU virtual address */
+	DRM_TGPU_PARAM_VA_USER_LIMIT,   /* end of the user part of the VM */
+	DRM_TGPU_PARAM_COMPUTE_CLASS,   /* SET_OBJECT class of compute queues */
+	DRM_TGPU_PARAM_COPY_CLASS,      /* SET_OBJECT class of copy queues */
+	DRM_TGPU_PARAM_GR_GRID_MAX,     /* CTAs per grid dimension */
+	DRM_TGPU_PARAM_GR_BLOCK_MAX,    /* threads per CTA */
+	DRM_TGPU_PARAM_GR_SHARED_MAX,   /* shared memory bytes per CTA */
+	DRM_TGPU_PARAM_GR_PARAM_MAX,    /* kernel parameter bytes */
+	DRM_TGPU_PARAM_GR_PROGRAM_MAX,  /* kernel code bytes */
+	DRM_TGPU_PARAM_CLK_SM_KHZ,      /* effective SM clock now, read live */
+	DRM_TGPU_PARAM_TIMESTAMP_FREQ,  /* GPU timestamp ticks per second */
 	DRM_TGPU_PARAM_COUNT,           /* not a parameter: the number of them */
 };
 
@@ -50,7 +64,44 @@ enum drm_tgpu_param {
  * @pad: must be zero
  * @value: the parameter's value (out)
  *
- * Unknown parameters fail with -EINVAL.
+ * Parameters are numbered for good: new ones are added before
+ * DRM_TGPU_PARAM_COUNT, never renumbered, so a parameter unknown to the
+ * running driver (an older one) fails with -EINVAL.
+ *
+ * Identity: CHIP_ID (PMC_BOOT_0), IFACE_VERSION, PCI_ID, VRAM_SIZE,
+ * BAR0_SIZE, BAR1_SIZE, SM_COUNT, the clocks and POWER_LIMIT_MW are read
+ * once at probe.  VRAM_USED (bytes of VRAM allocated now) and CLK_SM_KHZ
+ * (the SM clock the compute engine runs at now, GR_CLOCK_KHZ: below the
+ * boost clock while the board throttles) are read at each call.
+ *
+ * Engines: ENGINES is a TGPU_ENGINE_* bitmask (<tgpu/regs.h>); bit n
+ * set means the board has the engine that
+ * struct drm_tgpu_queue_create.engine n feeds: bit 0 (TGPU_ENGINE_COMPUTE)
+ * for TGPU_RUNLIST_COMPUTE (0), bit 1 (TGPU_ENGINE_CE0) for
+ * TGPU_RUNLIST_CE0 (1), bit 2 (TGPU_ENGINE_CE1) for TGPU_RUNLIST_CE1 (2).
+ * A compute queue's work binds COMPUTE_CLASS with SET_OBJECT, a copy
+ * queue's COPY_CLASS.
+ *
+ * Queues: CHANNELS is the number of hardware channels; one of them is
+ * the driver's, so at most CHANNELS - 1 queues exist at a time over all
+ * files (QUEUE_CREATE then fails with -EBUSY).  QUEUE_PRIORITIES is the
+ * number of priority levels, 0 (lowest) to QUEUE_PRIORITIES - 1.
+ *
+ * VM: GPU virtual addresses have VA_BITS bits (DRM_TGPU_VA_LIMIT is
+ * 1 << VA_BITS); VM_BIND takes ranges below VA_USER_LIMIT
+ * (DRM_TGPU_VA_KERNEL_START).
+ *
+ * Compute engine limits (<tgpu/isa.h>): GR_GRID_MAX CTAs in each grid
+ * dimension, GR_BLOCK_MAX threads per CTA, GR_SHARED_MAX bytes of shared
+ * memory per CTA, GR_PARAM_MAX bytes of kernel parameters, GR_PROGRAM_MAX
+ * bytes of kernel code.  A launch beyond them fails the channel.
+ *
+ * TIMESTAMP_FREQ: ticks per second of the GPU timer that semaphore
+ * releases with TGPU_SEM_TIMESTAMP, copy-engine four-word releases and
+ * the fault records stamp (PTIMER, nanoseconds: 1000000000).
+ *
+ * Errors: -EINVAL for an unknown @param or non-zero @pad; -ENODEV when
+ * the device is gone.
  */
 struct drm_tgpu_get_param {
 	__u32 param;

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest test of tgpu.ko's debugfs files (/sys/kernel/debug/dri/<minor>/
+ * channels, runlists, rings, files, interrupts): a file binds memory,
+ * creates queues and submits jobs, and each debugfs file must show them
+ * (its pid, its VAs, its queue's channel, the decoded pushbuffers, a
+ * dead queue's error, the interrupt counts).  Then the device is unbound
+ * through sysfs with the files open: reading them is clean (no oops:
+ * the harness checks dmesg), and after a rebind they are back, empty.
+ * Meant for a guest booted with --device-opts vram-size=1G:
+ *
+ *   test-debugfs [--node=PATH] [--verbose]   (--verbose: print the files)
+ *
+ * Output is TAP; the exit status is non-zero if any check failed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "guest-tap.h"
+#include "tgpu-raw.h"
+
+static const char *node = "/dev/dri/renderD128";
+static bool verbose;
+
+static const char *const files[] = {
+	"channels", "runlists", "rings", "files", "interrupts",
+};
+#define NR_FILES (sizeof(files) / sizeof(files[0]))
+
+#define PB_VA		0x0012340000ull
+#define PB_SIZE		0x10000u
+#define DATA_OFF	0x8000u
+#define SYS_VA		0x0056780000ull
+#define SYS_SIZE	0x2000u
+
+static char dir[128];
+
+/* All of an open file from offset 0; NULL (errno set) on a read error. */
+static char *read_fd(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = pread(fd, buf + len, cap - len - 1, (off_t)len);
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+static char *read_debugfs(const char *name)
+{
+	char path[256];
+	char *s;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	s = read_fd(fd);
+	close(fd);
+	return s;
+}
+
+/* Print a file as TAP comments, for failures. */
+static void dump(const char *name, const char *s)
+{
+	const char *p = s, *nl;
+
+	printf("# --- %s ---\n", name);
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		printf("# %.*s\n", (int)(nl ? nl - p : (long)strlen(p)), p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static bool has(const char *s, const char *needle)
+{
+	return s && strstr(s, needle);
+}
+
+/* The line of @s that contains @needle, copied to @out; false if none. */
+static bool line_with(const char *s, const char *needle, char *out,
+		      size_t len)
+{
+	const char *p = s ? strstr(s, needle) : NULL, *b, *e;
+
+	if (!p)
+		return false;
+	if (*p == '\n')	/* a needle anchored at a line's start */
+		p++;
+	for (b = p; b > s && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n');
+	if (!e)
+		e = p + strlen(p);
+	snprintf(out, len, "%.*s", (int)(e - b), b);
+	return true;
+}
+
+static long long field(const char *line, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "%s ", key);
+	p = strstr(line, k);
+	return p ? strtoll(p + strlen(k), NULL, 0) : -1;
+}
+
+/* Wait for a job on a fresh syncobj; the fence status. */
+static int run(int fd, uint32_t q, uint64_t va, uint32_t dwords)
+{
+	struct drm_tgpu_submit_range r = { .va = va, .dwords = dwords };
+	uint32_t s = syncobj_create(fd);
+	int err, status;
+
+	err = submit(fd, q, &r, 1, NULL, 0, s);
+	if (err) {
+		syncobj_destroy(fd, s);
+		return -10000 - err;
+	}
+	err = syncobj_wait(fd, s, 10000);
+	status = err ? -20000 - err : syncobj_status(fd, s);
+	syncobj_destroy(fd, s);
+	return status;
+}
+
+static void bdf_of_node(char *bdf, size_t len)
+{
+	char link[256], path[128];
+	const char *n = strrchr(node, '/');
+	ssize_t r;
+	char *slash;
+
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device", n ? n + 1 : node);
+	r = readlink(path, link, sizeof(link) - 1);
+	if (r < 0)
+		bail("no device link for the render node");
+	link[r] = 0;
+	slash = strrchr(link, '/');
+	snprintf(bdf, len, "%s", slash ? slash + 1 : link);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* Read every regular file under every /sys/kernel/debug/dri/ directory. */
+static int read_all_dri(void)
+{
+	DIR *top = opendir("/sys/kernel/debug/dri"), *d;
+	struct dirent *a, *b;
+	char path[600];
+	int n = 0, fd;
+
+	if (!top)
+		return 0;
+	while ((a = readdir(top))) {
+		if (a->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s", a->d_name);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((b = readdir(d))) {
+			char *s;
+
+			if (b->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/%s",
+				 a->d_name, b->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			if (fd < 0)
+				continue;
+			s = read_fd(fd);
+			free(s);
+			close(fd);
+			n++;
+		}
+		closedir(d);
+	}
+	closedir(top);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	char want[256], line[512], bdf[256];
+	char *txt[NR_FILES];
+	uint32_t pb_bo, sys_bo, q, qbad, *pb;
+	volatile uint32_t *data;
+	int fd, ofd[NR_FILES], status, i, fd2;
+	long long chid, chid_bad;
+	pid_t pid = getpid();
+	struct stat st;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--node=", 7) == 0) {
+			node = argv[i] + 7;
+		} else if (strcmp(argv[i], "--verbose") == 0) {
+			verbose = true;
+		} else {
+			fprintf(stderr, "usage: test-debugfs [--node=PATH] [--verbose]\n");
+			return 2;
+		}
+	}
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		bail("cannot open the render node");
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	for (k = 0; k < NR_FILES; k++) {
+		char *s = read_debugfs(files[k]);
+
+		ok(s != NULL, "%s/%s reads (%s)", dir, files[k], s ? "ok" : strerror(errno));
+		free(s);
+	}
+
+	/* a pushbuffer and data in one VRAM object, a read-only SYSMEM one */
+	pb_bo = gem_create_flags(fd, PB_SIZE, 0);
+	sys_bo = gem_create_flags(fd, SYS_SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
+	pb = gem_mmap(fd, pb_bo, PB_SIZE);
+	data = (volatile uint32_t *)pb + DATA_OFF / 4;
+	if (vm_bind(fd, pb_bo, 0, PB_VA, PB_SIZE, 0) ||
+	    vm_bind(fd, sys_bo, 0, SYS_VA, SYS_SIZE, DRM_TGPU_VM_BIND_READ_ONLY))
+		bail("VM_BIND failed");
+	if (queue_create(fd, TGPU_RUNLIST_COMPUTE, 2, &q))
+		bail("QUEUE_CREATE failed");
+	pb_release(pb, PB_VA + DATA_OFF, 0xabc);
+	status = run(fd, q, PB_VA, 6);
+	ok(status == 1 && data[0] == 0xabc, "a job on a compute queue ran (status %d)", status);
+
+	/* a second queue, on CE0, killed by an illegal host method */
+	if (queue_create(fd, TGPU_RUNLIST_CE0, 1, &qbad))
+		bail("QUEUE_CREATE failed");
+	pb[64] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, 0x0fc, 0);
+	status = run(fd, qbad, PB_VA + 256, 1);
+	ok(status == -EIO, "an illegal method fails the CE0 queue's job with -EIO (%d)", status);
+
+	for (k = 0; k < NR_FILES; k++) {
+		txt[k] = read_debugfs(files[k]);
+		if (verbose)
+			dump(files[k], txt[k]);
+	}
+
+	/* channels: the queue, its process, its channel, its state */
+	snprintf(want, sizeof(want), "queue %u pid %d comm test-debugfs channel", q, pid);
+	chid = line_with(txt[0], want, line, sizeof(line)) ? field(line, "channel") : -1;
+	if (!ok(chid > 0, "channels: queue %u of pid %d on channel %lld", q, pid, chid))
+		dump("channels", txt[0]);
+	ok(has(line, "engine compute priority 2"), "channels: engine compute, priority 2");
+	snprintf(want, sizeof(want), "queue %u pid %d comm test-debugfs channel", qbad, pid);
+	chid_bad = line_with(txt[0], want, line, sizeof(line)) ? field(line, "channel") : -1;
+	ok(chid_bad > 0 && chid_bad != chid && has(line, "engine ce0 priority 1"),
+	   "channels: the CE0 queue %u on channel %lld", qbad, chid_bad);
+	{
+		const char *a = strstr(txt[0] ? txt[0] : "", "engine compute priority 2");
+		const char *b = a ? strstr(a, "queue ") : NULL;
+		char blk[1024];
+
+		snprintf(blk, sizeof(blk), "%.*s", (int)(b ? b - a : (a ? (long)strlen(a) : 0)),
+			 a ? a : "");
+		ok(has(blk, "seqno 1 semaphore 1 pending 0") && has(blk, "alive") &&
+		   has(blk, "on-runlist"),
+		   "channels: the compute queue's job is done (seqno 1, semaphore 1), alive, on its runlist");
+		line_with(blk, "gp_get", line, sizeof(line));
+		ok(field(line, "gp_get") == 2 && field(line, "gp_put") == 2 &&
+		   field(line, "userd_gp_put") == 2,
+		   "channels: GP_GET = GP_PUT = 2 (one range and the fence entry): %s", line);
+	}
+	ok(has(txt[0], "dead -5 chan_error ILLEGAL_METHOD"),
+	   "channels: the CE0 queue is dead with -EIO, ILLEGAL_METHOD");
+	snprintf(want, sizeof(want), "CHAN_ERROR %d ", TGPU_ERR_ILLEGAL_METHOD);
+	ok(has(txt[0], want), "channels: its CHAN_ERROR register reads %d", TGPU_ERR_ILLEGAL_METHOD);
+	ok(has(txt[0], "queues 2\n"), "channels: two queues in all");
+
+	/* runlists: each queue's channel on its engine's runlist */
+	snprintf(want, sizeof(want), "  channel %lld queue %u pid %d comm test-debugfs priority 2",
+		 chid, q, pid);
+	if (!ok(has(txt[1], want), "runlists: channel %lld (queue %u, pid %d) listed", chid, q, pid))
+		dump("runlists", txt[1]);
+	{
+		const char *c = strstr(txt[1] ? txt[1] : "", "engine compute");
+		const char *ce0 = strstr(txt[1] ? txt[1] : "", "engine ce0");
+		char in_vram[64];
+
+		ok(c && ce0 && strstr(c, want) && strstr(c, want) < ce0,
+		   "runlists: under the compute runlist");
+		snprintf(in_vram, sizeof(in_vram), "in VRAM: %lld\n", chid);
+		ok(c && strstr(c, in_vram) && strstr(c, in_vram) < ce0 &&
+		   has(c, "count 1 base"),
+		   "runlists: the device has 1 entry, channel %lld, in the compute runlist", chid);
+		snprintf(want, sizeof(want), "  channel %lld queue %u", chid_bad, qbad);
+		ok(ce0 && strstr(ce0, want), "runlists: the CE0 queue under the ce0 runlist");
+	}
+
+	/* rings: the user segment and the kernel fence segment, decoded */
+	snprintf(want, sizeof(want), "queue %u pid %d comm test-debugfs channel %lld engine compute",
+		 q, pid, chid);
+	if (!ok(has(txt[2], want), "rings: queue %u, channel %lld", q, chid))
+		dump("rings", txt[2]);
+	snprintf(want, sizeof(want), "va 0x%010" PRIx64 " dwords 6 user\n", (uint64_t)PB_VA);
+	ok(has(txt[2], want), "rings: the GPFIFO entry of the job's range (va 0x%" PRIx64 ", 6 dwords)",
+	   (uint64_t)PB_VA);
+	snprintf(want, sizeof(want),
+		 "INC subch 0 method 0x05c SEM_ADDR_LO count 5: %08x %08x 00000abc 00000000 %08x",
+		 (uint32_t)(PB_VA + DATA_OFF), (uint32_t)((PB_VA + DATA_OFF) >> 32),
+		 TGPU_SEM_OP_RELEASE);
+	ok(has(txt[2], want), "rings: the user pushbuffer decoded: %s", want);
+	ok(has(txt[2], "kernel fence\n") && has(txt[2], "IMMD subch 0 method 0x020 NON_STALL_INTERRUPT"),
+	   "rings: the kernel fence segment decoded (release, NON_STALL_INTERRUPT)");
+	snprintf(want, sizeof(want), "count 5: %08x", (uint32_t)get_param(fd, DRM_TGPU_PARAM_VA_USER_LIMIT) +
+		 (uint32_t)chid * 0x8000u + 0x3000u);
+	ok(has(txt[2], want), "rings: the fence releases the queue's semaphore (%s)", want);
+	snprintf(want, sizeof(want), "va 0x%010" PRIx64 " dwords 1 user\n", (uint64_t)PB_VA + 256);
+	ok(has(txt[2], want) && has(txt[2], "IMMD subch 0 method 0x0fc host? data 0x0"),
+	   "rings: the CE0 queue's bad segment decoded");
+
+	/* files: the process, its mappings and objects */
+	snprintf(want, sizeof(want), "pid %d comm test-debugfs asid", pid);
+	if (!ok(has(txt[3], want), "files: this process's file (pid %d)", pid))
+		dump("files", txt[3]);
+	snprintf(want, sizeof(want), "va 0x%010" PRIx64 "-0x%010" PRIx64 " size 0x%x rw vram object size 0x%x offset 0x0",
+		 (uint64_t)PB_VA, (uint64_t)PB_VA + PB_SIZE, PB_SIZE, PB_SIZE);
+	ok(has(txt[3], want), "files: the VRAM mapping at 0x%" PRIx64, (uint64_t)PB_VA);
+	snprintf(want, sizeof(want), "va 0x%010" PRIx64 "-0x%010" PRIx64 " size 0x%x ro sysmem object size 0x%x",
+		 (uint64_t)SYS_VA, (uint64_t)SYS_VA + SYS_SIZE, SYS_SIZE, SYS_SIZE);
+	ok(has(txt[3], want), "files: the read-only SYSMEM mapping at 0x%" PRIx64, (uint64_t)SYS_VA);
+	snprintf(want, sizeof(want), "handle %u vram size 0x%x", pb_bo, PB_SIZE);
+	ok(has(txt[3], want), "files: object %u (VRAM, 64 KiB)", pb_bo);
+	snprintf(want, sizeof(want), "handle %u sysmem size 0x%x", sys_bo, SYS_SIZE);
+	ok(has(txt[3], want), "files: object %u (SYSMEM, 8 KiB)", sys_bo);
+	snprintf(want, sizeof(want), "  queue %u channel %lld engine compute priority 2", q, chid);
+	ok(has(txt[3], want), "files: its queue %u on channel %lld", q, chid);
+	ok(has(txt[3], "2 queues, 2 objects, vram 0x10000, sysmem 0x2000, 0 syncobjs"),
+	   "files: the file's totals");
+	{
+		char tot[160];
+
+		snprintf(tot, sizeof(tot), "total files 1 queues 2 mappings 2 objects 2 syncobjs 0 vram_used %" PRIu64,
+			 get_param(fd, DRM_TGPU_PARAM_VRAM_USED));
+		ok(has(txt[3], tot), "files: %s", tot);
+	}
+
+	/* interrupts: the fences came through the non-stall vector */
+	line_with(txt[4], "\nnonstall ", line, sizeof(line));
+	if (!ok(strncmp(line, "nonstall ", 9) == 0 && field(line, "nonstall") >= 1,
+		"interrupts: %s", line))
+		dump("interrupts", txt[4]);
+	line_with(txt[4], "chan_errors", line, sizeof(line));
+	ok(field(line, "chan_errors") >= 1, "interrupts: %s", line);
+	if (get_param(fd, DRM_TGPU_PARAM_MSIX_VECTORS) == TGPU_MSIX_NR_VECTORS) {
+		line_with(txt[4], "vector 1 nonstall", line, sizeof(line));
+		ok(field(line, "nonstall") >= 1, "interrupts: %s", line);
+	}
+	ok(has(txt[4], "PMC_INTR_EN 0x00000007"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU");
+
+	/* a second file is listed on its own, without queues */
+	fd2 = open(node, O_RDWR | O_CLOEXEC);
+	{
+		char *s = read_debugfs("files");
+
+		ok(has(s, "total files 2 queues 2"), "files: a second open file is counted");
+		free(s);
+	}
+	close(fd2);
+
+	for (k = 0; k < NR_FILES; k++)
+		free(txt[k]);
+
+	/* unplug with the debugfs files open */
+	bdf_of_node(bdf, sizeof(bdf));
+	for (k = 0; k < NR_FILES; k++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[k]);
+		ofd[k] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	ok(write_file("/sys/bus/pci/drivers/tgpu/unbind", bdf) == 0, "unbind %s", bdf);
+	for (k = 0; k < NR_FILES; k++) {
+		char *s = read_fd(ofd[k]);
+		int e = s ? 0 : errno;
+
+		ok(ofd[k] >= 0 && (s || e == EIO || e == ENODEV),
+		   "after unplug, %s opened before reads cleanly (%s)", files[k],
+		   s ? (has(s, "device unplugged") ? "\"device unplugged\"" : "text") : strerror(e));
+		free(s);
+		close(ofd[k]);
+	}
+	ok(stat(dir, &st) != 0, "after unplug %s is gone", dir);
+	printf("# read %d files under /sys/kernel/debug/dri after unplug\n", read_all_dri());
+	{
+		struct drm_tgpu_get_param gp = { .param = DRM_TGPU_PARAM_CLK_SM_KHZ };
+		int err = xioctl(fd, DRM_IOCTL_TGPU_GET_PARAM, &gp);
+
+		ok(err == ENODEV, "GET_PARAM(CLK_SM_KHZ) after unplug is ENODEV (%s)", errname(err));
+	}
+	munmap(pb, PB_SIZE);
+	close(fd);
+
+	/* rebind: the files come back, empty */
+	ok(write_file("/sys/bus/pci/drivers/tgpu/bind", bdf) == 0, "rebind %s", bdf);
+	for (i = 0; i < 50 && (fd = open(node, O_RDWR | O_CLOEXEC)) < 0; i++)
+		usleep(100000);
+	if (!ok(fd >= 0, "the render node is back"))
+		return tap_done();
+	fstat(fd, &st);
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	txt[0] = read_debugfs("channels");
+	txt[3] = read_debugfs("files");
+	ok(has(txt[0], "queues 0\n"), "after rebind, channels lists no queue");
+	snprintf(want, sizeof(want), "pid %d comm test-debugfs asid", pid);
+	ok(has(txt[3], want) && has(txt[3], "total files 1 queues 0 mappings 0 objects 0"),
+	   "after rebind, files lists only the new file, empty");
+	free(txt[0]);
+	free(txt[3]);
+	close(fd);
+	return tap_done();
+}

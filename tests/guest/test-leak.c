@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * In-guest leak test: N create/destroy cycles of everything a client
+ * does, then everything the driver accounts is back at the baseline.
+ * One full cycle:
+ *
+ *   open the render node; GEM_CREATE a VRAM object (the pushbuffer) and
+ *   a SYSMEM object (the target); mmap both, write the pushbuffer;
+ *   VM_BIND both; QUEUE_CREATE (compute, ce0, ce1 in turn, priority
+ *   cycle % 4); SYNCOBJ_CREATE; SUBMIT a semaphore release into the
+ *   SYSMEM object and wait for it; check the value through the mapping;
+ *   munmap both; QUEUE_DESTROY; VM_UNBIND both; SYNCOBJ_DESTROY;
+ *   GEM_CLOSE both; close the file.
+ *
+ * The cycles are split over --procs processes (default 2: the guest has
+ * two CPUs, and while one process waits for its job the other works).
+ * Compared with the baseline afterwards:
+ *
+ *   - DRM_TGPU_PARAM_VRAM_USED: exactly (objects, page tables, queue
+ *     memory all come from VRAM);
+ *   - debugfs "files": one file (ours), no queue, mapping, object or
+ *     syncobj; "channels": no queue;
+ *   - the ASID and channel allocators: a new file gets an ASID, and a
+ *     new queue a channel, at most the baseline's (a leak of either
+ *     would have moved them up by thousands);
+ *   - open file descriptors of this process: exactly;
+ *   - Shmem (SYSMEM objects' pages) within 1 MiB and MemAvailable within
+ *     16 MiB, after dropping caches: one leaked 4 KiB page per cycle
+ *     would be 40 MiB over 10,000 cycles, and a leaked SYSMEM object
+ *     4 KiB of Shmem each; smaller leaks (slab objects) do not add up
+ *     to that, and are caught by the exact counters above when they
+ *     hold driver state.  The tolerance absorbs the page cache and slab
+ *     noise of the kernel itself.
+ *
+ * Budget: 2 minutes in the guest.  Measured under TCG on a 2-core host:
+ * a cycle without the queue takes about 1.4 ms, the queue part (channel
+ * setup and teardown, a drm_sched instance, a job and its interrupt)
+ * about 9 ms more on an idle host and 15 ms more when another guest runs
+ * beside it, so 10,000 full cycles take 90 to 170 s: too long.  So all
+ * 10,000 cycles do the cheap part (file, both objects, mmap, binds,
+ * syncobj), and every fourth (--queue-every=4: 2,500, over every engine
+ * and priority) also the queue, the job and its wait: 66 s measured
+ * with another guest running beside it.  --queue-every=1 runs 10,000 full cycles.  Meant for a
+ * guest booted with --device-opts vram-size=1G:
+ *
+ *   test-leak [--node=PATH] [--cycles=N] [--procs=P] [--queue-every=K]
+ *
+ * Output is TAP; the exit status is non-zero if any check failed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "guest-tap.h"
+#include "tgpu-raw.h"
+
+static const char *node = "/dev/dri/renderD128";
+static char dir[128];
+static unsigned int queue_every = 4;
+
+#define PB_VA		0x0000100000ull
+#define PB_SIZE		0x1000u
+#define SYS_VA		0x0000200000ull
+#define SYS_SIZE	0x1000u
+
+/* ---- measurements --------------------------------------------------------- */
+
+static char *read_path(const char *path)
+{
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	close(fd);
+	return buf;
+}
+
+static char *debugfs(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return read_path(path);
+}
+
+/* The number after "key " on the first line with it, or -1. */
+static long long field(const char *s, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "%s ", key);
+	p = s ? strstr(s, k) : NULL;
+	return p ? strtoll(p + strlen(k), NULL, 0) : -1;
+}
+
+static long long meminfo_kib(const char *key)
+{
+	char *s = read_path("/proc/meminfo");
+	char k[64];
+	const char *p;
+	long long v = -1;
+
+	snprintf(k, sizeof(k), "\n%s:", key);
+	p = s ? strstr(s, k) : NULL;
+	if (p)
+		v = strtoll(p + strlen(k), NULL, 10);
+	free(s);
+	return v;
+}
+
+static void settle(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "3", 1) < 0)
+			perror("drop_caches");
+		close(fd);
+	}
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1", 1) < 0)
+			perror("stat_refresh");
+		close(fd);
+	}
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+struct snapshot {
+	uint64_t vram_used;
+	int fds;
+	long long shmem_kib, avail_kib;
+	long long files, queues, mappings, objects, syncobjs, asid, chid;
+};
+
+/* ASID of a new file, and channel of a new queue on it: the allocators. */
+static void probe_allocators(struct snapshot *s)
+{
+	char *f, *c, want[64];
+	const char *p;
+	uint32_t q;
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+
+	s->asid = s->chid = -1;
+	if (fd < 0)
+		return;
+	if (queue_create(fd, TGPU_RUNLIST_COMPUTE, 0, &q) == 0) {
+		snprintf(want, sizeof(want), "pid %d comm", getpid());
+		f = debugfs("files");
+		c = debugfs("channels");
+		/* the newest file is listed last */
+		p = f;
+		while (p && strstr(p, want) && strstr(strstr(p, want) + 1, want))
+			p = strstr(p, want) + 1;
+		p = p ? strstr(p, want) : NULL;
+		s->asid = p ? field(p, "asid") : -1;
+		snprintf(want, sizeof(want), "queue %u pid %d", q, getpid());
+		p = c ? strstr(c, want) : NULL;
+		s->chid = p ? field(p, "channel") : -1;
+		free(f);
+		free(c);
+		queue_destroy(fd, q);
+	}
+	close(fd);
+}
+
+static void snap(int fd, struct snapshot *s)
+{
+	char *f;
+
+	settle();
+	s->vram_used = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
+	s->fds = count_fds();
+	s->shmem_kib = meminfo_kib("Shmem");
+	s->avail_kib = meminfo_kib("MemAvailable");
+	f = debugfs("files");
+	{
+		const char *t = f ? strstr(f, "total files") : NULL;
+
+		s->files = t ? field(t, "files") : -1;
+		s->queues = t ? field(t, "queues") : -1;
+		s->mappings = t ? field(t, "mappings") : -1;
+		s->objects = t ? field(t, "objects") : -1;
+		s->syncobjs = t ? field(t, "syncobjs") : -1;
+	}
+	free(f);
+	probe_allocators(s);
+}
+
+/* ---- the cycle -------------------------------------------------------------- */
+
+static int cycle(unsigned int i)
+{
+	uint32_t vram, sys, q, s;
+	volatile uint32_t *target;
+	uint32_t *pb;
+	int fd, err = 0, status;
+	struct drm_tgpu_submit_range r = { .va = PB_VA, .dwords = 6 };
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	vram = gem_create_flags(fd, PB_SIZE, 0);
+	sys = gem_create_flags(fd, SYS_SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
+	pb = gem_mmap(fd, vram, PB_SIZE);
+	target = gem_mmap(fd, sys, SYS_SIZE);
+	pb_release(pb, SYS_VA + 4, i + 1);
+	if (vm_bind(fd, vram, 0, PB_VA, PB_SIZE, 0) ||
+	    vm_bind(fd, sys, 0, SYS_VA, SYS_SIZE, 0))
+		err = 2;
+	s = syncobj_create(fd);
+	if (err || i % queue_every) {
+		/* the cheap part only: no queue, no job */
+	} else if (queue_create(fd, i % 3, i % 4, &q)) {
+		err = 3;
+	} else {
+		if (submit(fd, q, &r, 1, NULL, 0, s) || syncobj_wait(fd, s, 10000))
+			err = 4;
+		status = err ? 0 : syncobj_status(fd, s);
+		if (!err && (status != 1 || target[1] != i + 1))
+			err = 5;
+		if (queue_destroy(fd, q))
+			err = 6;
+	}
+	syncobj_destroy(fd, s);
+	munmap(pb, PB_SIZE);
+	munmap((void *)target, SYS_SIZE);
+	if (!err && (vm_unbind(fd, PB_VA, PB_SIZE) || vm_unbind(fd, SYS_VA, SYS_SIZE)))
+		err = 7;
+	if (gem_close(fd, vram) || gem_close(fd, sys))
+		err = err ? err : 8;
+	close(fd);
+	return err;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int cycles = 10000, procs = 2, p, i;
+	struct snapshot a, b;
+	struct stat st;
+	double t0, t;
+	int fd, failed = 0, status;
+
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (strncmp(argv[i], "--node=", 7) == 0)
+			node = argv[i] + 7;
+		else if (strncmp(argv[i], "--cycles=", 9) == 0)
+			cycles = (unsigned int)strtoul(argv[i] + 9, NULL, 0);
+		else if (strncmp(argv[i], "--procs=", 8) == 0)
+			procs = (unsigned int)strtoul(argv[i] + 8, NULL, 0);
+		else if (strncmp(argv[i], "--queue-every=", 14) == 0)
+			queue_every = (unsigned int)strtoul(argv[i] + 14, NULL, 0);
+		else {
+			fprintf(stderr, "usage: test-leak [--node=PATH] [--cycles=N] [--procs=P] [--queue-every=K]\n");
+			return 2;
+		}
+	}
+	if (!procs)
+		procs = 1;
+	if (!queue_every)
+		queue_every = 1;
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		bail("cannot open the render node");
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+
+	/* one cycle first, so that one-time allocations are in the baseline */
+	ok(cycle(0) == 0, "a warm-up cycle works");
+	snap(fd, &a);
+	printf("# baseline: VRAM_USED %" PRIu64 ", %d fds, Shmem %lld KiB, MemAvailable %lld KiB, "
+	       "files %lld, ASID %lld, channel %lld\n", a.vram_used, a.fds, a.shmem_kib,
+	       a.avail_kib, a.files, a.asid, a.chid);
+	ok(a.files == 1 && a.queues == 0 && a.mappings == 0 && a.objects == 0 &&
+	   a.syncobjs == 0, "baseline: debugfs shows only this file, empty");
+	ok(a.asid > 0 && a.chid > 0, "baseline: a new file gets ASID %lld, a new queue channel %lld",
+	   a.asid, a.chid);
+
+	t0 = now();
+	for (p = 0; p < procs; p++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			bail("fork failed");
+		if (pid == 0) {
+			unsigned int bad = 0, first = 0;
+
+			close(fd);
+			for (i = p; i < cycles; i += procs) {
+				int e = cycle(i);
+
+				if (e && !bad++)
+					first = (unsigned int)e << 16 | i;
+			}
+			if (bad)
+				fprintf(stderr, "test-leak: %u cycles failed, the first (%u) at step %u\n",
+					bad, first & 0xffff, first >> 16);
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (p = 0; p < procs; p++) {
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	t = now() - t0;
+	ok(!failed, "%u cycles (%u with a queue and a job) in %u processes all worked", cycles,
+	   (cycles + queue_every - 1) / queue_every, procs);
+	ok(t < 120, "%u cycles took %.1f s (%.2f ms each; budget 120 s)", cycles, t,
+	   t * 1000 / cycles);
+
+	snap(fd, &b);
+	printf("# after: VRAM_USED %" PRIu64 ", %d fds, Shmem %lld KiB, MemAvailable %lld KiB, "
+	       "files %lld, ASID %lld, channel %lld\n", b.vram_used, b.fds, b.shmem_kib,
+	       b.avail_kib, b.files, b.asid, b.chid);
+	ok(b.vram_used == a.vram_used, "VRAM_USED back to the baseline exactly (%" PRIu64
+	   " vs %" PRIu64 ")", b.vram_used, a.vram_used);
+	ok(b.files == 1 && b.queues == 0 && b.mappings == 0 && b.objects == 0 &&
+	   b.syncobjs == 0,
+	   "debugfs files: %lld files, %lld queues, %lld mappings, %lld objects, %lld syncobjs",
+	   b.files, b.queues, b.mappings, b.objects, b.syncobjs);
+	{
+		char *c = debugfs("channels");
+
+		ok(field(c, "queues") == 0, "debugfs channels: no queue left");
+		free(c);
+	}
+	ok(b.asid > 0 && b.asid <= a.asid, "a new file's ASID is %lld again (baseline %lld)",
+	   b.asid, a.asid);
+	ok(b.chid > 0 && b.chid <= a.chid, "a new queue's channel is %lld again (baseline %lld)",
+	   b.chid, a.chid);
+	ok(b.fds == a.fds, "open file descriptors back to %d (%d)", a.fds, b.fds);
+	ok(llabs(b.shmem_kib - a.shmem_kib) <= 1024, "Shmem within 1 MiB of the baseline (%+lld KiB)",
+	   b.shmem_kib - a.shmem_kib);
+	ok(a.avail_kib - b.avail_kib <= 16384,
+	   "MemAvailable within 16 MiB of the baseline (%+lld KiB)", b.avail_kib - a.avail_kib);
+	close(fd);
+	return tap_done();
+}

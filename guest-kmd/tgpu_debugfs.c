@@ -173,6 +173,13 @@ static int tgpu_debugfs_channels(struct seq_file *m, void *data)
 	}
 	seq_printf(m, "channels %u (channel 0 is the driver's)\n",
 		   tdev->id.channels);
+	seq_printf(m, "channel %u kernel engine ce0 state %s submissions %llu status 0x%08x\n",
+		   TGPU_KCHAN_CHID,
+		   tgpu_kchan_running(tdev) ? "running" :
+		   tdev->kchan.state ? "broken" : "none",
+		   READ_ONCE(tdev->kchan.submits),
+		   tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+						 TGPU_CHAN_STATUS)));
 	n = tgpu_debugfs_walk_queues(tdev, m, tgpu_debugfs_channel);
 	seq_printf(m, "queues %u\n", n);
 	drm_dev_exit(idx);
@@ -203,6 +210,9 @@ static int tgpu_debugfs_runlists(struct seq_file *m, void *data)
 			   r, tgpu_engine_name(r), status, count,
 			   status & TGPU_RUNLIST_STATUS_ERROR ? " ERROR" : "",
 			   rl->mem.addr);
+		if (r == TGPU_RUNLIST_CE0 && tgpu_kchan_running(tdev))
+			seq_printf(m, "  channel %u kernel priority %u\n",
+				   TGPU_KCHAN_CHID, TGPU_PRIORITY_MAX);
 		list_for_each_entry(q, &rl->queues, rl_link)
 			seq_printf(m, "  channel %u queue %u pid %d comm %s priority %u\n",
 				   q->chid, q->id, pid_vnr(q->pid), q->comm,

@@ -131,6 +131,17 @@ static bool get_memory_used(GETTER_ARGS)
 }
 
 /* Total minus used, each rounded down, so that used + free = total. */
+static bool get_clk_sm_now(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->clk_sm_known)
+		return false;
+	snprintf(buf, len, "%" PRIu32, st->clk_sm_mhz);
+	return true;
+}
+
 static bool get_memory_free(GETTER_ARGS)
 {
 	const struct smi_state *st = state_of(s, d);
@@ -207,9 +218,10 @@ static const struct smi_field fields[] = {
 	  "Power limit the board enforces." },
 	{ "power.default_limit", "gpu.power.default_limit", "W", get_power_limit,
 	  "Default board power limit (TDP)." },
-	{ "clocks.current.graphics", "clocks.gr", "MHz", NULL,
-	  "Current graphics clock (not reported yet)." },
-	{ "clocks.current.sm", "clocks.sm", "MHz", NULL, "Current SM clock (not reported yet)." },
+	{ "clocks.current.graphics", "clocks.gr", "MHz", get_clk_sm_now,
+	  "Current graphics clock (the SM clock in use, as the compute engine runs it)." },
+	{ "clocks.current.sm", "clocks.sm", "MHz", get_clk_sm_now,
+	  "Current SM clock (what the compute engine runs at now, throttling included)." },
 	{ "clocks.current.memory", "clocks.mem", "MHz", get_clk_mem,
 	  "Current memory clock (the board's fixed memory clock)." },
 	{ "clocks.default_applications.graphics", "clocks.default_applications.gr",
@@ -1000,8 +1012,13 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	na(f, 2, "Min Power Limit");
 	na(f, 2, "Max Power Limit");
 	section(f, 1, "Clocks");
-	na(f, 2, "Graphics");
-	na(f, 2, "SM");
+	if (st && st->clk_sm_known) {
+		kv(f, 2, "Graphics", "%" PRIu32 " MHz", st->clk_sm_mhz);
+		kv(f, 2, "SM", "%" PRIu32 " MHz", st->clk_sm_mhz);
+	} else {
+		na(f, 2, "Graphics");
+		na(f, 2, "SM");
+	}
 	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
 	section(f, 1, "Default Applications Clocks");
 	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_base_mhz);
@@ -1087,8 +1104,8 @@ void smi_dmon_header(FILE *f, const struct smi_args *a)
 
 /*
  * The value of column name, or false for "-".  Only what the driver
- * reports: the board's fixed memory clock and the VRAM in use.  The SM
- * clock in use, temperatures, power, utilization, ECC and PCIe counters
+ * reports: the board's fixed memory clock, the SM clock in use and the
+ * VRAM in use.  Temperatures, power, utilization, ECC and PCIe counters
  * are not reported yet.
  */
 static bool dmon_value(const char *name, const struct tgpu_device_info *d,
@@ -1096,6 +1113,10 @@ static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 {
 	if (strcmp(name, "mclk") == 0) {
 		snprintf(buf, len, "%" PRIu32, d->clk_mem_mhz);
+		return true;
+	}
+	if (strcmp(name, "pclk") == 0 && st && st->clk_sm_known) {
+		snprintf(buf, len, "%" PRIu32, st->clk_sm_mhz);
 		return true;
 	}
 	if (strcmp(name, "fb") == 0 && st && st->mem_known) {

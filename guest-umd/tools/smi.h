@@ -92,6 +92,8 @@ int smi_select(const char *id, const struct tgpu_device_info *devs, int n);
  * what is not known prints N/A, never a made-up value.
  */
 struct smi_state {
+	bool clk_sm_known;
+	uint32_t clk_sm_mhz;    /* the SM clock in use now */
 	bool mem_known;
 	uint64_t mem_used;      /* bytes of VRAM allocated */
 	uint64_t mem_total;     /* bytes of VRAM */

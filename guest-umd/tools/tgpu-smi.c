@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tgpu_drm.h>
+
 #include "libtgpu.h"
 #include "smi.h"
 
@@ -53,11 +55,20 @@ static int print_version(void)
 	return SMI_EXIT_OK;
 }
 
-/* Memory in use now; a driver that cannot tell leaves it unknown (N/A). */
-static tgpu_status read_memory(tgpu_device *dev, struct smi_state *st)
+/* Memory and the SM clock now; what the driver cannot tell is N/A. */
+static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 {
-	uint64_t free_bytes, total;
+	uint64_t free_bytes, total, khz;
 	tgpu_status rc;
+
+	st->clk_sm_known = false;
+	rc = tgpu_device_get_param(dev, DRM_TGPU_PARAM_CLK_SM_KHZ, &khz);
+	if (rc == TGPU_SUCCESS) {
+		st->clk_sm_known = true;
+		st->clk_sm_mhz = (uint32_t)((khz + 500) / 1000);
+	} else if (rc != TGPU_ERROR_NOT_SUPPORTED) {
+		return rc;
+	}
 
 	st->mem_known = false;
 	rc = tgpu_device_get_memory_info(dev, &free_bytes, &total);
@@ -133,8 +144,8 @@ static int dmon(const struct smi_args *args, tgpu_device **devs,
 		}
 		for (i = 0; i < n; i++) {
 			memset(&st, 0, sizeof(st));
-			if (args->dmon_groups & SMI_DMON_MEM) {
-				rc = read_memory(devs[i], &st);
+			if (args->dmon_groups & (SMI_DMON_MEM | SMI_DMON_CLOCKS)) {
+				rc = read_live(devs[i], &st);
 				if (rc)
 					return fail(rc);
 			}
@@ -240,7 +251,7 @@ int main(int argc, char **argv)
 	/* The state now, of the devices printed. */
 	snap.state = states + first;
 	for (i = first; i < first + count && args.mode != SMI_MODE_LIST; i++) {
-		st = read_memory(devs[i], &states[i]);
+		st = read_live(devs[i], &states[i]);
 		if (st) {
 			rc = fail(st);
 			goto out;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <libtgpu.h>
+#include <tgpu/channel.h>
 #include <tgpu/mmu.h>
 #include <tgpu/regs.h>
 
@@ -72,7 +73,7 @@ static double pct(double *v, size_t n, double p)
 /* ---- null jobs ------------------------------------------------------------ */
 
 /* A NOP method: the smallest command buffer there is. */
-static const uint32_t nop[2] = { 1u << 29 | 1u << 16 | (0x0008 >> 2), 0 };
+static const uint32_t nop[2] = { TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_NOP, 1), 0 };
 
 static void null_roundtrip(tgpu_context *ctx)
 {
@@ -677,12 +678,12 @@ static void ctxsw_player(int in, int out, int ready, int start, int turns,
 		uint64_t a = ws + 4096ull * p;
 		uint32_t *c = cmds + 6 * p;
 
-		c[0] = 1u << 29 | 5u << 16 | (0x5c >> 2);  /* INC SEM_ADDR_LO, 5 */
+		c[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
 		c[1] = (uint32_t)a;
 		c[2] = (uint32_t)(a >> 32);
 		c[3] = (uint32_t)p;
 		c[4] = 0;
-		c[5] = 1;                                   /* release */
+		c[5] = TGPU_SEM_OP_RELEASE;
 	}
 	CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, cmds, CTXSW_PAGES * 6));
 	CHECK(tgpu_stream_synchronize(s));

@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include <libtgpu.h>
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
 
 #include "guest-tap.h"
 
@@ -431,7 +433,9 @@ static void test_streams(void)
 
 /* ---- command buffers --------------------------------------------------------- */
 
-#define HDR(op, sc, m, n) ((uint32_t)(op) << 29 | (uint32_t)(n) << 16 | (uint32_t)(sc) << 13 | ((m) >> 2))
+#define HDR(op, sc, m, n) TGPU_PB_HDR(op, sc, m, n)
+/* header opcodes that do not exist: the checker must refuse them */
+#define PB_OP_BAD 2
 
 static void test_commands(void)
 {
@@ -447,42 +451,42 @@ static void test_commands(void)
 	tgpu_memset_d32(ctx, sem, 0, 1024);
 	tgpu_mem_host_map(ctx, (void **)&ps, sem);
 
-	/* a semaphore release: SEM_ADDR_LO .. SEM_EXECUTE (0x5c .. 0x6c) */
-	cmd[0] = HDR(1, 0, 0x5c, 5);
+	/* a semaphore release: SEM_ADDR_LO .. SEM_EXECUTE */
+	cmd[0] = HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
 	cmd[1] = (uint32_t)sem;
 	cmd[2] = (uint32_t)(sem >> 32);
 	cmd[3] = 0x1234;
 	cmd[4] = 0;
-	cmd[5] = 1;
+	cmd[5] = TGPU_SEM_OP_RELEASE;
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 6), TGPU_SUCCESS,
 	   "submit_commands: a semaphore release");
 	tgpu_stream_synchronize(s);
 	ok(ps[0] == 0x1234, "the release reached memory (0x%x)", ps[0]);
 
-	cmd[0] = HDR(2, 0, 0x08, 1);
+	cmd[0] = HDR(PB_OP_BAD, 0, TGPU_M_NOP, 1);
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
 	   TGPU_ERROR_INVALID_COMMANDS, "header opcode 2 is refused");
-	cmd[0] = HDR(1, 0, 0x5c, 5);
+	cmd[0] = HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4),
 	   TGPU_ERROR_INVALID_COMMANDS, "a count beyond the buffer is refused");
-	cmd[0] = HDR(1, 0, 0x0c, 1);
+	cmd[0] = HDR(TGPU_PB_OP_INC, 0, 0x00c, 1);
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
 	   TGPU_ERROR_INVALID_COMMANDS, "an unknown host method is refused");
-	cmd[0] = HDR(1, 3, 0x400, 1);
+	cmd[0] = HDR(TGPU_PB_OP_INC, 3, TGPU_CE_M_OFFSET_IN_UPPER, 1);
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 2),
 	   TGPU_ERROR_INVALID_COMMANDS, "an engine method on an unbound subchannel is refused");
 	ok(strstr(tgpu_get_last_error_message(), "dword 1") != NULL,
 	   "the message names the dword (%s)", tgpu_get_last_error_message());
-	cmd[0] = HDR(4, 0, 0x000, 0x0c0c);     /* SET_OBJECT compute, immediate */
+	cmd[0] = HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE & TGPU_PB_COUNT_MASK);     /* SET_OBJECT compute, immediate */
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 1),
 	   TGPU_ERROR_INVALID_COMMANDS, "the compute class on a copy engine is refused");
-	cmd[0] = HDR(1, 2, 0x000, 1);
-	cmd[1] = 0xc0b5;
-	cmd[2] = HDR(1, 2, 0x300, 1);
-	cmd[3] = 1u << 30;
+	cmd[0] = HDR(TGPU_PB_OP_INC, 2, TGPU_M_SET_OBJECT, 1);
+	cmd[1] = TGPU_CLASS_COPY;
+	cmd[2] = HDR(TGPU_PB_OP_INC, 2, TGPU_CE_M_LAUNCH_DMA, 1);
+	cmd[3] = 1u << 30;                      /* outside TGPU_CE_LAUNCH_VALID_MASK */
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4),
 	   TGPU_ERROR_INVALID_COMMANDS, "a LAUNCH_DMA with unknown bits is refused");
-	cmd[0] = HDR(3, 0, 0x5c, 3);           /* NON_INC: SEM_ADDR_LO 3 times */
+	cmd[0] = HDR(TGPU_PB_OP_NON_INC, 0, TGPU_M_SEM_ADDR_LO, 3);           /* NON_INC: SEM_ADDR_LO 3 times */
 	cmd[1] = cmd[2] = cmd[3] = 0;
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 4), TGPU_SUCCESS,
 	   "a NON_INC run is accepted");
@@ -513,7 +517,7 @@ static void *thread_main(void *arg)
 
 	for (i = 1; i <= PER_THREAD && !t->st; i++) {
 		const uint32_t cmd[6] = {
-			HDR(1, 0, 0x5c, 5), (uint32_t)a, (uint32_t)(a >> 32),
+			HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5), (uint32_t)a, (uint32_t)(a >> 32),
 			(uint32_t)i, 0, 1,
 		};
 

@@ -3,7 +3,8 @@
  * Unit tests of the command-buffer checker (guest-umd/libtgpu/
  * tgpu-cmdbuf.c): what it accepts, what it refuses and the dword its
  * message names.  Headers are built by hand, not with TGPU_PB_HDR, so a
- * wrong field layout in the code under test shows.
+ * wrong field layout in the code under test shows; method numbers come
+ * from include/tgpu/, except those chosen because no method has them.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,24 +57,24 @@ int main(void)
 	uint32_t none[8] = { 0 }, cls[8], c[16];
 
 	/* host methods on any engine */
-	c[0] = hdr(1, 0, 0x5c, 5);
+	c[0] = hdr(1, 0, TGPU_M_SEM_ADDR_LO, 5);
 	c[1] = 0x1000; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
 	check("semaphore release (INC 5)", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
 	check("count past the end", TGPU_ENGINE_KIND_COMPUTE, c, 5, none, false, "dword 0");
 	c[5] = 3;
 	check("SEM_EXECUTE operation 3", TGPU_ENGINE_KIND_COPY0, c, 6, none, false, "dword 5");
-	c[0] = hdr(4, 0, 0x08, 0);
+	c[0] = hdr(4, 0, TGPU_M_NOP, 0);
 	check("NOP as IMMD", TGPU_ENGINE_KIND_COPY1, c, 1, none, true, NULL);
-	c[0] = hdr(0, 0, 0x08, 1);
+	c[0] = hdr(0, 0, TGPU_M_NOP, 1);
 	check("header opcode 0", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 0");
-	c[0] = hdr(2, 0, 0x08, 1);
+	c[0] = hdr(2, 0, TGPU_M_NOP, 1);
 	check("header opcode 2", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 2");
-	c[0] = hdr(6, 0, 0x08, 1);
+	c[0] = hdr(6, 0, TGPU_M_NOP, 1);
 	check("header opcode 6", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "opcode 6");
 	c[0] = hdr(1, 0, 0x0c, 1);
 	c[1] = 0;
 	check("host method 0x00c", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "0x00c");
-	c[0] = hdr(1, 0, 0x34, 1);
+	c[0] = hdr(1, 0, TGPU_M_MEM_OP_D, 1);
 	c[1] = 0x1fu << 27;
 	check("MEM_OP_D operation 0x1f", TGPU_ENGINE_KIND_COPY1, c, 2, none, false, "MEM_OP");
 	c[1] = TGPU_MEM_OP_TLB_INVALIDATE << TGPU_MEM_OP_SHIFT;
@@ -81,17 +82,17 @@ int main(void)
 	check("an empty buffer", TGPU_ENGINE_KIND_COPY1, c, 0, none, false, "empty");
 
 	/* classes and subchannels */
-	c[0] = hdr(1, 2, 0x400, 1);
+	c[0] = hdr(1, 2, TGPU_CE_M_OFFSET_IN_UPPER, 1);
 	c[1] = 0;
 	check("copy method, unbound subchannel", TGPU_ENGINE_KIND_COPY0, c, 2, none, false,
 	      "subchannel 2");
-	c[0] = hdr(1, 2, 0x000, 1);
-	c[1] = 0xc0b5;
-	c[2] = hdr(1, 2, 0x400, 4);
+	c[0] = hdr(1, 2, TGPU_M_SET_OBJECT, 1);
+	c[1] = TGPU_CLASS_COPY;
+	c[2] = hdr(1, 2, TGPU_CE_M_OFFSET_IN_UPPER, 4);
 	c[3] = 0; c[4] = 0x1000; c[5] = 0; c[6] = 0x2000;
 	memset(cls, 0, sizeof(cls));
 	check("SET_OBJECT copy then OFFSET_IN/OUT", TGPU_ENGINE_KIND_COPY0, c, 7, cls, true, NULL);
-	ok(cls[2] == 0xc0b5, "the binding is remembered for the queue");
+	ok(cls[2] == TGPU_CLASS_COPY, "the binding is remembered for the queue");
 	check("a later buffer on the bound subchannel", TGPU_ENGINE_KIND_COPY0, c + 2, 5, cls,
 	      true, NULL);
 	check("the copy class on the compute engine", TGPU_ENGINE_KIND_COMPUTE, c, 7, none,
@@ -99,7 +100,7 @@ int main(void)
 	c[2] = hdr(1, 2, 0x420, 1);
 	c[3] = 0;
 	check("copy method 0x420 (none)", TGPU_ENGINE_KIND_COPY0, c, 4, none, false, "0x420");
-	c[2] = hdr(1, 2, 0x300, 1);
+	c[2] = hdr(1, 2, TGPU_CE_M_LAUNCH_DMA, 1);
 	c[3] = 1u << 30;
 	check("LAUNCH_DMA with an unknown bit", TGPU_ENGINE_KIND_COPY0, c, 4, none, false,
 	      "LAUNCH_DMA");
@@ -112,38 +113,38 @@ int main(void)
 	ok(cls[2] == 0, "a refused buffer binds nothing");
 
 	/* compute */
-	c[0] = hdr(4, 1, 0x000, 0xc0c0 & 0x1fff);
+	c[0] = hdr(4, 1, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE & 0x1fff);
 	check("IMMD SET_OBJECT truncates the class", TGPU_ENGINE_KIND_COMPUTE, c, 1, none,
 	      false, "class");
-	c[0] = hdr(1, 1, 0x000, 1);
-	c[1] = 0xc0c0;
-	c[2] = hdr(1, 1, 0x210, 10);
+	c[0] = hdr(1, 1, TGPU_M_SET_OBJECT, 1);
+	c[1] = TGPU_CLASS_COMPUTE;
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_GRID_X, 10);
 	memset(c + 3, 0, 10 * 4);
 	c[3] = c[4] = c[5] = 1;                 /* grid 1 x 1 x 1 */
 	c[6] = 32;                              /* block 32 x 1 x 1 */
 	c[7] = c[8] = 1;
-	c[13] = hdr(1, 1, 0x300, 1);
+	c[13] = hdr(1, 1, TGPU_GR_M_LAUNCH, 1);
 	c[14] = 0;
 	check("compute: grid .. param size, launch", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
 	      true, NULL);
 	c[14] = 1;
 	check("compute LAUNCH with a transfer type", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
 	      false, "dword 14");
-	c[2] = hdr(1, 1, 0x210, 11);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_GRID_X, 11);
 	check("an INC run into 0x238 (no method)", TGPU_ENGINE_KIND_COMPUTE, c, 15, none,
 	      false, "0x238");
-	c[2] = hdr(5, 1, 0x234, 3);
+	c[2] = hdr(5, 1, TGPU_GR_M_SET_PARAM_SIZE, 3);
 	c[3] = 8;                               /* a valid SET_PARAM_SIZE first */
 	check("ONE_INC: 0x234 then 0x238", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
 	      "0x238");
-	c[2] = hdr(3, 1, 0x210, 3);
+	c[2] = hdr(3, 1, TGPU_GR_M_SET_GRID_X, 3);
 	check("NON_INC: 0x210 three times", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
 	c[2] = hdr(1, 1, 0xffc, 2);
 	check("an INC run from 0xffc, the last method", TGPU_ENGINE_KIND_COMPUTE, c, 5, none,
 	      false, "0xffc");
 
 	/* alignments and ranges */
-	c[0] = hdr(1, 0, 0x5c, 5);
+	c[0] = hdr(1, 0, TGPU_M_SEM_ADDR_LO, 5);
 	c[1] = 0x1006; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
 	check("SEM_ADDR_LO with bits 1:0 set", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
 	      "bits 1:0");
@@ -160,9 +161,9 @@ int main(void)
 	c[1] = 0x1010;
 	check("a timestamp release at 16-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
 	      true, NULL);
-	c[0] = hdr(1, 1, 0x000, 1);
-	c[1] = 0xc0c0;
-	c[2] = hdr(1, 1, 0x200, 3);
+	c[0] = hdr(1, 1, TGPU_M_SET_OBJECT, 1);
+	c[1] = TGPU_CLASS_COMPUTE;
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_PROGRAM_UPPER, 3);
 	c[3] = 0; c[4] = 0x1004; c[5] = 64;
 	check("SET_PROGRAM_LOWER not 8-byte aligned", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
 	      false, "SET_PROGRAM_LOWER");
@@ -171,28 +172,28 @@ int main(void)
 	      false, "SET_PROGRAM_SIZE");
 	c[5] = 64;
 	check("an aligned program", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
-	c[2] = hdr(1, 1, 0x210, 1);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_GRID_X, 1);
 	c[3] = 65536;
 	check("grid x 65536", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "grid");
-	c[2] = hdr(1, 1, 0x21c, 1);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_BLOCK_X, 1);
 	c[3] = 0;
 	check("block x 0", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "block");
-	c[2] = hdr(1, 1, 0x228, 1);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_SHARED_SIZE, 1);
 	c[3] = 49153;
 	check("49153 bytes of shared memory", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false,
 	      "shared");
-	c[2] = hdr(1, 1, 0x234, 1);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_PARAM_SIZE, 1);
 	c[3] = 6;
 	check("SET_PARAM_SIZE 6", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "SET_PARAM_SIZE");
-	c[0] = hdr(1, 2, 0x000, 1);
-	c[1] = 0xc0b5;
-	c[2] = hdr(1, 2, 0x484, 1);
+	c[0] = hdr(1, 2, TGPU_M_SET_OBJECT, 1);
+	c[1] = TGPU_CLASS_COPY;
+	c[2] = hdr(1, 2, TGPU_CE_M_DESC_LIST_LOWER, 1);
 	c[3] = 0x1010;
 	check("DESC_LIST_LOWER not 32-byte aligned", TGPU_ENGINE_KIND_COPY0, c, 4, none, false,
 	      "32-byte");
-	c[2] = hdr(1, 2, 0x244, 1);
+	c[2] = hdr(1, 2, TGPU_CE_M_SET_SEMAPHORE_B, 1);
 	c[3] = 0x2008;
-	c[4] = hdr(1, 2, 0x300, 1);
+	c[4] = hdr(1, 2, TGPU_CE_M_LAUNCH_DMA, 1);
 	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_FOUR_WORD, 0);
 	check("a four-word launch semaphore at 8-byte alignment", TGPU_ENGINE_KIND_COPY0, c, 6,
 	      none, false, "16-byte");

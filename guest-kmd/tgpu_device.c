@@ -167,6 +167,9 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the runlists\n");
 
+	ret = tgpu_kchan_early_init(tdev);
+	if (ret)
+		return ret;
 	ret = tgpu_irq_init(tdev);
 	if (ret)
 		return ret;

@@ -52,8 +52,11 @@
 #define KC_PB_ROOM	(11 + 8)
 /* bytes per submission, so that a wait is bounded */
 #define KC_BATCH_BYTES	SZ_1G
-/* generous: the copy engine fills several GB/s */
-#define KC_TIMEOUT	(10 * HZ)
+/*
+ * Generous: the copy engine fills several GB/s, but a user copy on the
+ * same engine is not preempted and may run until the job timeout.
+ */
+#define KC_TIMEOUT	(30 * HZ)
 
 #define KC_RUNNING	1
 
@@ -109,10 +112,13 @@ static void kc_break(struct tgpu_device *tdev, int error)
 	wake_up_all(&k->wq);
 }
 
-/* Has the semaphore reached @seqno?  After unplug: stop waiting. */
+/*
+ * Has the semaphore reached @seqno?  Not after unplug: the unplug marks
+ * the channel broken, which ends the wait.
+ */
 static bool kc_reached(struct tgpu_device *tdev, u64 seqno)
 {
-	bool done = true;
+	bool done = false;
 	int idx;
 
 	if (drm_dev_enter(&tdev->base, &idx)) {
@@ -311,6 +317,24 @@ static void kc_write_inst(struct tgpu_kchan *k)
 }
 
 /**
+ * tgpu_kchan_early_init() - what interrupt handlers may touch
+ * @tdev: the device
+ *
+ * Before interrupts are enabled: a non-stall interrupt left pending by
+ * an earlier driver instance wakes the wait queue at once.
+ *
+ * Return: 0 or a negative errno.
+ */
+int tgpu_kchan_early_init(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+
+	init_waitqueue_head(&k->wq);
+	INIT_LIST_HEAD(&k->mem.blocks);
+	return drmm_mutex_init(&tdev->base, &k->lock);
+}
+
+/**
  * tgpu_kchan_init() - set up and start the kernel channel
  * @tdev: the device, with runlists and interrupts
  *
@@ -326,11 +350,6 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	u32 status;
 	int ret;
 
-	init_waitqueue_head(&k->wq);
-	ret = drmm_mutex_init(ddev, &k->lock);
-	if (ret)
-		return ret;
-	INIT_LIST_HEAD(&k->mem.blocks);
 	if (!tdev->vram.map || !(tdev->id.engines & TGPU_ENGINE_CE0)) {
 		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared by the CPU\n");
 		return 0;

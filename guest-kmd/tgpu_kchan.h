@@ -37,6 +37,7 @@ struct tgpu_kchan {
 	u64 submits;
 };
 
+int tgpu_kchan_early_init(struct tgpu_device *tdev);
 int tgpu_kchan_init(struct tgpu_device *tdev);
 bool tgpu_kchan_running(struct tgpu_device *tdev);
 int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks);

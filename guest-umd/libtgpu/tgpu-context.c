@@ -307,7 +307,9 @@ tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
 err_unbind: {
 		struct drm_tgpu_vm_unbind u = { .va = bo->va, .size = bo->size };
 
-		xioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
+		/* a range the driver may still map is never handed out again */
+		if (xioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u))
+			goto err_close;
 	}
 err_va:
 	pthread_mutex_lock(&ctx->lock);
@@ -454,6 +456,8 @@ tgpu_status tgpu_ctx_create(tgpu_context **out, tgpu_device *dev,
 	snprintf(ctx->node, sizeof(ctx->node), "%s", info->render_node);
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_mutex_init(&ctx->staging_lock, NULL);
+	pthread_mutex_init(&ctx->map_lock, NULL);
+	pthread_rwlock_init(&ctx->streams_rw, NULL);
 	ctx->holes_cap = 16;
 	ctx->holes = malloc(ctx->holes_cap * sizeof(*ctx->holes));
 	if (!ctx->holes) {
@@ -487,6 +491,7 @@ err_handle:
 err_close:
 	close(ctx->fd);
 err_free:
+	free(ctx->streams.v);
 	free(ctx->holes);
 	free(ctx);
 	return st;
@@ -527,6 +532,8 @@ tgpu_status tgpu_ctx_destroy(tgpu_context *ctx)
 	free(ctx->modules.v);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->staging_lock);
+	pthread_mutex_destroy(&ctx->map_lock);
+	pthread_rwlock_destroy(&ctx->streams_rw);
 	free(ctx);
 	return TGPU_SUCCESS;
 }
@@ -551,16 +558,19 @@ tgpu_status tgpu_ctx_synchronize(tgpu_context *ctx)
 	st = tu_ctx_enter(ctx, "tgpu_ctx_synchronize");
 	if (st)
 		return st;
+	/* no stream is freed while we wait for it */
+	pthread_rwlock_rdlock(&ctx->streams_rw);
 	pthread_mutex_lock(&ctx->lock);
 	n = ctx->streams.n;
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (v)
 		memcpy(v, ctx->streams.v, n * sizeof(*v));
 	pthread_mutex_unlock(&ctx->lock);
+	for (i = 0; v && i < n && !st; i++)
+		st = tu_stream_sync(v[i]);
+	pthread_rwlock_unlock(&ctx->streams_rw);
 	if (!v)
 		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "tgpu_ctx_synchronize: out of host memory");
-	for (i = 0; i < n && !st; i++)
-		st = tu_stream_sync(v[i]);
 	free(v);
 	return st;
 }
@@ -748,10 +758,10 @@ tgpu_status tgpu_mem_host_map(tgpu_context *ctx, void **p, tgpu_deviceptr dptr)
 			       "tgpu_mem_host_map: 0x%" PRIx64 " is not inside a block of this context",
 			       dptr);
 	/* Serialized so that two threads do not both map the block. */
-	pthread_mutex_lock(&ctx->staging_lock);
+	pthread_mutex_lock(&ctx->map_lock);
 	if (!bo->cpu)
 		st = bo_map(ctx, bo);
-	pthread_mutex_unlock(&ctx->staging_lock);
+	pthread_mutex_unlock(&ctx->map_lock);
 	if (st)
 		return st;
 	*p = (char *)bo->cpu + (dptr - bo->va);

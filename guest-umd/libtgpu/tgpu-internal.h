@@ -92,6 +92,11 @@ struct tgpu_context {
 	struct tu_ptr_list modules;
 	tgpu_stream *default_stream;
 
+	/* Held shared while streams are waited for, exclusively to free one. */
+	pthread_rwlock_t streams_rw;
+	/* tgpu_mem_host_map(): one mapping per block. */
+	pthread_mutex_t map_lock;
+
 	/* Pinned staging buffers for pageable copies, one user at a time. */
 	pthread_mutex_t staging_lock;
 	struct tu_bo *staging[2];

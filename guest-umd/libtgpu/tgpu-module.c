@@ -220,6 +220,14 @@ static tgpu_status module_create(tgpu_context *ctx, const struct entry *ent,
 		if (!img[k].ninsns)
 			return tu_fail(TGPU_ERROR_INVALID_IMAGE,
 				       "kernel %s has no instructions", ent[k].name);
+		if (img[k].param_size > TGPU_GR_PARAM_MAX || img[k].param_size % 4)
+			return tu_fail(TGPU_ERROR_INVALID_IMAGE,
+				       "kernel %s declares %" PRIu32 " parameter bytes: the compute engine takes a multiple of 4 up to %d",
+				       ent[k].name, img[k].param_size, TGPU_GR_PARAM_MAX);
+		if (img[k].shared_size > TGPU_GR_SHARED_MAX)
+			return tu_fail(TGPU_ERROR_INVALID_IMAGE,
+				       "kernel %s declares %" PRIu32 " bytes of shared memory, at most %u",
+				       ent[k].name, img[k].shared_size, TGPU_GR_SHARED_MAX);
 		if ((uint64_t)img[k].ninsns * 8 > TGPU_GR_PROGRAM_MAX)
 			return tu_fail(TGPU_ERROR_INVALID_IMAGE,
 				       "kernel %s has %" PRIu32 " instructions, the compute engine runs at most %u",
@@ -495,6 +503,7 @@ tgpu_status tgpu_launch_kernel(tgpu_function *fn, unsigned int grid_x,
 	if (param_size && !params)
 		return tu_fail(TGPU_ERROR_INVALID_VALUE,
 			       "tgpu_launch_kernel(%s): params is NULL", fn->name);
+	/* param_size is the kernel's .param: at most TGPU_GR_PARAM_MAX */
 	psize = (uint32_t)((param_size + 3) & ~(size_t)3);
 	poff = (psize + 15) & ~15u;
 

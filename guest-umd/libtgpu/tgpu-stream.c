@@ -172,13 +172,13 @@ tgpu_status tu_ctx_fence_failed(tgpu_context *ctx, int err, const char *what)
  * A channel error (-EIO): ask the driver which one, to tell a memory
  * fault (ILLEGAL_ADDRESS) from other failures and say where.
  */
-static tgpu_status chan_error_status(tgpu_stream *s, int engine,
+static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 				     char *why, size_t len)
 {
-	struct drm_tgpu_queue_query q = { .id = s->queue[engine] };
+	struct drm_tgpu_queue_query q = { .id = qid };
 	bool fault;
 
-	if (xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || q.error != -EIO) {
+	if (xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || q.error != -EIO) {
 		snprintf(why, len, "its channel took an error (dmesg names it)");
 		return TGPU_ERROR_LAUNCH_FAILED;
 	}
@@ -219,7 +219,7 @@ static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 	tgpu_status st = fence_status(err, &why);
 
 	if (err == -EIO) {
-		st = chan_error_status(s, engine, buf, sizeof(buf));
+		st = chan_error_status(s->ctx, s->queue[engine], buf, sizeof(buf));
 		why = buf;
 	}
 	return tu_ctx_set_sticky(s->ctx, st,
@@ -573,10 +573,16 @@ tgpu_status tgpu_stream_destroy(tgpu_stream *stream)
 	if (!tu_handle_valid(stream, TU_H_STREAM))
 		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
 			       "tgpu_stream_destroy: %p is not a live stream", (void *)stream);
+	tgpu_context *ctx;
+
 	if (stream == stream->ctx->default_stream)
 		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
 			       "tgpu_stream_destroy: the default stream goes with its context");
+	ctx = stream->ctx;
+	/* not while tgpu_ctx_synchronize() may be waiting for it */
+	pthread_rwlock_wrlock(&ctx->streams_rw);
 	tu_stream_free(stream);
+	pthread_rwlock_unlock(&ctx->streams_rw);
 	return TGPU_SUCCESS;
 }
 
@@ -612,10 +618,19 @@ tgpu_status tgpu_stream_query(tgpu_stream *stream)
 
 struct tgpu_event {
 	tgpu_context *ctx;
+	pthread_mutex_t lock;   /* records from several threads */
 	uint32_t syncobj;       /* fence of the last record */
 	struct tu_bo *ts;       /* semaphore payload at 0, ns at 8 */
 	uint32_t records;
 	bool recorded;
+	/*
+	 * The queues whose work the last record follows and whose failures
+	 * no one has looked at yet: a failed job kills its queue, so asking
+	 * them covers every engine of the stream, not only the record's.
+	 */
+	uint32_t check_q[NR_ENGINES];
+	int check_engine[NR_ENGINES];
+	int ncheck;
 };
 
 static tgpu_status event_enter(tgpu_event *ev, const char *fn)
@@ -645,6 +660,7 @@ tgpu_status tgpu_event_create(tgpu_context *ctx, tgpu_event **event,
 	if (!ev)
 		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "tgpu_event_create: out of host memory");
 	ev->ctx = ctx;
+	pthread_mutex_init(&ev->lock, NULL);
 	err = tu_syncobj_create(ctx->fd, &ev->syncobj, false);
 	if (err) {
 		free(ev);
@@ -688,6 +704,7 @@ void tu_event_free(tgpu_event *ev)
 		tu_syncobj_wait(ctx->fd, ev->syncobj, -1);
 	tu_bo_destroy(ctx, ev->ts);
 	tu_syncobj_destroy(ctx->fd, ev->syncobj);
+	pthread_mutex_destroy(&ev->lock);
 	free(ev);
 }
 
@@ -715,6 +732,7 @@ tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
 	if (st)
 		return st;
 	sem = event->ts->va;
+	pthread_mutex_lock(&event->lock);
 	tu_stream_lock(s);
 	st = tu_stream_reserve(s, 6 * 4, (void **)&p, &va);
 	if (st)
@@ -730,28 +748,61 @@ tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
 	if (st)
 		goto out;
 	st = tu_stream_fence_to(s, event->syncobj);
-	if (!st)
+	if (!st) {
+		int e;
+
 		event->recorded = true;
+		event->ncheck = 0;
+		for (e = 0; e < NR_ENGINES; e++) {
+			if (s->queue[e] && s->engine_unchecked[e]) {
+				event->check_q[event->ncheck] = s->queue[e];
+				event->check_engine[event->ncheck++] = e;
+			}
+		}
+	}
 out:
 	tu_stream_unlock(s);
+	pthread_mutex_unlock(&event->lock);
 	return st;
 }
 
 static tgpu_status event_wait(tgpu_event *ev, int64_t timeout_ns)
 {
-	int err;
+	tgpu_context *ctx = ev->ctx;
+	tgpu_status st = TGPU_SUCCESS;
+	int err, i;
 
+	pthread_mutex_lock(&ev->lock);
 	if (!ev->recorded)
-		return TGPU_SUCCESS;
-	err = tu_syncobj_wait(ev->ctx->fd, ev->syncobj, timeout_ns);
-	if (err == ETIME)
-		return TGPU_ERROR_NOT_READY;
-	if (err)
-		return tu_ctx_ioctl_error(ev->ctx, "DRM_IOCTL_SYNCOBJ_WAIT", err);
-	err = tu_syncobj_status(ev->ctx->fd, ev->syncobj);
-	if (err)
-		return tu_ctx_fence_failed(ev->ctx, err, "work before an event");
-	return TGPU_SUCCESS;
+		goto out;
+	err = tu_syncobj_wait(ctx->fd, ev->syncobj, timeout_ns);
+	if (err == ETIME) {
+		st = TGPU_ERROR_NOT_READY;
+		goto out;
+	}
+	if (err) {
+		st = tu_ctx_ioctl_error(ctx, "DRM_IOCTL_SYNCOBJ_WAIT", err);
+		goto out;
+	}
+	/* every queue the record followed; a queue gone is no news */
+	for (i = 0; i < ev->ncheck && !st; i++) {
+		struct drm_tgpu_queue_query q = { .id = ev->check_q[i] };
+		char why[256];
+
+		if (xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || !q.error)
+			continue;
+		if (q.error == -EIO)
+			st = tu_ctx_set_sticky(ctx, chan_error_status(ctx, q.id, why, sizeof(why)),
+					       "work before event %p (%s queue %" PRIu32 ") failed: %s",
+					       (void *)ev, engine_names[ev->check_engine[i]], q.id, why);
+		else
+			st = tu_ctx_fence_failed(ctx, q.error, "work before an event");
+	}
+	if (!st)
+		ev->ncheck = 0;         /* looked at: a later wait need not ask */
+out:
+	pthread_mutex_unlock(&ev->lock);
+	return st;
 }
 
 tgpu_status tgpu_event_synchronize(tgpu_event *event)

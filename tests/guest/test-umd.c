@@ -586,6 +586,30 @@ static void test_sticky(void)
 	ok(st == TGPU_ERROR_ILLEGAL_ADDRESS, "get_reset_status returns it (%s)", S(st));
 	is(tgpu_mem_alloc(ctx2, &a, 4096), TGPU_SUCCESS, "another context is not affected");
 	is(tgpu_ctx_destroy(ctx), TGPU_SUCCESS, "a broken context can be destroyed");
+
+	/*
+	 * An event recorded after the failure, on another engine of the
+	 * stream (the copy engine of a D2H copy), still reports it.
+	 */
+	{
+		tgpu_context *c3;
+		tgpu_module *m3;
+		tgpu_function *f3;
+		tgpu_event *ev;
+		tgpu_deviceptr d;
+		void *h;
+
+		if (tgpu_ctx_create(&c3, dev, 0) || tgpu_module_load_data(c3, &m3, kernels, 0) ||
+		    tgpu_module_get_function(&f3, m3, "fault") || tgpu_event_create(c3, &ev, 0) ||
+		    tgpu_mem_alloc(c3, &d, 4096) || tgpu_mem_alloc_host(c3, &h, 4096))
+			bail("no context");
+		tgpu_launch_kernel(f3, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0);
+		tgpu_memcpy_dtoh_async(c3, h, d, 4096, NULL);
+		tgpu_event_record(ev, NULL);
+		is(tgpu_event_synchronize(ev), TGPU_ERROR_ILLEGAL_ADDRESS,
+		   "an event recorded on the copy engine after a faulting kernel reports the fault");
+		tgpu_ctx_destroy(c3);
+	}
 	/* a kernel error that is not a fault */
 	if (tgpu_module_load_data(ctx2, &m, kernels, 0) ||
 	    tgpu_module_get_function(&fault, m, "trap"))

@@ -143,57 +143,103 @@ int main(void)
 	check("an INC run from 0xffc, the last method", TGPU_ENGINE_KIND_COMPUTE, c, 5, none,
 	      false, "0xffc");
 
-	/* alignments and ranges */
+	/* alignments and ranges, checked at the launch or SEM_EXECUTE */
 	c[0] = hdr(1, 0, TGPU_M_SEM_ADDR_LO, 5);
-	c[1] = 0x1006; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
-	check("SEM_ADDR_LO with bits 1:0 set", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
-	      "bits 1:0");
-	c[1] = 0x1004;
-	check("a 32-bit release at 4-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
-	      true, NULL);
-	c[5] = 1 | TGPU_SEM_PAYLOAD_64;
+	c[1] = 0x1006; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = TGPU_SEM_OP_RELEASE;
+	check("SEM_ADDR_LO bits 1:0 are ignored, as the hardware does",
+	      TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
+	c[5] = TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64;
 	check("a 64-bit release at 4-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
 	      false, "8-byte");
 	c[1] = 0x1008;
-	c[5] = 1 | TGPU_SEM_TIMESTAMP;
+	c[5] = TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP;
 	check("a timestamp release at 8-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
 	      false, "16-byte");
 	c[1] = 0x1010;
 	check("a timestamp release at 16-byte alignment", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
 	      true, NULL);
+
+	/* compute: SET_OBJECT, PROGRAM (3), then LAUNCH at c[6..7] */
 	c[0] = hdr(1, 1, TGPU_M_SET_OBJECT, 1);
 	c[1] = TGPU_CLASS_COMPUTE;
 	c[2] = hdr(1, 1, TGPU_GR_M_SET_PROGRAM_UPPER, 3);
 	c[3] = 0; c[4] = 0x1004; c[5] = 64;
-	check("SET_PROGRAM_LOWER not 8-byte aligned", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
-	      false, "SET_PROGRAM_LOWER");
+	c[6] = hdr(1, 1, TGPU_GR_M_LAUNCH, 1);
+	c[7] = 0;
+	check("a misaligned SET_PROGRAM_LOWER alone is fine", TGPU_ENGINE_KIND_COMPUTE, c, 6,
+	      none, true, NULL);
+	check("a launch with SET_PROGRAM_LOWER not 8-byte aligned", TGPU_ENGINE_KIND_COMPUTE,
+	      c, 8, none, false, "SET_PROGRAM_LOWER");
 	c[4] = 0x1008; c[5] = 60;
-	check("SET_PROGRAM_SIZE not a multiple of 8", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
-	      false, "SET_PROGRAM_SIZE");
+	check("a launch with SET_PROGRAM_SIZE not a multiple of 8", TGPU_ENGINE_KIND_COMPUTE,
+	      c, 8, none, false, "SET_PROGRAM_SIZE");
 	c[5] = 64;
-	check("an aligned program", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
+	check("a launch of an aligned program", TGPU_ENGINE_KIND_COMPUTE, c, 8, none, true, NULL);
+	c[7] = 4;       /* FLUSH: not for compute */
+	check("compute LAUNCH with bit 2", TGPU_ENGINE_KIND_COMPUTE, c, 8, none, false, "dword 7");
+	c[7] = 3u << TGPU_CE_LAUNCH_SEM_SHIFT;
+	check("compute LAUNCH with semaphore type 3", TGPU_ENGINE_KIND_COMPUTE, c, 8, none,
+	      false, "dword 7");
+	c[7] = 0;
 	c[2] = hdr(1, 1, TGPU_GR_M_SET_GRID_X, 1);
 	c[3] = 65536;
-	check("grid x 65536", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "grid");
-	c[2] = hdr(1, 1, TGPU_GR_M_SET_BLOCK_X, 1);
+	c[4] = hdr(1, 1, TGPU_GR_M_LAUNCH, 1);
+	c[5] = 0;
+	check("a launch with grid x 65536", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false, "grid");
 	c[3] = 0;
-	check("block x 0", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "block");
+	check("grid x 0 then grid x 4: the launch sees 4", TGPU_ENGINE_KIND_COMPUTE,
+	      (uint32_t []){ c[0], c[1], c[2], 0, c[2], 4, c[4], 0 }, 8, none, true, NULL);
+	c[2] = hdr(1, 1, TGPU_GR_M_SET_BLOCK_X, 3);
+	c[3] = 32; c[4] = 33; c[5] = 1;
+	c[6] = hdr(1, 1, TGPU_GR_M_LAUNCH, 1);
+	c[7] = 0;
+	check("a launch of 32 x 33 x 1 threads", TGPU_ENGINE_KIND_COMPUTE, c, 8, none, false,
+	      "threads");
+	c[4] = 32;
+	check("a launch of 32 x 32 x 1 threads", TGPU_ENGINE_KIND_COMPUTE, c, 8, none, true, NULL);
 	c[2] = hdr(1, 1, TGPU_GR_M_SET_SHARED_SIZE, 1);
 	c[3] = 49153;
-	check("49153 bytes of shared memory", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false,
-	      "shared");
+	c[4] = hdr(1, 1, TGPU_GR_M_LAUNCH, 1);
+	c[5] = 0;
+	check("a launch with 49153 bytes of shared memory", TGPU_ENGINE_KIND_COMPUTE, c, 6, none,
+	      false, "shared");
 	c[2] = hdr(1, 1, TGPU_GR_M_SET_PARAM_SIZE, 1);
 	c[3] = 6;
-	check("SET_PARAM_SIZE 6", TGPU_ENGINE_KIND_COMPUTE, c, 4, none, false, "SET_PARAM_SIZE");
+	check("a launch with SET_PARAM_SIZE 6", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, false,
+	      "SET_PARAM_SIZE");
+
+	/* copy: SET_OBJECT, a value, then LAUNCH_DMA at c[4..5] */
 	c[0] = hdr(1, 2, TGPU_M_SET_OBJECT, 1);
 	c[1] = TGPU_CLASS_COPY;
 	c[2] = hdr(1, 2, TGPU_CE_M_DESC_LIST_LOWER, 1);
 	c[3] = 0x1010;
-	check("DESC_LIST_LOWER not 32-byte aligned", TGPU_ENGINE_KIND_COPY0, c, 4, none, false,
-	      "32-byte");
+	c[4] = hdr(1, 2, TGPU_CE_M_LAUNCH_DMA, 1);
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, 0, 0) | TGPU_CE_LAUNCH_LINKED_LIST;
+	check("a linked-list launch of a list not 32-byte aligned", TGPU_ENGINE_KIND_COPY0, c,
+	      6, none, false, "32-byte");
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, 0, 0);
+	check("the same DESC_LIST_LOWER without a linked-list launch", TGPU_ENGINE_KIND_COPY0,
+	      c, 6, none, true, NULL);
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, 0, 0) | TGPU_CE_LAUNCH_LINKED_LIST |
+	       TGPU_CE_LAUNCH_MULTI_LINE;
+	check("LINKED_LIST with MULTI_LINE", TGPU_ENGINE_KIND_COPY0, c, 6, none, false,
+	      "LINKED_LIST");
+	c[5] = TGPU_CE_TRANSFER_PIPELINED;      /* no pitch bits */
+	check("a copy without SRC_PITCH and DST_PITCH", TGPU_ENGINE_KIND_COPY0, c, 6, none,
+	      false, "PITCH");
+	c[5] = 3;
+	check("transfer type 3", TGPU_ENGINE_KIND_COPY0, c, 6, none, false, "reserved");
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, 0, 3);
+	check("interrupt type 3", TGPU_ENGINE_KIND_COPY0, c, 6, none, false, "reserved");
+	c[2] = hdr(1, 2, TGPU_CE_M_SET_REMAP_COMPONENTS, 1);
+	c[3] = TGPU_CE_REMAP(TGPU_CE_REMAP_SRC_Y, 0, 0, 0, 4, 1, 1);
+	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, 0, 0) | TGPU_CE_LAUNCH_REMAP;
+	check("a remap of source Y with one source component", TGPU_ENGINE_KIND_COPY0, c, 6,
+	      none, false, "does not exist");
+	c[3] = TGPU_CE_REMAP(TGPU_CE_REMAP_CONST_A, 0, 0, 0, 4, 1, 1);
+	check("a fill remap of constant A", TGPU_ENGINE_KIND_COPY0, c, 6, none, true, NULL);
 	c[2] = hdr(1, 2, TGPU_CE_M_SET_SEMAPHORE_B, 1);
 	c[3] = 0x2008;
-	c[4] = hdr(1, 2, TGPU_CE_M_LAUNCH_DMA, 1);
 	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_FOUR_WORD, 0);
 	check("a four-word launch semaphore at 8-byte alignment", TGPU_ENGINE_KIND_COPY0, c, 6,
 	      none, false, "16-byte");

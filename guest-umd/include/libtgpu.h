@@ -86,7 +86,9 @@ typedef struct tgpu_device tgpu_device;
 
 /*
  * Static properties of a device, read once at tgpu_init().  Dynamic state
- * (temperature, clocks in use, ECC counters) will get its own calls.
+ * has its own calls: memory in use and processes (Monitoring, below),
+ * the SM clock in use (tgpu_device_get_param, DRM_TGPU_PARAM_CLK_SM_KHZ);
+ * temperature and ECC counters come with the thermal and RAS work.
  */
 struct tgpu_device_info {
 	int ordinal;

@@ -221,6 +221,22 @@ int main(void)
 	   "export a VRAM object as a dma-buf");
 	err = prime_import(fd, sys_fd, &h2);
 	ok(!err && h2 == hs, "importing it into the same file gives the same handle");
+	{
+		/* both dma-bufs map, as the objects do */
+		void *m = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, sys_fd, 0);
+
+		ok(m != MAP_FAILED && ((volatile uint32_t *)m)[1] == pattern(1, 1),
+		   "mmap of the system-memory dma-buf reads its data");
+		if (m != MAP_FAILED)
+			munmap(m, SIZE);
+		/* DRM points a dma-buf's file at the device's address space:
+		 * the unplug zaps these mappings too */
+		m = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, vram_fd, 0);
+		ok(m != MAP_FAILED && ((volatile uint32_t *)m)[1] == pattern(1, 2),
+		   "mmap of the VRAM dma-buf reads its data");
+		if (m != MAP_FAILED)
+			munmap(m, SIZE);
+	}
 	err = prime_export(fd, 0x7777, DRM_CLOEXEC, &dn);
 	ok(err == ENOENT, "export of an unknown handle: %s (want %s)", strerror(err),
 	   strerror(ENOENT));

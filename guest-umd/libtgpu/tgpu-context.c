@@ -223,7 +223,7 @@ static bool va_free(tgpu_context *ctx, uint64_t va, uint64_t size)
 
 /* ---- buffer objects ------------------------------------------------------- */
 
-static int xioctl(int fd, unsigned long req, void *arg)
+int tu_ioctl(int fd, unsigned long req, void *arg)
 {
 	return drmIoctl(fd, req, arg) ? errno : 0;
 }
@@ -234,7 +234,7 @@ static tgpu_status bo_map(tgpu_context *ctx, struct tu_bo *bo)
 	void *p;
 	int err;
 
-	err = xioctl(ctx->fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m);
+	err = tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m);
 	if (err)
 		return tu_ctx_ioctl_error(ctx, "DRM_IOCTL_TGPU_GEM_MMAP_OFFSET", err);
 	p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->fd,
@@ -265,7 +265,7 @@ tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
 	bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-	err = xioctl(ctx->fd, DRM_IOCTL_TGPU_GEM_CREATE, &c);
+	err = tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_GEM_CREATE, &c);
 	if (err) {
 		free(bo);
 		return tu_ctx_ioctl_error(ctx, sysmem ?
@@ -291,7 +291,7 @@ tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
 	b.handle = bo->handle;
 	b.va = bo->va;
 	b.size = bo->size;
-	err = xioctl(ctx->fd, DRM_IOCTL_TGPU_VM_BIND, &b);
+	err = tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_VM_BIND, &b);
 	if (err) {
 		st = tu_ctx_ioctl_error(ctx, "mapping memory into the GPU VM (DRM_IOCTL_TGPU_VM_BIND)", err);
 		goto err_va;
@@ -308,7 +308,7 @@ err_unbind: {
 		struct drm_tgpu_vm_unbind u = { .va = bo->va, .size = bo->size };
 
 		/* a range the driver may still map is never handed out again */
-		if (xioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u))
+		if (tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u))
 			goto err_close;
 	}
 err_va:
@@ -316,7 +316,7 @@ err_va:
 	va_free(ctx, bo->va, bo->size);
 	pthread_mutex_unlock(&ctx->lock);
 err_close:
-	xioctl(ctx->fd, DRM_IOCTL_GEM_CLOSE, &cl);
+	tu_ioctl(ctx->fd, DRM_IOCTL_GEM_CLOSE, &cl);
 	free(bo);
 	return st;
 }
@@ -332,10 +332,10 @@ void tu_bo_destroy(tgpu_context *ctx, struct tu_bo *bo)
 	struct drm_gem_close cl = { .handle = bo->handle };
 	bool unbound;
 
-	unbound = !xioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
+	unbound = !tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
 	if (bo->cpu)
 		munmap(bo->cpu, bo->size);
-	xioctl(ctx->fd, DRM_IOCTL_GEM_CLOSE, &cl);
+	tu_ioctl(ctx->fd, DRM_IOCTL_GEM_CLOSE, &cl);
 	if (unbound) {
 		pthread_mutex_lock(&ctx->lock);
 		va_free(ctx, bo->va, bo->size);
@@ -712,7 +712,7 @@ tgpu_status tgpu_mem_get_info(tgpu_context *ctx, size_t *free_bytes,
 	st = tu_ctx_enter(ctx, "tgpu_mem_get_info");
 	if (st)
 		return st;
-	err = xioctl(ctx->fd, DRM_IOCTL_TGPU_GET_PARAM, &p);
+	err = tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_GET_PARAM, &p);
 	if (err)
 		return tu_ctx_ioctl_error(ctx, "DRM_IOCTL_TGPU_GET_PARAM(VRAM_USED)", err);
 	total = tu_device_info(ctx->dev)->vram_size;

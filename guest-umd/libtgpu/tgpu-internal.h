@@ -116,6 +116,9 @@ tgpu_status tu_ctx_set_sticky(tgpu_context *ctx, tgpu_status st,
 /* A failed ioctl: sticky when the device is gone. */
 tgpu_status tu_ctx_ioctl_error(tgpu_context *ctx, const char *what, int err);
 
+/* A DRM ioctl (drmIoctl restarts on EINTR/EAGAIN): 0 or the errno. */
+int tu_ioctl(int fd, unsigned long req, void *arg);
+
 /* Create, map and bind a buffer object; NULL with the message set. */
 tgpu_status tu_bo_create(tgpu_context *ctx, uint64_t size, bool sysmem,
 			 bool map, struct tu_bo **out);

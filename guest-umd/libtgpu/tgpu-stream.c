@@ -71,17 +71,12 @@ static const char *const engine_names[NR_ENGINES] = {
 	"compute", "copy engine 0", "copy engine 1",
 };
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? errno : 0;
-}
-
 int tu_syncobj_create(int fd, uint32_t *h, bool signaled)
 {
 	struct drm_syncobj_create c = {
 		.flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0,
 	};
-	int err = xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+	int err = tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
 
 	*h = c.handle;
 	return err;
@@ -91,7 +86,7 @@ void tu_syncobj_destroy(int fd, uint32_t h)
 {
 	struct drm_syncobj_destroy d = { .handle = h };
 
-	xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+	tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 }
 
 /* Wait for a syncobj's fence; timeout_ns 0 polls.  0, ETIME or errno. */
@@ -111,7 +106,7 @@ int tu_syncobj_wait(int fd, uint32_t h, int64_t timeout_ns)
 		w.timeout_nsec = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
 				 timeout_ns;
 	}
-	return xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+	return tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
 }
 
 /* The status of a signalled fence: 0, or the negative errno it failed with. */
@@ -125,7 +120,7 @@ int tu_syncobj_status(int fd, uint32_t h)
 	struct sync_file_info info;
 	int err;
 
-	err = xioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	err = tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
 	if (err)
 		return -err;
 	memset(&info, 0, sizeof(info));
@@ -139,7 +134,7 @@ int tu_syncobj_transfer(int fd, uint32_t dst, uint32_t src)
 {
 	struct drm_syncobj_transfer t = { .src_handle = src, .dst_handle = dst };
 
-	return xioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &t);
+	return tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &t);
 }
 
 static tgpu_status fence_status(int err, const char **why)
@@ -178,7 +173,7 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 	struct drm_tgpu_queue_query q = { .id = qid };
 	bool fault;
 
-	if (xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || q.error != -EIO) {
+	if (tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || q.error != -EIO) {
 		snprintf(why, len, "its channel took an error (dmesg names it)");
 		return TGPU_ERROR_LAUNCH_FAILED;
 	}
@@ -237,7 +232,7 @@ static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 static int queue_error(tgpu_stream *s, int engine)
 {
 	struct drm_tgpu_queue_query q = { .id = s->queue[engine] };
-	int err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q);
+	int err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q);
 
 	return err ? -err : q.error;
 }
@@ -371,7 +366,7 @@ static tgpu_status ensure_queue(tgpu_stream *s, int engine)
 
 	if (s->queue[engine])
 		return TGPU_SUCCESS;
-	err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
+	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE)", err);
 	s->queue[engine] = c.id;
@@ -404,7 +399,7 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	sub.out_syncobj = sl->syncobj;
 	/* the commands went through a write-combined mapping: drain it */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	err = xioctl(s->ctx->fd, DRM_IOCTL_TGPU_SUBMIT, &sub);
+	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_SUBMIT, &sub);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "submitting work (DRM_IOCTL_TGPU_SUBMIT)", err);
 	for (i = 0; i < s->waits.n; i++)
@@ -494,7 +489,7 @@ void tu_stream_free(tgpu_stream *s)
 		struct drm_tgpu_queue_destroy d = { .id = s->queue[i] };
 
 		if (s->queue[i])
-			xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
+			tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
 	}
 	for (i = 0; i < SLOTS; i++)
 		tu_syncobj_destroy(ctx->fd, s->slot[i].syncobj);
@@ -789,7 +784,7 @@ static tgpu_status event_wait(tgpu_event *ev, int64_t timeout_ns)
 		struct drm_tgpu_queue_query q = { .id = ev->check_q[i] };
 		char why[256];
 
-		if (xioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || !q.error)
+		if (tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || !q.error)
 			continue;
 		if (q.error == -EIO)
 			st = tu_ctx_set_sticky(ctx, chan_error_status(ctx, q.id, why, sizeof(why)),
@@ -874,7 +869,7 @@ tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd)
 			       "tgpu_event_export_fd: event %p was never recorded: record it first",
 			       (void *)event);
 	e.handle = event->syncobj;
-	err = xioctl(event->ctx->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	err = tu_ioctl(event->ctx->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
 	if (err)
 		return tu_ctx_ioctl_error(event->ctx, "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", err);
 	*fd = e.fd;

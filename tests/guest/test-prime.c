@@ -23,6 +23,7 @@
 #include <tgpu/copy.h>
 
 #include "guest-tap.h"
+#include "tgpu-raw.h"
 
 #define SIZE    65536u
 #define SYS_VA  0x100000000ull
@@ -30,36 +31,6 @@
 #define PB_VA   0x300000000ull
 
 static const char *node = "/dev/dri/renderD128";
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && (errno == EINTR || errno == EAGAIN));
-	return r < 0 ? errno : 0;
-}
-
-static uint32_t gem_create(int fd, uint64_t size, uint32_t flags)
-{
-	struct drm_tgpu_gem_create c = { .size = size, .flags = flags };
-
-	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &c))
-		bail("GEM_CREATE failed");
-	return c.handle;
-}
-
-static void *gem_mmap(int fd, uint32_t handle, size_t size)
-{
-	struct drm_tgpu_gem_mmap_offset m = { .handle = handle };
-	void *p;
-
-	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m))
-		return NULL;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.offset);
-	return p == MAP_FAILED ? NULL : p;
-}
 
 static int prime_export(int fd, uint32_t handle, uint32_t flags, int *out)
 {
@@ -152,7 +123,6 @@ static int child(int sys_fd, int vram_fd)
 	volatile uint32_t *ps, *pv;
 	uint32_t *pb;
 	int fd, fails = 0;
-	struct drm_tgpu_vm_bind b = { .size = SIZE };
 
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -170,20 +140,10 @@ static int child(int sys_fd, int vram_fd)
 	if (!pv || !check_pattern(pv, SIZE / 4, 2))
 		fails |= C_READ_VRAM;
 	/* this process's VM: both objects and a pushbuffer */
-	pbh = gem_create(fd, 4096, 0);
+	pbh = gem_create_flags(fd, 4096, 0);
 	pb = gem_mmap(fd, pbh, 4096);
-	b.handle = hs;
-	b.va = SYS_VA;
-	if (xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
-		fails |= C_BIND;
-	b.handle = hv;
-	b.va = VRAM_VA;
-	if (xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
-		fails |= C_BIND;
-	b.handle = pbh;
-	b.va = PB_VA;
-	b.size = 4096;
-	if (!pb || xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b))
+	if (vm_bind(fd, hs, 0, SYS_VA, SIZE, 0) || vm_bind(fd, hv, 0, VRAM_VA, SIZE, 0) ||
+	    !pb || vm_bind(fd, pbh, 0, PB_VA, 4096, 0))
 		fails |= C_BIND;
 	/* the GPU copies the shared sysmem object's first half over the
 	 * shared VRAM object's second half */
@@ -204,8 +164,8 @@ int main(void)
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		bail("cannot open the render node");
-	hs = gem_create(fd, SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
-	hv = gem_create(fd, SIZE, 0);
+	hs = gem_create_flags(fd, SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
+	hv = gem_create_flags(fd, SIZE, 0);
 	ps = gem_mmap(fd, hs, SIZE);
 	pv = gem_mmap(fd, hv, SIZE);
 	if (!ps || !pv)
@@ -252,13 +212,8 @@ int main(void)
 	close(dn);
 
 	/* The exporter's handles go; the dma-bufs keep the objects alive. */
-	{
-		struct drm_gem_close c = { .handle = hs };
-
-		xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-		c.handle = hv;
-		xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-	}
+	gem_close(fd, hs);
+	gem_close(fd, hv);
 
 	pid = fork();
 	if (pid == 0)

@@ -100,6 +100,15 @@ static void chan_stop_engines(TGPUState *s, TGPUChannel *ch)
     }
 }
 
+/* Keeps the count that spares a semaphore release its scan when none wait. */
+static void chan_set_blocked(TGPUState *s, TGPUChannel *ch, bool blocked)
+{
+    if (ch->blocked != blocked) {
+        ch->blocked = blocked;
+        s->chans_blocked += blocked ? 1 : -1;
+    }
+}
+
 static void runlists_forget(TGPUState *s, TGPUChannel *ch)
 {
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
@@ -116,7 +125,7 @@ static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
     chan_stop_engines(s, ch);
     ch->error = code;
     ch->error_info = info;
-    ch->blocked = false;
+    chan_set_blocked(s, ch, false);
     runlists_forget(s, ch);
     qemu_log_mask(LOG_GUEST_ERROR,
                   "tgpu: channel %u: error %u (%s), info 0x%08x\n",
@@ -155,6 +164,7 @@ static void chan_reset(TGPUState *s, TGPUChannel *ch)
         }
     }
     s->err_pending[id / 32] &= ~(1u << (id % 32));
+    chan_set_blocked(s, ch, false);
     memset(ch, 0, sizeof(*ch));
     ch->id = id;
 }
@@ -320,7 +330,7 @@ bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
      * Whoever waits may now go on, on any engine: another pass is needed
      * for runlists this one has already been through.
      */
-    for (uint32_t i = 0; i < s->num_channels; i++) {
+    for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
         if (s->chan[i].blocked) {
             s->chan[i].acq_retry = true;
             host_kick(s);
@@ -390,7 +400,7 @@ static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
         chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
         return MTHD_ERROR;
     }
-    ch->blocked = true;
+    chan_set_blocked(s, ch, true);
     ch->acq_exec = exec;
     ch->acq_start_ns = tgpu_ptimer_now(s);
     ch->acq_next_try_ns = ch->acq_start_ns + TGPU_ACQUIRE_POLL_NS;
@@ -405,7 +415,7 @@ static bool sem_acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
 
     ch->acq_retry = false;
     if (sem_acquire_done(s, ch, ch->acq_exec, &fault)) {
-        ch->blocked = false;
+        chan_set_blocked(s, ch, false);
         return true;
     }
     if (fault) {
@@ -1186,6 +1196,7 @@ void tgpu_host_reset(TGPUState *s)
     s->doorbells = 0;
     s->doorbells_bad = 0;
     s->ctxsw_count = 0;
+    s->chans_blocked = 0;
     memset(s->err_pending, 0, sizeof(s->err_pending));
     memset(s->nonstall_pending, 0, sizeof(s->nonstall_pending));
 }

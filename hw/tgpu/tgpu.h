@@ -223,6 +223,7 @@ struct TGPUState {
 
     /* PFIFO and channels (tgpu-host.c) */
     TGPUChannel *chan;
+    uint32_t chans_blocked;     /* channels waiting in a semaphore acquire */
     TGPURunlist runlist[TGPU_NR_RUNLISTS];
     uint32_t fifo_intr;         /* RUNLIST bit; CHAN_ERROR is computed */
     uint32_t fifo_intr_en;

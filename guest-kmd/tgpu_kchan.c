@@ -3,18 +3,23 @@
 
 /*
  * The driver's own channel: channel 0 on copy engine 0, privileged and
- * unpaged (bypass: GPU addresses are VRAM offsets), at the highest
- * priority.  The driver clears VRAM with it: a copy-engine fill moves
- * gigabytes per second, where the CPU writing through BAR1 manages a
- * few hundred megabytes.  One submission at a time, waited for; if the
- * channel fails or hangs it is reset and left broken, and clears go back
- * to the CPU.
+ * unpaged (bypass: GPU addresses are VRAM offsets, system memory from
+ * TGPU_BYPASS_SYSMEM_BASE up), at the highest priority.  The driver
+ * clears VRAM with it (a copy-engine fill moves gigabytes per second,
+ * where the CPU writing through BAR1 manages a few hundred megabytes)
+ * and writes page tables with it (tgpu_pt.c: entries staged in system
+ * memory, copied into the tables).  One submission at a time, waited
+ * for; if the channel fails or hangs it is reset and left broken, and
+ * the work goes back to the CPU.
  */
 
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/gpu_buddy.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 
@@ -59,6 +64,32 @@
 #define KC_TIMEOUT	(30 * HZ)
 
 #define KC_RUNNING	1
+
+/*
+ * The page-table staging buffer, in system memory: the entries, then a
+ * copy-engine descriptor per run.
+ */
+#define KC_PT_DESC		(TGPU_KCHAN_PT_STAGING * sizeof(u64))
+#define KC_PT_STAGING_SIZE	(KC_PT_DESC + \
+				 TGPU_KCHAN_PT_SEGS * TGPU_CE_DESC_SIZE)
+
+/* A linked-list descriptor (copy.md), little-endian. */
+struct kc_desc {
+	__le64 src;
+	__le64 dst;
+	__le64 next;
+	__le32 length;
+	__le32 flags;
+};
+
+static_assert(sizeof(struct kc_desc) == TGPU_CE_DESC_SIZE);
+static_assert(offsetof(struct kc_desc, next) == TGPU_CE_DESC_NEXT);
+static_assert(offsetof(struct kc_desc, flags) == TGPU_CE_DESC_FLAGS);
+static_assert(TGPU_KCHAN_PT_SEGS <= TGPU_CE_CHAIN_MAX);
+
+static bool tgpu_kchan_enable = true;
+module_param_named(kchan, tgpu_kchan_enable, bool, 0444);
+MODULE_PARM_DESC(kchan, "Clear VRAM and write page tables with the driver's own channel on copy engine 0 (default: true); false: with the CPU, through BAR1");
 
 struct kc_pb {
 	u32 __iomem *p;
@@ -180,7 +211,7 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 	if (READ_ONCE(k->state) == KC_RUNNING && kc_reached(tdev, seqno))
 		return 0;
 	if (!left) {
-		drm_err(&tdev->base, "kernel channel: a clear did not finish in %u s: channel stopped, clears go back to the CPU\n",
+		drm_err(&tdev->base, "kernel channel: a submission did not finish in %u s: channel stopped, VRAM clears and page-table writes go back to the CPU\n",
 			KC_TIMEOUT / HZ);
 		kc_break(tdev, -ETIMEDOUT);
 	}
@@ -249,6 +280,101 @@ out:
 }
 
 /**
+ * tgpu_kchan_pt_get() - take the kernel channel for a page-table update
+ * @tdev: the device
+ *
+ * On success the caller has the staging buffer and the run array to
+ * itself until tgpu_kchan_pt_put().
+ *
+ * Return: true when the channel runs and has a staging buffer (with
+ * @tdev->kchan.lock held), false when page tables are for the CPU.
+ */
+bool tgpu_kchan_pt_get(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+
+	if (!k->pt_staging || !tgpu_kchan_running(tdev))
+		return false;
+	mutex_lock(&k->lock);
+	if (k->state == KC_RUNNING)
+		return true;
+	mutex_unlock(&k->lock);
+	return false;
+}
+
+/**
+ * tgpu_kchan_pt_put() - give the kernel channel back
+ * @tdev: the device
+ */
+void tgpu_kchan_pt_put(struct tgpu_device *tdev)
+{
+	mutex_unlock(&tdev->kchan.lock);
+}
+
+/**
+ * tgpu_kchan_pt_flush() - write staged page-table entries with CE0
+ * @tdev: the device, taken with tgpu_kchan_pt_get()
+ * @nseg: runs in @tdev->kchan.pt_segs, in the order they must land
+ *
+ * One submission, one launch: a chain of copy-engine descriptors in the
+ * staging buffer, a copy from the staged entries (by their bypass
+ * address in system memory) or a fill of zeros per run, which the engine
+ * runs in order; then the semaphore release.  Waits for it.
+ *
+ * Return: 0 when every entry is written; a negative errno when the
+ * channel is broken or just failed (then it is stopped, and the caller
+ * writes the runs with the CPU).
+ */
+int tgpu_kchan_pt_flush(struct tgpu_device *tdev, unsigned int nseg)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	const u64 staging = TGPU_BYPASS_SYSMEM_BASE + k->pt_staging_dma;
+	struct kc_desc *desc = (void *)k->pt_staging + KC_PT_DESC;
+	const struct tgpu_kchan_pt_seg *seg;
+	const u64 chain = staging + KC_PT_DESC;
+	const u32 list[2] = { upper_32_bits(chain), lower_32_bits(chain) };
+	struct kc_pb pb;
+	u64 entries = 0;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&k->lock);
+	if (k->state != KC_RUNNING)
+		return -ENODEV;
+	if (drm_WARN_ON(&tdev->base, !nseg || nseg > TGPU_KCHAN_PT_SEGS))
+		return -EINVAL;
+	for (i = 0; i < nseg; i++) {
+		seg = &k->pt_segs[i];
+		if (seg->first == TGPU_KCHAN_PT_ZERO) {
+			desc[i].src = 0;
+			desc[i].flags = cpu_to_le32(TGPU_CE_DESC_FILL);
+		} else {
+			desc[i].src = cpu_to_le64(staging +
+						  seg->first * sizeof(u64));
+			desc[i].flags = 0;
+		}
+		desc[i].dst = cpu_to_le64(seg->dst);
+		desc[i].next = cpu_to_le64(i + 1 < nseg ?
+					   chain + (i + 1) * sizeof(*desc) : 0);
+		desc[i].length = cpu_to_le32(seg->count * sizeof(u64));
+		entries += seg->count;
+	}
+	/* fills write CONST_A: zero */
+	kc_begin(k, &pb);
+	kc_emit(&pb, TGPU_CE_M_DESC_LIST_UPPER, 2, list);
+	kc_emit1(&pb, TGPU_CE_M_LAUNCH_DMA,
+		 TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
+				TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_LINKED_LIST);
+	/* the entries and descriptors before GP_PUT: kc_submit()'s wmb() */
+	ret = kc_submit(tdev, &pb);
+	if (ret)
+		return ret;
+	k->pt_batches++;
+	k->pt_entries += entries;
+	return 0;
+}
+
+/**
  * tgpu_kchan_running() - whether the kernel channel takes work
  * @tdev: the device
  *
@@ -280,7 +406,7 @@ void tgpu_kchan_signal(struct tgpu_device *tdev)
 void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info)
 {
 	dev_err_ratelimited(tdev->base.dev,
-			    "kernel channel: error %s (info 0x%x): VRAM clears go back to the CPU\n",
+			    "kernel channel: error %s (info 0x%x): VRAM clears and page-table writes go back to the CPU\n",
 			    tgpu_chan_error_name(code), info);
 	kc_break(tdev, -EIO);
 }
@@ -334,12 +460,43 @@ int tgpu_kchan_early_init(struct tgpu_device *tdev)
 	return drmm_mutex_init(&tdev->base, &k->lock);
 }
 
+/*
+ * The page-table staging buffer: DMA-coherent system memory the channel
+ * reads through its bypass window, which ends at 2^40.  Without it page
+ * tables are written by the CPU; clears still use the channel.
+ */
+static void kc_pt_init(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	struct drm_device *ddev = &tdev->base;
+	dma_addr_t dma;
+	void *cpu;
+
+	k->pt_segs = drmm_kcalloc(ddev, TGPU_KCHAN_PT_SEGS,
+				  sizeof(*k->pt_segs), GFP_KERNEL);
+	cpu = dmam_alloc_coherent(ddev->dev, KC_PT_STAGING_SIZE, &dma,
+				  GFP_KERNEL);
+	if (!k->pt_segs || !cpu) {
+		drm_warn(ddev, "kernel channel: no memory for a page-table staging buffer: page tables are written by the CPU\n");
+		return;
+	}
+	if (dma + KC_PT_STAGING_SIZE > TGPU_VA_LIMIT - TGPU_BYPASS_SYSMEM_BASE) {
+		drm_warn(ddev, "kernel channel: page-table staging buffer at DMA address %pad, beyond the bypass window: page tables are written by the CPU\n",
+			 &dma);
+		dmam_free_coherent(ddev->dev, KC_PT_STAGING_SIZE, cpu, dma);
+		return;
+	}
+	k->pt_staging = cpu;
+	k->pt_staging_dma = dma;
+}
+
 /**
  * tgpu_kchan_init() - set up and start the kernel channel
  * @tdev: the device, with runlists and interrupts
  *
  * Without CPU-visible VRAM or copy engine 0 there is no kernel channel,
- * and VRAM is cleared with the CPU (a warning, not a probe failure).
+ * and VRAM is cleared and page tables written with the CPU (a warning,
+ * not a probe failure); likewise with the module parameter kchan=0.
  *
  * Return: 0, or a negative errno for what must fail the probe.
  */
@@ -350,8 +507,12 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	u32 status;
 	int ret;
 
+	if (!tgpu_kchan_enable) {
+		drm_info(ddev, "no kernel channel (kchan=0): VRAM is cleared and page tables written by the CPU\n");
+		return 0;
+	}
 	if (!tdev->vram.map || !(tdev->id.engines & TGPU_ENGINE_CE0)) {
-		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared by the CPU\n");
+		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared and page tables written by the CPU\n");
 		return 0;
 	}
 	ret = tgpu_vram_obj_alloc(tdev, &k->mem, KC_SIZE);
@@ -372,12 +533,13 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	status = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
 					       TGPU_CHAN_STATUS));
 	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_ERROR) {
-		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared by the CPU\n",
+		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared and page tables written by the CPU\n",
 			 tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
 						       TGPU_CHAN_ERROR)));
 		kc_stop(tdev);
 		return 0;
 	}
+	kc_pt_init(tdev);
 	k->state = KC_RUNNING;
 	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
 	return devm_add_action_or_reset(ddev->dev, tgpu_kchan_unplug, tdev);

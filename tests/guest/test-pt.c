@@ -11,9 +11,13 @@
  * the "channel 0" line) say which path was taken.  Meant for a guest
  * booted with --device-opts vram-size=1G:
  *
- *   test-pt [--node=PATH] [--fallback] [--bench=N]
+ *   test-pt [--node=PATH] [--fallback | --broken] [--bench=N]
  *
- * --fallback expects the CPU path (tgpu loaded with kchan=0).  --bench=N
+ * --fallback expects the CPU path (tgpu loaded with kchan=0).  --broken
+ * resets channel 0 through BAR0 (sysfs resource0: the kernel needs
+ * iomem=relaxed) just before the first VM_BIND, whose first submission
+ * then times out (30 s): the CPU must write that submission's entries
+ * again, and every later update, with the channel "broken".  --bench=N
  * only times N VM_BIND/VM_UNBIND pairs of a 256 MiB VRAM object at a VA
  * that is 4 KiB but not 2 MiB aligned (65,536 4 KiB entries), as TAP
  * comments.  Output is TAP; the exit status is non-zero if any check
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -150,8 +155,30 @@ struct ctx {
 	uint32_t q, pb_bo, src_bo;
 	uint32_t *pb;
 	volatile uint32_t *src;
-	bool fallback;
+	bool fallback, broken;
 };
+
+/*
+ * Reset channel 0 behind the driver's back: it is disabled, so the
+ * driver's next submission is never fetched and times out.
+ */
+static void break_kchan(void)
+{
+	volatile uint32_t *bar0;
+	int fd;
+
+	fd = open("/sys/class/drm/renderD128/device/resource0",
+		  O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0)
+		bail("cannot open BAR0 (resource0): is the kernel booted with iomem=relaxed?");
+	bar0 = mmap(NULL, TGPU_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	close(fd);
+	if (bar0 == MAP_FAILED)
+		bail("cannot map BAR0");
+	bar0[TGPU_CHAN_REG(0, TGPU_CHAN_CTRL) / 4] = TGPU_CHAN_CTRL_RESET;
+	munmap((void *)bar0, TGPU_BAR0_SIZE);
+}
 
 /* A copy that must fault: it kills the queue, so make a new one. */
 static int copy_faulting(struct ctx *c, uint64_t dst, uint32_t len)
@@ -202,10 +229,18 @@ static void test_round_trip(struct ctx *c)
 	pa = gem_mmap(c->fd, a, DST_SIZE);
 	pb = gem_mmap(c->fd, b, DST_SIZE);
 
+	if (c->broken) {
+		break_kchan();
+		c->fallback = true;
+	}
 	k0 = kc_read();
 	err = vm_bind(c->fd, a, 0, DST_VA, DST_SIZE, 0);
 	k1 = kc_read();
 	ok(err == 0, "VM_BIND 4 MiB at a 4 KiB-aligned VA (%s)", errname(err));
+	if (c->broken)
+		ok(strcmp(k1.state, "broken") == 0,
+		   "its submission timed out: the kernel channel is broken (state %s)",
+		   k1.state);
 	/* 1024 PTEs, plus the directory entries of new tables */
 	check_path(c, &k0, &k1, DST_SIZE / 4096, "VM_BIND of 4 MiB");
 
@@ -356,10 +391,12 @@ int main(int argc, char **argv)
 			node = argv[i] + 7;
 		} else if (strcmp(argv[i], "--fallback") == 0) {
 			c.fallback = true;
+		} else if (strcmp(argv[i], "--broken") == 0) {
+			c.broken = true;
 		} else if (strncmp(argv[i], "--bench=", 8) == 0) {
 			nbench = strtoul(argv[i] + 8, NULL, 0);
 		} else {
-			fprintf(stderr, "usage: test-pt [--node=PATH] [--fallback] [--bench=N]\n");
+			fprintf(stderr, "usage: test-pt [--node=PATH] [--fallback | --broken] [--bench=N]\n");
 			return 2;
 		}
 	}

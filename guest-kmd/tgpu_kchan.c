@@ -66,12 +66,16 @@
 #define KC_RUNNING	1
 
 /*
- * The page-table staging buffer, in system memory: the entries, then a
- * copy-engine descriptor per run.
+ * The page-table staging buffer, in system memory: each batch's
+ * entries, then each batch's copy-engine descriptors, one per run.
+ * Each batch has a small pushbuffer of its own at the start of the
+ * pushbuffer area (clears, which use all of it, never run meanwhile).
  */
-#define KC_PT_DESC		(TGPU_KCHAN_PT_STAGING * sizeof(u64))
-#define KC_PT_STAGING_SIZE	(KC_PT_DESC + \
-				 TGPU_KCHAN_PT_SEGS * TGPU_CE_DESC_SIZE)
+#define KC_PT_ENTRIES_SIZE	(TGPU_KCHAN_PT_BATCH * sizeof(u64))
+#define KC_PT_DESC_SIZE		(TGPU_KCHAN_PT_SEGS * TGPU_CE_DESC_SIZE)
+#define KC_PT_DESC		(2 * KC_PT_ENTRIES_SIZE)
+#define KC_PT_STAGING_SIZE	(KC_PT_DESC + 2 * KC_PT_DESC_SIZE)
+#define KC_PT_PB_DWORDS		64
 
 /* A linked-list descriptor (copy.md), little-endian. */
 struct kc_desc {
@@ -86,6 +90,8 @@ static_assert(sizeof(struct kc_desc) == TGPU_CE_DESC_SIZE);
 static_assert(offsetof(struct kc_desc, next) == TGPU_CE_DESC_NEXT);
 static_assert(offsetof(struct kc_desc, flags) == TGPU_CE_DESC_FLAGS);
 static_assert(TGPU_KCHAN_PT_SEGS <= TGPU_CE_CHAIN_MAX);
+/* object, constant, descriptor list, launch; release, interrupt */
+static_assert(4 + 3 + 2 + 6 + 1 <= KC_PT_PB_DWORDS);
 
 static bool tgpu_kchan_enable = true;
 module_param_named(kchan, tgpu_kchan_enable, bool, 0444);
@@ -110,11 +116,12 @@ static void kc_emit1(struct kc_pb *pb, u32 method, u32 value)
 	kc_emit(pb, method, 1, &value);
 }
 
-static void kc_begin(struct tgpu_kchan *k, struct kc_pb *pb)
+/* A pushbuffer from dword @at of the area, on the copy class. */
+static void kc_begin(struct tgpu_kchan *k, struct kc_pb *pb, u32 at)
 {
 	const u32 a = TGPU_CE_REMAP_CONST_A;
 
-	pb->p = k->mem.cpu + KC_PB;
+	pb->p = k->mem.cpu + KC_PB + at * sizeof(u32);
 	pb->n = 0;
 	kc_emit1(pb, TGPU_M_SET_OBJECT, TGPU_CLASS_COPY);
 	kc_emit1(pb, TGPU_CE_M_SET_REMAP_CONST_A, 0);
@@ -169,9 +176,10 @@ static void kc_stop(struct tgpu_device *tdev)
 
 /*
  * Close the pushbuffer with a semaphore release and a non-stall
- * interrupt, hand it to the channel and wait.  With @k->lock.
+ * interrupt and hand it to the channel; @seqno: the semaphore value that
+ * says it is done.  With @k->lock.
  */
-static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
+static int kc_kick(struct tgpu_device *tdev, struct kc_pb *pb, u64 *seqno_out)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
 	const u64 sem_va = k->mem.addr + KC_SEM;
@@ -182,7 +190,6 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 		TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
 	};
 	u64 entry;
-	long left;
 	int idx;
 
 	kc_emit(pb, TGPU_M_SEM_ADDR_LO, 5, rel);
@@ -191,7 +198,8 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return -ENODEV;
-	entry = TGPU_GP_ENTRY(k->mem.addr + KC_PB, pb->n, 0);
+	entry = TGPU_GP_ENTRY(k->mem.addr + ((void __iomem *)pb->p - k->mem.cpu),
+			      pb->n, 0);
 	writeq(entry, k->mem.cpu + KC_GPFIFO + k->put * TGPU_GP_ENTRY_SIZE);
 	k->put = (k->put + 1) & (BIT(KC_GPFIFO_LOG2) - 1);
 	wmb(); /* the pushbuffer and entry, then GP_PUT */
@@ -200,6 +208,20 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, TGPU_KCHAN_CHID);
 	k->submits++;
 	drm_dev_exit(idx);
+	*seqno_out = seqno;
+	return 0;
+}
+
+/*
+ * Wait until the semaphore reaches @seqno: every submission up to it is
+ * done.  If the channel fails or times out instead, it is stopped (none
+ * of its work lands later) and left broken.  With @k->lock.
+ */
+static int kc_wait(struct tgpu_device *tdev, u64 seqno)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	long left;
+	int idx;
 
 	/*
 	 * Not interruptible: the blocks may be handed out again as soon as
@@ -220,6 +242,16 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 		drm_dev_exit(idx);
 	}
 	return READ_ONCE(k->state) < 0 ? READ_ONCE(k->state) : -EIO;
+}
+
+/* kc_kick(), then kc_wait(). */
+static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
+{
+	u64 seqno;
+	int ret;
+
+	ret = kc_kick(tdev, pb, &seqno);
+	return ret ? ret : kc_wait(tdev, seqno);
 }
 
 /**
@@ -247,7 +279,7 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 		ret = -ENODEV;
 		goto out;
 	}
-	kc_begin(k, &pb);
+	kc_begin(k, &pb, 0);
 	list_for_each_entry(block, blocks, link) {
 		u64 start = gpu_buddy_block_offset(block);
 		u64 end = start + gpu_buddy_block_size(&tdev->vram.mm, block);
@@ -269,7 +301,7 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 				goto out;
 			}
 			batch = 0;
-			kc_begin(k, &pb);
+			kc_begin(k, &pb, 0);
 		}
 	}
 	if (batch)
@@ -283,8 +315,8 @@ out:
  * tgpu_kchan_pt_get() - take the kernel channel for a page-table update
  * @tdev: the device
  *
- * On success the caller has the staging buffer and the run array to
- * itself until tgpu_kchan_pt_put().
+ * On success the caller has the two batches (empty) to itself until
+ * tgpu_kchan_pt_put().
  *
  * Return: true when the channel runs and has a staging buffer (with
  * @tdev->kchan.lock held), false when page tables are for the CPU.
@@ -304,7 +336,7 @@ bool tgpu_kchan_pt_get(struct tgpu_device *tdev)
 
 /**
  * tgpu_kchan_pt_put() - give the kernel channel back
- * @tdev: the device
+ * @tdev: the device; neither batch may be in flight
  */
 void tgpu_kchan_pt_put(struct tgpu_device *tdev)
 {
@@ -312,66 +344,76 @@ void tgpu_kchan_pt_put(struct tgpu_device *tdev)
 }
 
 /**
- * tgpu_kchan_pt_flush() - write staged page-table entries with CE0
+ * tgpu_kchan_pt_kick() - submit a page-table batch to CE0
  * @tdev: the device, taken with tgpu_kchan_pt_get()
- * @nseg: runs in @tdev->kchan.pt_segs, in the order they must land
+ * @b: one of its batches, with at least one run
  *
- * One submission, one launch: a chain of copy-engine descriptors in the
- * staging buffer, a copy from the staged entries (by their bypass
- * address in system memory) or a fill of zeros per run, which the engine
- * runs in order; then the semaphore release.  Waits for it.
+ * One submission, one launch: a chain of copy-engine descriptors, a
+ * copy from the staged entries (by their bypass address in system
+ * memory) or a fill of zeros per run, which the engine runs in order;
+ * then the semaphore release.  Does not wait: see tgpu_kchan_pt_wait()
+ * with @b->seqno.  Sets @b->count.
  *
- * Return: 0 when every entry is written; a negative errno when the
- * channel is broken or just failed (then it is stopped, and the caller
- * writes the runs with the CPU).
+ * Return: 0, or -ENODEV when the channel is broken or gone.
  */
-int tgpu_kchan_pt_flush(struct tgpu_device *tdev, unsigned int nseg)
+int tgpu_kchan_pt_kick(struct tgpu_device *tdev, struct tgpu_kchan_pt_batch *b)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
-	const u64 staging = TGPU_BYPASS_SYSMEM_BASE + k->pt_staging_dma;
-	struct kc_desc *desc = (void *)k->pt_staging + KC_PT_DESC;
-	const struct tgpu_kchan_pt_seg *seg;
-	const u64 chain = staging + KC_PT_DESC;
+	const unsigned int i = b - k->pt;
+	const u64 base = TGPU_BYPASS_SYSMEM_BASE + k->pt_staging_dma;
+	const u64 src = base + i * KC_PT_ENTRIES_SIZE;
+	const u64 chain = base + KC_PT_DESC + i * KC_PT_DESC_SIZE;
 	const u32 list[2] = { upper_32_bits(chain), lower_32_bits(chain) };
+	struct kc_desc *desc = k->pt_staging + KC_PT_DESC + i * KC_PT_DESC_SIZE;
+	const struct tgpu_kchan_pt_seg *seg;
 	struct kc_pb pb;
-	u64 entries = 0;
-	unsigned int i;
-	int ret;
+	unsigned int n;
 
 	lockdep_assert_held(&k->lock);
 	if (k->state != KC_RUNNING)
 		return -ENODEV;
-	if (drm_WARN_ON(&tdev->base, !nseg || nseg > TGPU_KCHAN_PT_SEGS))
-		return -EINVAL;
-	for (i = 0; i < nseg; i++) {
-		seg = &k->pt_segs[i];
+	if (drm_WARN_ON(&tdev->base, !b->nseg || b->nseg > TGPU_KCHAN_PT_SEGS))
+		return -ENODEV;
+	b->count = 0;
+	for (n = 0; n < b->nseg; n++) {
+		seg = &b->segs[n];
 		if (seg->first == TGPU_KCHAN_PT_ZERO) {
-			desc[i].src = 0;
-			desc[i].flags = cpu_to_le32(TGPU_CE_DESC_FILL);
+			desc[n].src = 0;
+			desc[n].flags = cpu_to_le32(TGPU_CE_DESC_FILL);
 		} else {
-			desc[i].src = cpu_to_le64(staging +
-						  seg->first * sizeof(u64));
-			desc[i].flags = 0;
+			desc[n].src = cpu_to_le64(src + seg->first * sizeof(u64));
+			desc[n].flags = 0;
 		}
-		desc[i].dst = cpu_to_le64(seg->dst);
-		desc[i].next = cpu_to_le64(i + 1 < nseg ?
-					   chain + (i + 1) * sizeof(*desc) : 0);
-		desc[i].length = cpu_to_le32(seg->count * sizeof(u64));
-		entries += seg->count;
+		desc[n].dst = cpu_to_le64(seg->dst);
+		desc[n].next = cpu_to_le64(n + 1 < b->nseg ?
+					   chain + (n + 1) * sizeof(*desc) : 0);
+		desc[n].length = cpu_to_le32(seg->count * sizeof(u64));
+		b->count += seg->count;
 	}
 	/* fills write CONST_A: zero */
-	kc_begin(k, &pb);
+	kc_begin(k, &pb, i * KC_PT_PB_DWORDS);
 	kc_emit(&pb, TGPU_CE_M_DESC_LIST_UPPER, 2, list);
 	kc_emit1(&pb, TGPU_CE_M_LAUNCH_DMA,
 		 TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
 				TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_LINKED_LIST);
-	/* the entries and descriptors before GP_PUT: kc_submit()'s wmb() */
-	ret = kc_submit(tdev, &pb);
-	if (ret)
-		return ret;
-	k->pt_batches++;
-	k->pt_entries += entries;
-	return 0;
+	/* the entries and descriptors before GP_PUT: kc_kick()'s wmb() */
+	return kc_kick(tdev, &pb, &b->seqno);
+}
+
+/**
+ * tgpu_kchan_pt_wait() - wait for page-table submissions
+ * @tdev: the device, taken with tgpu_kchan_pt_get()
+ * @seqno: a batch's &tgpu_kchan_pt_batch.seqno: it and every
+ *	submission before it are waited for
+ *
+ * Return: 0 when they are done; a negative errno when the channel failed
+ * or timed out instead: then it is stopped and broken, nothing of it
+ * lands later, and the caller writes the batches with the CPU.
+ */
+int tgpu_kchan_pt_wait(struct tgpu_device *tdev, u64 seqno)
+{
+	lockdep_assert_held(&tdev->kchan.lock);
+	return kc_wait(tdev, seqno);
 }
 
 /**
@@ -469,14 +511,16 @@ static void kc_pt_init(struct tgpu_device *tdev)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
 	struct drm_device *ddev = &tdev->base;
+	struct tgpu_kchan_pt_seg *segs;
+	unsigned int i;
 	dma_addr_t dma;
 	void *cpu;
 
-	k->pt_segs = drmm_kcalloc(ddev, TGPU_KCHAN_PT_SEGS,
-				  sizeof(*k->pt_segs), GFP_KERNEL);
+	segs = drmm_kcalloc(ddev, 2 * TGPU_KCHAN_PT_SEGS, sizeof(*segs),
+			    GFP_KERNEL);
 	cpu = dmam_alloc_coherent(ddev->dev, KC_PT_STAGING_SIZE, &dma,
 				  GFP_KERNEL);
-	if (!k->pt_segs || !cpu) {
+	if (!segs || !cpu) {
 		drm_warn(ddev, "kernel channel: no memory for a page-table staging buffer: page tables are written by the CPU\n");
 		return;
 	}
@@ -485,6 +529,10 @@ static void kc_pt_init(struct tgpu_device *tdev)
 			 &dma);
 		dmam_free_coherent(ddev->dev, KC_PT_STAGING_SIZE, cpu, dma);
 		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(k->pt); i++) {
+		k->pt[i].entries = cpu + i * KC_PT_ENTRIES_SIZE;
+		k->pt[i].segs = segs + i * TGPU_KCHAN_PT_SEGS;
 	}
 	k->pt_staging = cpu;
 	k->pt_staging_dma = dma;

@@ -5,11 +5,13 @@
  * Page-table writes, batched per VM update.  While the kernel channel
  * runs, the CPU composes the entries in the channel's system-memory
  * staging buffer and copy engine 0 copies them into the tables, a run of
- * consecutive entries per copy (runs of zeros are fills and stage
- * nothing), in the order they were added, one submission per full
- * staging buffer; the update waits for each.  Otherwise the CPU writes
- * them through the driver's BAR1 mapping, as it does for the runs of a
- * submission that failed.  Either way every entry is in VRAM when
+ * consecutive entries per descriptor (runs of zeros are fills and stage
+ * nothing), in the order they were added.  There are two batches: when
+ * one is full it is submitted and the CPU goes on with the other, after
+ * waiting for that one's previous submission; the commit waits for the
+ * last.  Otherwise the CPU writes the entries through the driver's BAR1
+ * mapping, as it does for every batch not known to be done when the
+ * channel fails.  Either way every entry is in VRAM when
  * tgpu_pt_update_commit() returns.
  */
 
@@ -38,8 +40,7 @@ void tgpu_pt_update_begin(struct tgpu_pt_update *u, struct tgpu_device *tdev)
 {
 	u->tdev = tdev;
 	u->mode = TGPU_PT_IDLE;
-	u->staged = 0;
-	u->nseg = 0;
+	u->cur = 0;
 	u->cpu_entries = 0;
 }
 
@@ -51,69 +52,126 @@ static void tgpu_pt_start(struct tgpu_pt_update *u)
 						       TGPU_PT_CPU;
 }
 
+static struct tgpu_kchan_pt_batch *tgpu_pt_batch(struct tgpu_pt_update *u,
+						 unsigned int which)
+{
+	return &u->tdev->kchan.pt[which];
+}
+
+static void tgpu_pt_batch_reset(struct tgpu_kchan_pt_batch *b)
+{
+	b->staged = 0;
+	b->nseg = 0;
+	b->seqno = 0;
+}
+
+/* Write a batch's runs with the CPU. */
+static void tgpu_pt_replay(struct tgpu_pt_update *u,
+			   struct tgpu_kchan_pt_batch *b)
+{
+	void __iomem *map = u->tdev->vram.map;
+	const struct tgpu_kchan_pt_seg *seg;
+	unsigned int i;
+
+	for (i = 0; i < b->nseg; i++) {
+		seg = &b->segs[i];
+		if (seg->first == TGPU_KCHAN_PT_ZERO)
+			memset_io(map + seg->dst, 0, seg->count * sizeof(u64));
+		else
+			memcpy_toio(map + seg->dst, &b->entries[seg->first],
+				    seg->count * sizeof(u64));
+		u->cpu_entries += seg->count;
+	}
+	tgpu_pt_batch_reset(b);
+}
+
 /*
- * Hand the staged runs to the channel.  If it fails, write them with the
- * CPU (the channel is stopped by then: nothing of it lands later), and
- * the rest of the update too.
+ * The channel failed (it is stopped: nothing of it lands later).  The
+ * CPU writes the batches it may not have, @older first, and the rest of
+ * the update.
+ */
+static void tgpu_pt_fail(struct tgpu_pt_update *u,
+			 struct tgpu_kchan_pt_batch *older,
+			 struct tgpu_kchan_pt_batch *newer)
+{
+	if (older->seqno)
+		tgpu_pt_replay(u, older);
+	tgpu_pt_replay(u, newer);
+	tgpu_kchan_pt_put(u->tdev);
+	u->mode = TGPU_PT_CPU;
+}
+
+/* A batch the channel has written. */
+static void tgpu_pt_done(struct tgpu_pt_update *u,
+			 struct tgpu_kchan_pt_batch *b)
+{
+	struct tgpu_kchan *k = &u->tdev->kchan;
+
+	k->pt_batches++;
+	k->pt_entries += b->count;
+	tgpu_pt_batch_reset(b);
+}
+
+/*
+ * Submit the batch being filled, and go on with the other one once its
+ * previous submission is done.
  */
 static void tgpu_pt_flush(struct tgpu_pt_update *u)
 {
-	struct tgpu_device *tdev = u->tdev;
-	struct tgpu_kchan *k = &tdev->kchan;
-	const struct tgpu_kchan_pt_seg *seg;
-	void __iomem *dst;
-	unsigned int i;
+	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
+	struct tgpu_kchan_pt_batch *o = tgpu_pt_batch(u, !u->cur);
 
-	if (u->nseg && tgpu_kchan_pt_flush(tdev, u->nseg)) {
-		for (i = 0; i < u->nseg; i++) {
-			seg = &k->pt_segs[i];
-			dst = tdev->vram.map + seg->dst;
-			if (seg->first == TGPU_KCHAN_PT_ZERO)
-				memset_io(dst, 0, seg->count * sizeof(u64));
-			else
-				memcpy_toio(dst, &k->pt_staging[seg->first],
-					    seg->count * sizeof(u64));
-			u->cpu_entries += seg->count;
-		}
-		tgpu_kchan_pt_put(tdev);
-		u->mode = TGPU_PT_CPU;
+	if (!b->nseg)
+		return;
+	if (tgpu_kchan_pt_kick(u->tdev, b)) {
+		tgpu_pt_fail(u, o, b);
+		return;
 	}
-	u->staged = 0;
-	u->nseg = 0;
+	if (o->seqno) {
+		if (tgpu_kchan_pt_wait(u->tdev, o->seqno)) {
+			tgpu_pt_fail(u, o, b);
+			return;
+		}
+		tgpu_pt_done(u, o);
+	}
+	u->cur = !u->cur;
 }
 
 /*
  * The run that entry @dst extends: the last one if it ends just before
  * @dst and is of the same kind (staged or zeros), else a new one.  Flushes
- * first when the staging buffer or the run array is full; NULL when the
- * CPU writes (now) instead.
+ * first when the batch's entries or runs are full; NULL when the CPU
+ * writes (now) instead.
  */
 static struct tgpu_kchan_pt_seg *tgpu_pt_seg(struct tgpu_pt_update *u,
 					     u64 dst, bool zero)
 {
-	struct tgpu_kchan *k = &u->tdev->kchan;
+	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
 	struct tgpu_kchan_pt_seg *seg;
 	bool seg_zero;
 
-	if (!zero && u->staged == TGPU_KCHAN_PT_STAGING)
+	if (!zero && b->staged == TGPU_KCHAN_PT_BATCH) {
 		tgpu_pt_flush(u);
+		b = tgpu_pt_batch(u, u->cur);
+	}
 	if (u->mode != TGPU_PT_CHANNEL)
 		return NULL;
-	if (u->nseg) {
-		seg = &k->pt_segs[u->nseg - 1];
+	if (b->nseg) {
+		seg = &b->segs[b->nseg - 1];
 		seg_zero = seg->first == TGPU_KCHAN_PT_ZERO;
 		if (seg->dst + seg->count * sizeof(u64) == dst &&
 		    seg_zero == zero)
 			return seg;
 	}
-	if (u->nseg == TGPU_KCHAN_PT_SEGS) {
+	if (b->nseg == TGPU_KCHAN_PT_SEGS) {
 		tgpu_pt_flush(u);
 		if (u->mode != TGPU_PT_CHANNEL)
 			return NULL;
+		b = tgpu_pt_batch(u, u->cur);
 	}
-	seg = &k->pt_segs[u->nseg++];
+	seg = &b->segs[b->nseg++];
 	seg->dst = dst;
-	seg->first = zero ? TGPU_KCHAN_PT_ZERO : u->staged;
+	seg->first = zero ? TGPU_KCHAN_PT_ZERO : b->staged;
 	seg->count = 0;
 	return seg;
 }
@@ -131,8 +189,8 @@ static struct tgpu_kchan_pt_seg *tgpu_pt_seg(struct tgpu_pt_update *u,
 void tgpu_pt_update_add(struct tgpu_pt_update *u, struct tgpu_pt *pt,
 			unsigned int idx, unsigned int count, u64 pte, u64 step)
 {
-	struct tgpu_kchan *k = &u->tdev->kchan;
 	u64 dst = pt->mem.addr + idx * sizeof(u64);
+	struct tgpu_kchan_pt_batch *b;
 	struct tgpu_kchan_pt_seg *seg;
 	unsigned int n;
 
@@ -141,13 +199,14 @@ void tgpu_pt_update_add(struct tgpu_pt_update *u, struct tgpu_pt *pt,
 		seg = tgpu_pt_seg(u, dst, false);
 		if (!seg)
 			break;
-		n = min(count, TGPU_KCHAN_PT_STAGING - u->staged);
+		b = tgpu_pt_batch(u, u->cur);
+		n = min(count, TGPU_KCHAN_PT_BATCH - b->staged);
 		seg->count += n;
 		count -= n;
 		dst += n * sizeof(u64);
 		idx += n;
 		for (; n; n--, pte += step)
-			k->pt_staging[u->staged++] = cpu_to_le64(pte);
+			b->entries[b->staged++] = cpu_to_le64(pte);
 	}
 	u->cpu_entries += count;
 	for (; count; count--, idx++, pte += step)
@@ -191,18 +250,33 @@ void tgpu_pt_update_zero(struct tgpu_pt_update *u, struct tgpu_pt *pt,
 void tgpu_pt_update_commit(struct tgpu_pt_update *u)
 {
 	struct tgpu_kchan *k = &u->tdev->kchan;
+	struct tgpu_kchan_pt_batch *b, *o;
+	u64 last;
 
 	if (u->mode == TGPU_PT_CHANNEL) {
-		tgpu_pt_flush(u);
-		if (u->mode == TGPU_PT_CHANNEL)
-			tgpu_kchan_pt_put(u->tdev);
+		b = tgpu_pt_batch(u, u->cur);
+		o = tgpu_pt_batch(u, !u->cur);
+		if (b->nseg && tgpu_kchan_pt_kick(u->tdev, b)) {
+			tgpu_pt_fail(u, o, b);
+		} else {
+			/* the last submission ends after the one before */
+			last = b->seqno ?: o->seqno;
+			if (last && tgpu_kchan_pt_wait(u->tdev, last)) {
+				tgpu_pt_fail(u, o, b);
+			} else {
+				if (o->seqno)
+					tgpu_pt_done(u, o);
+				if (b->seqno)
+					tgpu_pt_done(u, b);
+				tgpu_kchan_pt_put(u->tdev);
+			}
+		}
 	}
 	if (u->mode == TGPU_PT_CPU) {
 		wmb(); /* the WC buffers, before the GPU may walk */
 		atomic64_add(u->cpu_entries, &k->pt_cpu_entries);
 	}
 	u->mode = TGPU_PT_IDLE;
-	u->staged = 0;
-	u->nseg = 0;
+	u->cur = 0;
 	u->cpu_entries = 0;
 }

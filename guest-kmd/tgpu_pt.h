@@ -14,8 +14,7 @@ struct tgpu_pt;
  * @tdev: the device
  * @mode: TGPU_PT_IDLE until the first write, then TGPU_PT_CHANNEL (the
  *	kernel channel is held and the writes are staged) or TGPU_PT_CPU
- * @staged: entries in the staging buffer
- * @nseg: runs in &tgpu_kchan.pt_segs
+ * @cur: the kernel channel's batch being filled (&tgpu_kchan.pt)
  * @cpu_entries: entries the CPU wrote
  *
  * tgpu_pt_update_begin(), then tgpu_pt_update_add()/_zero() in the order
@@ -26,8 +25,7 @@ struct tgpu_pt;
 struct tgpu_pt_update {
 	struct tgpu_device *tdev;
 	int mode;
-	u32 staged;
-	u32 nseg;
+	unsigned int cur;
 	u64 cpu_entries;
 };
 

@@ -21,6 +21,7 @@
 #include "tgpu_vram.h"
 
 struct pci_dev;
+struct workqueue_struct;
 
 #define TGPU_DRIVER_NAME	"tgpu"
 
@@ -81,6 +82,7 @@ struct tgpu_runlist {
  * @mmu_lock: serialises the TLB invalidation register sequences
  * @rl_lock: protects @rl and every queue's @rl_link
  * @rl: the runlists, one per engine
+ * @sched_wq: the workqueue of every queue's scheduler
  * @queues_lock: protects @queues; taken in interrupt handlers
  * @queues: every queue of every file (struct tgpu_queue, by @dev_link),
  *	for the interrupt handlers
@@ -105,6 +107,7 @@ struct tgpu_device {
 	struct mutex mmu_lock; /* TLB invalidation sequences */
 	struct mutex rl_lock; /* runlists */
 	struct tgpu_runlist rl[TGPU_NR_RUNLISTS];
+	struct workqueue_struct *sched_wq;
 	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
 	struct list_head queues;
 	struct tgpu_kchan kchan;

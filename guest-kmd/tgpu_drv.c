@@ -209,7 +209,7 @@ static const struct file_operations tgpu_drm_fops = {
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA,
 	.open = tgpu_open,
 	.postclose = tgpu_postclose,
 	.show_fdinfo = tgpu_gem_show_fdinfo,

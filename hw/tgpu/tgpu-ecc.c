@@ -115,14 +115,27 @@ static bool ecc_inforom_load(TGPUState *s, Error **errp)
     g_autoptr(GError) gerr = NULL;
     g_autofree gchar *buf = NULL;
     const char *why;
+    struct stat st;
     gsize len;
 
     memset(&s->inforom, 0, sizeof(s->inforom));
     if (!s->inforom_path) {
         return true;        /* a volatile, empty store */
     }
-    if (!g_file_test(s->inforom_path, G_FILE_TEST_EXISTS)) {
-        return ecc_inforom_persist(s, errp);
+    if (stat(s->inforom_path, &st) < 0) {
+        if (errno == ENOENT) {
+            return ecc_inforom_persist(s, errp);
+        }
+        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
+                         s->inforom_path);
+        return false;
+    }
+    /* Not read whole if it cannot be one: the path is the user's. */
+    if (S_ISREG(st.st_mode) && st.st_size > TGPU_INFOROM_MAX_SIZE) {
+        error_setg(errp, "tgpu: InfoROM file %s is malformed: %lld bytes, "
+                   "more than an InfoROM holds (%d)", s->inforom_path,
+                   (long long)st.st_size, TGPU_INFOROM_MAX_SIZE);
+        return false;
     }
     if (!g_file_get_contents(s->inforom_path, &buf, &len, &gerr)) {
         error_setg(errp, "tgpu: cannot read InfoROM file %s: %s",

@@ -334,6 +334,15 @@ static void test_inforom_corrupt(void)
     g_assert_true(g_file_set_contents(path, "IRO", 3, NULL));
     expect_start_fails(path, "file too short");
 
+    /* larger than any InfoROM: refused before it is read */
+    {
+        g_autofree char *big = g_malloc0(TGPU_INFOROM_MAX_SIZE + 1);
+
+        g_assert_true(g_file_set_contents(path, big,
+                                          TGPU_INFOROM_MAX_SIZE + 1, NULL));
+        expect_start_fails(path, "more than an InfoROM holds");
+    }
+
     /* a well-formed file still starts: the cases above were the reason */
     write_rom(path, &rom);
     {

@@ -77,11 +77,11 @@ static void tgpu_ecc_retire_pages(struct tgpu_device *tdev)
 	int ret;
 
 	count = tgpu_rd32(tdev, TGPU_ECC_RETIRED_COUNT);
+	/* more than the store holds: not a store (TGPU_REG_BADF, a dead bus) */
 	if (count > TGPU_INFOROM_MAX_RETIRED) {
-		drm_warn(ddev, "ECC: the device lists %u retired pages, more than %u: reading the first %u\n",
-			 count, TGPU_INFOROM_MAX_RETIRED,
-			 TGPU_INFOROM_MAX_RETIRED);
-		count = TGPU_INFOROM_MAX_RETIRED;
+		drm_warn(ddev, "ECC: ECC_RETIRED_COUNT reads 0x%08x, more than the InfoROM holds (%u): no retired pages reserved\n",
+			 count, TGPU_INFOROM_MAX_RETIRED);
+		return;
 	}
 	for (i = 0; i < count; i++) {
 		rp = &ecc->retired[ecc->nr_retired];

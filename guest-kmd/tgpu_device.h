@@ -16,6 +16,7 @@
 #include <tgpu/channel.h>
 #include <tgpu/regs.h>
 
+#include "tgpu_ecc.h"
 #include "tgpu_irq.h"
 #include "tgpu_kchan.h"
 #include "tgpu_vram.h"
@@ -77,6 +78,7 @@ struct tgpu_runlist {
  * @irq: interrupt state
  * @vram: the VRAM allocator; unlike the rest, valid until the DRM device
  *	is released
+ * @ecc: ECC state and the retired pages, read at probe
  * @asid_ida: ASIDs of the files' VMs
  * @chid_ida: channels of the queues (channel 0 is the driver's)
  * @mmu_lock: serialises the TLB invalidation register sequences
@@ -102,6 +104,7 @@ struct tgpu_device {
 	struct tgpu_identity id;
 	struct tgpu_irq irq;
 	struct tgpu_vram vram;
+	struct tgpu_ecc ecc;
 	struct ida asid_ida;
 	struct ida chid_ida;
 	struct mutex mmu_lock; /* TLB invalidation sequences */

@@ -36,6 +36,7 @@
  *   rings       each queue's last GPFIFO entries and pushbuffer heads
  *   files       each open file: process, ASID, mappings, objects
  *   interrupts  vector and unit counters
+ *   ecc         ECC state and the retired pages, reserved or not
  *
  * The queues are reached through the files (dev->filelist, under its
  * mutex: a file on the list is not being closed) and each file's
@@ -527,12 +528,21 @@ static int tgpu_debugfs_interrupts(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* ---- ecc ----------------------------------------------------------------- */
+
+static int tgpu_debugfs_ecc(struct seq_file *m, void *data)
+{
+	tgpu_ecc_show(tgpu_debugfs_dev(m), m);
+	return 0;
+}
+
 static const struct drm_debugfs_info tgpu_debugfs_list[] = {
 	{ "channels", tgpu_debugfs_channels, 0 },
 	{ "runlists", tgpu_debugfs_runlists, 0 },
 	{ "rings", tgpu_debugfs_rings, 0 },
 	{ "files", tgpu_debugfs_files, 0 },
 	{ "interrupts", tgpu_debugfs_interrupts, 0 },
+	{ "ecc", tgpu_debugfs_ecc, 0 },
 };
 
 /**

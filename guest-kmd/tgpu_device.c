@@ -125,7 +125,8 @@ static int tgpu_device_identify(struct tgpu_device *tdev)
  * @tdev: the device, freshly allocated, with @tdev->pdev set
  *
  * Enables the PCI function, maps its BARs, checks the identity registers,
- * sets up the VRAM allocator and interrupts.  Every resource is device-managed and released
+ * sets up the VRAM allocator, ECC (enabled, retired pages reserved) and
+ * interrupts.  Every resource is device-managed and released
  * when the PCI driver unbinds, so there is no matching fini.
  *
  * Return: 0 on success, a negative errno otherwise.
@@ -158,6 +159,11 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = tgpu_vram_init(tdev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the VRAM allocator\n");
+
+	/* before any channel is enabled and anything allocates VRAM */
+	ret = tgpu_ecc_init(tdev);
+	if (ret)
+		return ret;
 
 	ret = tgpu_vram_map_init(tdev);
 	if (ret)

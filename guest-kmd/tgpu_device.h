@@ -16,11 +16,13 @@
 #include <tgpu/channel.h>
 #include <tgpu/regs.h>
 
+#include "tgpu_ecc.h"
 #include "tgpu_irq.h"
 #include "tgpu_kchan.h"
 #include "tgpu_vram.h"
 
 struct pci_dev;
+struct workqueue_struct;
 
 #define TGPU_DRIVER_NAME	"tgpu"
 
@@ -76,11 +78,13 @@ struct tgpu_runlist {
  * @irq: interrupt state
  * @vram: the VRAM allocator; unlike the rest, valid until the DRM device
  *	is released
+ * @ecc: ECC state and the retired pages, read at probe
  * @asid_ida: ASIDs of the files' VMs
  * @chid_ida: channels of the queues (channel 0 is the driver's)
  * @mmu_lock: serialises the TLB invalidation register sequences
  * @rl_lock: protects @rl and every queue's @rl_link
  * @rl: the runlists, one per engine
+ * @sched_wq: the workqueue of every queue's scheduler
  * @queues_lock: protects @queues; taken in interrupt handlers
  * @queues: every queue of every file (struct tgpu_queue, by @dev_link),
  *	for the interrupt handlers
@@ -100,11 +104,13 @@ struct tgpu_device {
 	struct tgpu_identity id;
 	struct tgpu_irq irq;
 	struct tgpu_vram vram;
+	struct tgpu_ecc ecc;
 	struct ida asid_ida;
 	struct ida chid_ida;
 	struct mutex mmu_lock; /* TLB invalidation sequences */
 	struct mutex rl_lock; /* runlists */
 	struct tgpu_runlist rl[TGPU_NR_RUNLISTS];
+	struct workqueue_struct *sched_wq;
 	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
 	struct list_head queues;
 	struct tgpu_kchan kchan;

@@ -129,6 +129,15 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 	case DRM_TGPU_PARAM_TIMESTAMP_FREQ:
 		args->value = TGPU_PTIMER_FREQ_HZ;
 		break;
+	case DRM_TGPU_PARAM_ECC_ENABLED:
+		args->value = tdev->ecc.enabled;
+		break;
+	case DRM_TGPU_PARAM_RETIRED_PAGES_SBE:
+		args->value = tgpu_ecc_retired_count(tdev, TGPU_RETIRED_CAUSE_SBE);
+		break;
+	case DRM_TGPU_PARAM_RETIRED_PAGES_DBE:
+		args->value = tgpu_ecc_retired_count(tdev, TGPU_RETIRED_CAUSE_DBE);
+		break;
 	case DRM_TGPU_PARAM_COUNT:
 		return -EINVAL;
 	}
@@ -206,10 +215,12 @@ static const struct file_operations tgpu_drm_fops = {
  * - 1.4.0 - why a queue died: DRM_IOCTL_TGPU_QUEUE_QUERY
  * - 1.5.0 - engine list and limits: DRM_TGPU_PARAM_CHANNELS to
  *           DRM_TGPU_PARAM_TIMESTAMP_FREQ
+ * - 1.6.0 - ECC: DRM_TGPU_PARAM_ECC_ENABLED,
+ *           DRM_TGPU_PARAM_RETIRED_PAGES_SBE, DRM_TGPU_PARAM_RETIRED_PAGES_DBE
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA,
 	.open = tgpu_open,
 	.postclose = tgpu_postclose,
 	.show_fdinfo = tgpu_gem_show_fdinfo,
@@ -222,7 +233,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 5,
+	.minor = 6,
 	.patchlevel = 0,
 };
 

@@ -10,6 +10,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_drv.h>
@@ -211,6 +212,8 @@ static void tgpu_queues_fini(struct drm_device *ddev, void *data)
 
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		tgpu_vram_obj_free(tdev, &tdev->rl[r].mem);
+	if (tdev->sched_wq)
+		destroy_workqueue(tdev->sched_wq);
 	ida_destroy(&tdev->chid_ida);
 	ida_destroy(&tdev->asid_ida);
 }
@@ -246,6 +249,16 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 		ret = drmm_add_action_or_reset(ddev, tgpu_queues_fini, NULL);
 	if (ret)
 		return ret;
+
+	/*
+	 * One workqueue for every queue's scheduler, as panthor has: a
+	 * scheduler left to allocate its own makes a rescuer thread per
+	 * queue, started and stopped with each QUEUE_CREATE/DESTROY.
+	 */
+	tdev->sched_wq = alloc_workqueue("tgpu-sched",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!tdev->sched_wq)
+		return -ENOMEM;
 
 	for (r = 0; tdev->vram.map && r < TGPU_NR_RUNLISTS; r++) {
 		ret = tgpu_vram_obj_alloc(tdev, &tdev->rl[r].mem,
@@ -675,6 +688,7 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	const unsigned int timeout_ms = READ_ONCE(tgpu_job_timeout_ms);
 	const struct drm_sched_init_args sched_args = {
 		.ops = &tgpu_sched_ops,
+		.submit_wq = tdev->sched_wq,
 		.num_rqs = 1,
 		.credit_limit = TGPU_Q_GPFIFO_ENTRIES - 1,
 		.timeout = timeout_ms ? msecs_to_jiffies(timeout_ms) :

@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The tgpu authors */
 
 #include <linux/bitmap.h>
+#include <linux/dma-resv.h>
 #include <linux/gpu_buddy.h>
 #include <linux/idr.h>
 #include <linux/io.h>
@@ -14,7 +15,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_shmem_helper.h>
-#include <drm/drm_mm.h>
+#include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
 #include <drm/tgpu_drm.h>
 
@@ -34,22 +35,27 @@
 static_assert(DRM_TGPU_VA_LIMIT == TGPU_VA_LIMIT);
 static_assert(DRM_TGPU_VM_PAGE_SIZE == TGPU_PAGE_SIZE);
 
+/* &drm_gpuva.flags: the mapping was made with DRM_TGPU_VM_BIND_READ_ONLY */
+#define TGPU_VA_READ_ONLY	DRM_GPUVA_USERBITS
+
 /**
  * struct tgpu_mapping - a user mapping made by VM_BIND
- * @node: its VA range in &tgpu_vm.mm
- * @obj: the object mapped; the mapping holds a reference
- * @bo_offset: where in @obj the range starts
- * @flags: DRM_TGPU_VM_BIND_* it was made with
+ * @base: its range in &tgpu_vm.base, the object and the offset in it;
+ *	while in the tree it is linked to the object's &drm_gpuvm_bo for
+ *	this VM, which holds the object
  * @deferred: in &tgpu_vm.deferred once unmapped, when the wait for the
- *	file's work was interrupted
+ *	file's work was interrupted; an unmapped mapping holds a reference
+ *	to its object of its own (tgpu_mapping_unlink())
  */
 struct tgpu_mapping {
-	struct drm_mm_node node;
-	struct drm_gem_object *obj;
-	u64 bo_offset;
-	u32 flags;
+	struct drm_gpuva base;
 	struct list_head deferred;
 };
+
+static struct tgpu_mapping *to_tgpu_mapping(struct drm_gpuva *va)
+{
+	return container_of(va, struct tgpu_mapping, base);
+}
 
 static struct tgpu_pt *tgpu_pt_alloc(struct tgpu_device *tdev, u64 size,
 				     unsigned int children, bool pd0)
@@ -102,17 +108,28 @@ static void tgpu_pt_free(struct tgpu_device *tdev, struct tgpu_pt *pt,
 	kfree(pt);
 }
 
+/* The VM is part of struct tgpu_file, which postclose frees. */
+static void tgpu_gpuvm_free(struct drm_gpuvm *gpuvm)
+{
+}
+
+/* Binding is synchronous and never splits a mapping: no sm_map steps. */
+static const struct drm_gpuvm_ops tgpu_gpuvm_ops = {
+	.vm_free = tgpu_gpuvm_free,
+};
+
 /**
  * tgpu_vm_init() - set up an empty VM with its own ASID
  * @tdev: the device
- * @vm: the VM
+ * @vm: the VM, zeroed
  *
  * The page tables come with the first mapping.
  *
- * Return: 0 on success, -EBUSY when every ASID is in use.
+ * Return: 0 on success, -EBUSY when every ASID is in use, -ENOMEM.
  */
 int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
 {
+	struct drm_gem_object *r_obj;
 	int asid;
 
 	asid = ida_alloc_range(&tdev->asid_ida, TGPU_ASID_MIN, TGPU_ASID_MAX,
@@ -120,10 +137,27 @@ int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
 	if (asid < 0)
 		return asid == -ENOSPC ? -EBUSY : asid;
 
+	/*
+	 * drm_gpuvm wants a dma_resv of the VM's own; tgpu does not use it:
+	 * vm->lock protects the tree, each object's resv its list of VMs.
+	 */
+	r_obj = drm_gpuvm_resv_object_alloc(&tdev->base);
+	if (!r_obj) {
+		ida_free(&tdev->asid_ida, asid);
+		return -ENOMEM;
+	}
+	/* The kernel's range is drm_gpuvm's reserved node: VM_BIND never
+	 * gets there.
+	 */
+	drm_gpuvm_init(&vm->base, "tgpu", 0, &tdev->base, r_obj,
+		       0, TGPU_VA_LIMIT, DRM_TGPU_VA_KERNEL_START,
+		       TGPU_VA_LIMIT - DRM_TGPU_VA_KERNEL_START,
+		       &tgpu_gpuvm_ops);
+	drm_gem_object_put(r_obj);	/* the VM holds it */
+
 	vm->tdev = tdev;
 	vm->asid = asid;
 	mutex_init(&vm->lock);
-	drm_mm_init(&vm->mm, 0, TGPU_VA_LIMIT);
 	INIT_LIST_HEAD(&vm->deferred);
 	vm->pd1 = NULL;
 	return 0;
@@ -468,6 +502,55 @@ static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 	return 0;
 }
 
+/*
+ * Link a new mapping to its object through @vm_bo, allocated beforehand
+ * so that nothing fails once the entries are written; an existing one
+ * is used instead when the VM maps the object already.  The caller
+ * holds a reference to the object.
+ */
+static void tgpu_mapping_link(struct tgpu_mapping *map,
+			      struct drm_gpuvm_bo *vm_bo)
+{
+	struct drm_gem_object *obj = map->base.gem.obj;
+
+	dma_resv_lock(obj->resv, NULL);
+	vm_bo = drm_gpuvm_bo_obtain_prealloc(vm_bo);
+	drm_gpuva_link(&map->base, vm_bo);
+	drm_gpuvm_bo_put(vm_bo);	/* the mapping holds its own */
+	dma_resv_unlock(obj->resv);
+}
+
+/*
+ * Unlink a mapping taken out of the tree from its object.  The GPU may
+ * still use the pages until the file's work is done: the mapping keeps
+ * a reference to the object until tgpu_mapping_free().
+ */
+static void tgpu_mapping_unlink(struct tgpu_mapping *map)
+{
+	struct drm_gem_object *obj = map->base.gem.obj;
+
+	drm_gem_object_get(obj);
+	dma_resv_lock(obj->resv, NULL);
+	drm_gpuva_unlink(&map->base);
+	dma_resv_unlock(obj->resv);
+}
+
+static void tgpu_mapping_free(struct tgpu_mapping *map)
+{
+	drm_gem_object_put(map->base.gem.obj);
+	kfree(map);
+}
+
+/* Drop a &drm_gpuvm_bo never linked; the caller holds the object. */
+static void tgpu_vm_bo_put(struct drm_gpuvm_bo *vm_bo)
+{
+	struct drm_gem_object *obj = vm_bo->obj;
+
+	dma_resv_lock(obj->resv, NULL);
+	drm_gpuvm_bo_put(vm_bo);
+	dma_resv_unlock(obj->resv);
+}
+
 /**
  * tgpu_ioctl_vm_bind() - DRM_IOCTL_TGPU_VM_BIND
  * @ddev: the DRM device
@@ -481,6 +564,7 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 {
 	struct tgpu_vm *vm = &to_tgpu_file(file)->vm;
 	struct drm_tgpu_vm_bind *args = data;
+	struct drm_gpuvm_bo *vm_bo;
 	struct tgpu_pt_update u;
 	struct tgpu_mapping *map;
 	struct drm_gem_object *obj;
@@ -512,23 +596,27 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 		ret = -ENOMEM;
 		goto err_put;
 	}
-	map->obj = obj;
-	map->bo_offset = args->bo_offset;
-	map->flags = args->flags;
-	map->node.start = args->va;
-	map->node.size = args->size;
+	drm_gpuva_init(&map->base, args->va, args->size, obj, args->bo_offset);
+	if (args->flags & DRM_TGPU_VM_BIND_READ_ONLY)
+		map->base.flags |= TGPU_VA_READ_ONLY;
+	vm_bo = drm_gpuvm_bo_create(&vm->base, obj);
+	if (!vm_bo) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 
 	if (!drm_dev_enter(ddev, &idx)) {
 		ret = -ENODEV;
-		goto err_free;
+		goto err_vm_bo;
 	}
 	mutex_lock(&vm->lock);
-	ret = drm_mm_reserve_node(&vm->mm, &map->node);
-	if (ret) {
-		/* -ENOSPC from drm_mm: the range is taken. */
-		ret = ret == -ENOSPC ? -EEXIST : ret;
+	/*
+	 * An overlap is an error, not a remap (hence no drm_gpuvm_sm_map()):
+	 * drm_gpuva_insert() says -EEXIST.
+	 */
+	ret = drm_gpuva_insert(&vm->base, &map->base);
+	if (ret)
 		goto err_unlock;
-	}
 	tgpu_pt_update_begin(&u, vm->tdev);
 	ret = tgpu_vm_get_pd1(vm);
 	if (!ret && tgpu_gem_is_sysmem(obj))
@@ -543,16 +631,21 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 	tgpu_pt_update_commit(&u);
 	if (ret) {
 		tgpu_vm_invalidate(vm, args->va, args->size);
-		drm_mm_remove_node(&map->node);
+		drm_gpuva_remove(&map->base);
 		goto err_unlock;
 	}
+	tgpu_mapping_link(map, vm_bo);
 	mutex_unlock(&vm->lock);
 	drm_dev_exit(idx);
+	/* The mapping holds the object through its &drm_gpuvm_bo. */
+	drm_gem_object_put(obj);
 	return 0;
 
 err_unlock:
 	mutex_unlock(&vm->lock);
 	drm_dev_exit(idx);
+err_vm_bo:
+	tgpu_vm_bo_put(vm_bo);
 err_free:
 	kfree(map);
 err_put:
@@ -561,22 +654,25 @@ err_put:
 }
 
 /*
- * Unmap and invalidate.  With vm->lock held.  Once the device is gone
- * there is nothing to unmap: VRAM is no longer ours.
+ * Unmap, invalidate and take the mapping out of the tree and off its
+ * object.  With vm->lock held.  Once the device is gone there is nothing
+ * to unmap: VRAM is no longer ours.
  */
 static void tgpu_vm_unmap_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 {
+	struct drm_gpuva *va = &map->base;
 	struct tgpu_pt_update u;
 	int idx;
 
 	if (drm_dev_enter(&vm->tdev->base, &idx)) {
 		tgpu_pt_update_begin(&u, vm->tdev);
-		tgpu_vm_clear(vm, &u, map->node.start, map->node.size);
+		tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
 		tgpu_pt_update_commit(&u);
-		tgpu_vm_invalidate(vm, map->node.start, map->node.size);
+		tgpu_vm_invalidate(vm, va->va.addr, va->va.range);
 		drm_dev_exit(idx);
 	}
-	drm_mm_remove_node(&map->node);
+	drm_gpuva_remove(va);
+	tgpu_mapping_unlink(map);
 }
 
 /**
@@ -594,20 +690,18 @@ int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
 	struct tgpu_vm *vm = &tfile->vm;
 	struct drm_tgpu_vm_unbind *args = data;
 	struct tgpu_mapping *map = NULL;
-	struct drm_mm_node *node;
+	struct drm_gpuva *va;
 
+	/* Also keeps drm_gpuva_find() off the kernel's node. */
 	if (!args->size || args->va >= DRM_TGPU_VA_KERNEL_START ||
 	    args->size > DRM_TGPU_VA_KERNEL_START - args->va)
 		return -ENOENT;
 
 	mutex_lock(&vm->lock);
-	drm_mm_for_each_node_in_range(node, &vm->mm, args->va,
-				      args->va + args->size) {
-		if (node->start == args->va && node->size == args->size) {
-			map = container_of(node, struct tgpu_mapping, node);
-			tgpu_vm_unmap_locked(vm, map);
-		}
-		break;
+	va = drm_gpuva_find(&vm->base, args->va, args->size);
+	if (va) {
+		map = to_tgpu_mapping(va);
+		tgpu_vm_unmap_locked(vm, map);
 	}
 	mutex_unlock(&vm->lock);
 	if (!map)
@@ -625,8 +719,7 @@ int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
 		mutex_unlock(&vm->lock);
 		return 0;
 	}
-	drm_gem_object_put(map->obj);
-	kfree(map);
+	tgpu_mapping_free(map);
 	return 0;
 }
 
@@ -640,49 +733,52 @@ int tgpu_ioctl_vm_unbind(struct drm_device *ddev, void *data,
 void tgpu_vm_fini(struct tgpu_vm *vm)
 {
 	struct tgpu_device *tdev = vm->tdev;
-	struct drm_mm_node *node, *next;
 	struct tgpu_mapping *map, *tmp;
+	struct drm_gpuva *va, *next;
 	struct tgpu_pt_update u;
 	int idx;
 
 	mutex_lock(&vm->lock);
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		tgpu_pt_update_begin(&u, tdev);
-		drm_mm_for_each_node(node, &vm->mm)
-			tgpu_vm_clear(vm, &u, node->start, node->size);
+		drm_gpuvm_for_each_va(va, &vm->base)
+			if (va->gem.obj)	/* not the kernel's node */
+				tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
 		tgpu_pt_update_commit(&u);
 		/* The objects may go only once the GPU cannot reach them. */
 		tgpu_vm_invalidate(vm, 0, 0);	/* the whole ASID */
 		drm_dev_exit(idx);
 	}
-	drm_mm_for_each_node_safe(node, next, &vm->mm) {
-		map = container_of(node, struct tgpu_mapping, node);
-		drm_mm_remove_node(node);
-		drm_gem_object_put(map->obj);
-		kfree(map);
+	drm_gpuvm_for_each_va_safe(va, next, &vm->base) {
+		if (!va->gem.obj)
+			continue;
+		map = to_tgpu_mapping(va);
+		drm_gpuva_remove(va);
+		tgpu_mapping_unlink(map);
+		tgpu_mapping_free(map);
 	}
 	list_for_each_entry_safe(map, tmp, &vm->deferred, deferred) {
 		list_del(&map->deferred);
-		drm_gem_object_put(map->obj);
-		kfree(map);
+		tgpu_mapping_free(map);
 	}
 	tgpu_pt_free(tdev, vm->pd1, TGPU_PD1_ENTRIES);
 	vm->pd1 = NULL;
 	mutex_unlock(&vm->lock);
 
-	drm_mm_takedown(&vm->mm);
 	mutex_destroy(&vm->lock);
+	/* Mappings and their &drm_gpuvm_bo hold the VM; none is left. */
+	drm_WARN_ON(&tdev->base, kref_read(&vm->base.kref) != 1);
+	drm_gpuvm_put(&vm->base);
 	ida_free(&tdev->asid_ida, vm->asid);
 }
 
 /* The mapping that holds @va, or NULL.  With vm->lock held. */
-static struct tgpu_mapping *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
+static struct drm_gpuva *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
 {
-	struct drm_mm_node *node;
+	struct drm_gpuva *gpuva = drm_gpuva_find_first(&vm->base, va, 1);
 
-	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1)
-		return container_of(node, struct tgpu_mapping, node);
-	return NULL;
+	/* The kernel's node has no object: not a mapping. */
+	return gpuva && gpuva->gem.obj ? gpuva : NULL;
 }
 
 /**
@@ -703,7 +799,7 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
 {
 	struct tgpu_device *tdev = vm->tdev;
 	struct gpu_buddy_block *block;
-	struct tgpu_mapping *map;
+	struct drm_gpuva *map;
 	u64 off, bsize;
 	void *vaddr;
 	int ret = -ENOENT;
@@ -713,10 +809,10 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
 	map = tgpu_vm_find(vm, va);
 	if (!map)
 		goto out;
-	off = map->bo_offset + (va - map->node.start);
-	if (tgpu_gem_is_sysmem(map->obj)) {
+	off = map->gem.offset + (va - map->va.addr);
+	if (tgpu_gem_is_sysmem(map->gem.obj)) {
 		struct drm_gem_shmem_object *shmem =
-			to_drm_gem_shmem_obj(map->obj);
+			to_drm_gem_shmem_obj(map->gem.obj);
 
 		ret = -EFAULT;
 		if (!shmem->pages)
@@ -728,7 +824,7 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
 		goto out;
 	}
 	ret = -EFAULT;
-	list_for_each_entry(block, &to_tgpu_bo(map->obj)->blocks, link) {
+	list_for_each_entry(block, &to_tgpu_bo(map->gem.obj)->blocks, link) {
 		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
 		if (off >= bsize) {
 			off -= bsize;
@@ -746,30 +842,52 @@ out:
 	return ret;
 }
 
+/*
+ * One line for the object of @va if @va is its first mapping in the VM:
+ * its mappings here and the VMs it is mapped in.  With vm->lock held.
+ */
+static void tgpu_vm_show_bo(struct drm_gpuva *va, struct seq_file *m)
+{
+	struct drm_gem_object *obj = va->gem.obj;
+	struct drm_gpuvm_bo *vm_bo = va->vm_bo;
+
+	dma_resv_lock(obj->resv, NULL);
+	if (list_first_entry(&vm_bo->list.gpuva, struct drm_gpuva,
+			     gem.entry) == va)
+		seq_printf(m, "    %s size 0x%zx mappings %zu vms %zu\n",
+			   tgpu_gem_is_sysmem(obj) ? "sysmem" : "vram",
+			   obj->size, list_count_nodes(&vm_bo->list.gpuva),
+			   list_count_nodes(&obj->gpuva.list));
+	dma_resv_unlock(obj->resv);
+}
+
 /**
- * tgpu_vm_show() - print a VM's mappings, for debugfs
+ * tgpu_vm_show() - print a VM's mappings and objects, for debugfs
  * @vm: the VM
  * @m: where to
  *
  * One line per mapping: its range, size, flags, the object's kind and
- * size, and the offset in it.
+ * size, and the offset in it.  Then one line per object mapped: its
+ * kind, size, mappings in this VM and the VMs it is mapped in.
  *
  * Return: the number of mappings.
  */
 unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m)
 {
 	struct tgpu_mapping *map;
-	struct drm_mm_node *node;
+	struct drm_gpuva *va;
 	unsigned int n = 0, deferred = 0;
 
 	mutex_lock(&vm->lock);
-	drm_mm_for_each_node(node, &vm->mm) {
-		map = container_of(node, struct tgpu_mapping, node);
+	drm_gpuvm_for_each_va(va, &vm->base) {
+		if (!va->gem.obj)	/* the kernel's node */
+			continue;
 		seq_printf(m, "    va 0x%010llx-0x%010llx size 0x%llx %s %s object size 0x%zx offset 0x%llx\n",
-			   node->start, node->start + node->size, node->size,
-			   map->flags & DRM_TGPU_VM_BIND_READ_ONLY ? "ro" : "rw",
-			   tgpu_gem_is_sysmem(map->obj) ? "sysmem" : "vram",
-			   map->obj->size, map->bo_offset);
+			   va->va.addr, va->va.addr + va->va.range,
+			   va->va.range,
+			   va->flags & TGPU_VA_READ_ONLY ? "ro" : "rw",
+			   tgpu_gem_is_sysmem(va->gem.obj) ? "sysmem" : "vram",
+			   va->gem.obj->size, va->gem.offset);
 		n++;
 	}
 	list_for_each_entry(map, &vm->deferred, deferred)
@@ -777,6 +895,10 @@ unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m)
 	if (deferred)
 		seq_printf(m, "    %u unbound mappings waiting for the file's close\n",
 			   deferred);
+	seq_puts(m, "  mapped objects:\n");
+	drm_gpuvm_for_each_va(va, &vm->base)
+		if (va->gem.obj)
+			tgpu_vm_show_bo(va, m);
 	mutex_unlock(&vm->lock);
 	return n;
 }

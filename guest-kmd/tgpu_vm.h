@@ -8,7 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
-#include <drm/drm_mm.h>
+#include <drm/drm_gpuvm.h>
 
 #include "tgpu_vram.h"
 
@@ -31,10 +31,12 @@ struct tgpu_pt {
 
 /**
  * struct tgpu_vm - a file's GPU virtual address space
+ * @base: the VA space: user mappings (struct tgpu_mapping) below
+ *	DRM_TGPU_VA_KERNEL_START, the driver's range above it as drm_gpuvm's
+ *	kernel node; each object lists the VMs it is mapped in
  * @tdev: the device
  * @asid: its address-space ID, 1 to 65535
- * @lock: protects @mm and the page tables
- * @mm: the user mappings (struct tgpu_mapping), by VA
+ * @lock: protects @base's VA tree, the page tables and @deferred
  * @pd1: the root table; allocated on first use
  * @deferred: unmapped mappings whose objects are released at close
  *	(struct tgpu_mapping, by @deferred)
@@ -43,10 +45,10 @@ struct tgpu_pt {
  * destroyed.
  */
 struct tgpu_vm {
+	struct drm_gpuvm base;
 	struct tgpu_device *tdev;
 	u32 asid;
-	struct mutex lock; /* protects mm and the tables */
-	struct drm_mm mm;
+	struct mutex lock; /* protects the VA tree, tables and deferred */
 	struct tgpu_pt *pd1;
 	struct list_head deferred;
 };

@@ -20,6 +20,7 @@ static void tgpu_vram_fini(struct drm_device *ddev, void *data)
 {
 	struct tgpu_vram *vram = data;
 
+	gpu_buddy_free_list(&vram->mm, &vram->reserved, 0);
 	gpu_buddy_fini(&vram->mm);
 }
 
@@ -41,6 +42,7 @@ int tgpu_vram_init(struct tgpu_device *tdev)
 	ret = drmm_mutex_init(ddev, &vram->lock);
 	if (ret)
 		return ret;
+	INIT_LIST_HEAD(&vram->reserved);
 
 	vram->size = round_down(tdev->id.vram_size, SZ_4K);
 	if (!vram->size) {
@@ -78,6 +80,37 @@ int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
 	mutex_lock(&vram->lock);
 	ret = gpu_buddy_alloc_blocks(&vram->mm, 0, end, size, min_block,
 				     blocks, flags);
+	mutex_unlock(&vram->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vram_reserve() - take a range of VRAM out of use for good
+ * @tdev: the device
+ * @addr: VRAM address, 4 KiB aligned
+ * @size: bytes, a multiple of 4 KiB
+ *
+ * For retired pages: the blocks stay allocated until the allocator is
+ * torn down.
+ *
+ * Return: 0 on success, -ENOSPC when part of the range is in use, another
+ * negative errno otherwise.
+ */
+int tgpu_vram_reserve(struct tgpu_device *tdev, u64 addr, u64 size)
+{
+	struct tgpu_vram *vram = &tdev->vram;
+	LIST_HEAD(blocks);
+	int ret;
+
+	if (!IS_ALIGNED(addr | size, SZ_4K) || !size || addr >= vram->size ||
+	    size > vram->size - addr)
+		return -EINVAL;
+	mutex_lock(&vram->lock);
+	ret = gpu_buddy_alloc_blocks(&vram->mm, addr, addr + size, size,
+				     SZ_4K, &blocks,
+				     GPU_BUDDY_RANGE_ALLOCATION);
+	if (!ret)
+		list_splice_tail(&blocks, &vram->reserved);
 	mutex_unlock(&vram->lock);
 	return ret;
 }

@@ -31,6 +31,7 @@ struct tgpu_vram_obj {
  * @lock: protects @mm
  * @size: bytes managed: VRAM rounded down to 4 KiB
  * @visible: bytes of @size the CPU reaches through BAR1
+ * @reserved: blocks taken out of use for good (retired pages)
  * @map: all of @visible, mapped write-combined for the driver's own use
  *	(page tables, channel memory, runlists); NULL without BAR1
  *
@@ -42,12 +43,14 @@ struct tgpu_vram {
 	struct mutex lock; /* protects mm */
 	u64 size;
 	u64 visible;
+	struct list_head reserved;
 	void __iomem *map;
 };
 
 int tgpu_vram_init(struct tgpu_device *tdev);
 int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
 		    u64 end, unsigned long flags, struct list_head *blocks);
+int tgpu_vram_reserve(struct tgpu_device *tdev, u64 addr, u64 size);
 void tgpu_vram_free(struct tgpu_device *tdev, struct list_head *blocks);
 u64 tgpu_vram_used(struct tgpu_device *tdev);
 int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks);

@@ -124,6 +124,11 @@ struct tgpu_device_info {
 	char driver_name[32];       /* kernel driver, "tgpu" */
 	char driver_version[32];    /* kernel driver, "major.minor.patch" */
 	char driver_date[16];
+
+	/* ECC as the driver set it up at probe (docs/hw/ecc.md) */
+	uint32_t ecc_enabled;       /* 1: ECC on, 0: off or not supported */
+	uint32_t retired_pages_sbe; /* VRAM pages retired for SBEs */
+	uint32_t retired_pages_dbe; /* VRAM pages retired for a DBE */
 };
 
 /* Version of this library, "major.minor.patch".  Never fails. */

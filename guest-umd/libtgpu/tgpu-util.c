@@ -79,6 +79,9 @@ static const char *const param_names[] = {
 	[DRM_TGPU_PARAM_GR_PROGRAM_MAX] = "GR_PROGRAM_MAX",
 	[DRM_TGPU_PARAM_CLK_SM_KHZ] = "CLK_SM_KHZ",
 	[DRM_TGPU_PARAM_TIMESTAMP_FREQ] = "TIMESTAMP_FREQ",
+	[DRM_TGPU_PARAM_ECC_ENABLED] = "ECC_ENABLED",
+	[DRM_TGPU_PARAM_RETIRED_PAGES_SBE] = "RETIRED_PAGES_SBE",
+	[DRM_TGPU_PARAM_RETIRED_PAGES_DBE] = "RETIRED_PAGES_DBE",
 };
 /* A new uAPI parameter must get a name here (the unit test checks holes). */
 _Static_assert(ARRAY_SIZE(param_names) == DRM_TGPU_PARAM_COUNT,

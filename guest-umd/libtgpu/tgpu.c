@@ -307,6 +307,9 @@ static void fill_info(struct tgpu_device *td, const drmDevice *d,
 	info->clk_mem_mhz = (uint32_t)v[DRM_TGPU_PARAM_CLK_MEM_MHZ];
 	info->power_limit_mw = (uint32_t)v[DRM_TGPU_PARAM_POWER_LIMIT_MW];
 	info->msix_vectors = (uint32_t)v[DRM_TGPU_PARAM_MSIX_VECTORS];
+	info->ecc_enabled = v[DRM_TGPU_PARAM_ECC_ENABLED] != 0;
+	info->retired_pages_sbe = (uint32_t)v[DRM_TGPU_PARAM_RETIRED_PAGES_SBE];
+	info->retired_pages_dbe = (uint32_t)v[DRM_TGPU_PARAM_RETIRED_PAGES_DBE];
 }
 
 /*

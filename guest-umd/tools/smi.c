@@ -101,6 +101,20 @@ GETTER(get_clk_mem, "%" PRIu32, d->clk_mem_mhz)
 GETTER(get_chip, "%s", d->chip)
 GETTER(get_arch, "%s", d->arch_name)
 GETTER(get_sm_count, "%" PRIu32, d->sm_count)
+/* The driver enables ECC at every load: pending is current. */
+GETTER(get_ecc_mode, "%s", d->ecc_enabled ? "Enabled" : "Disabled")
+GETTER(get_retired_sbe, "%" PRIu32, d->retired_pages_sbe)
+GETTER(get_retired_dbe, "%" PRIu32, d->retired_pages_dbe)
+
+/* Pages are retired from the InfoROM at load: none waits for a reset. */
+static bool get_retired_pending(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	(void)p;
+	snprintf(buf, len, "No");
+	return true;
+}
 
 static bool get_power_limit(GETTER_ARGS)
 {
@@ -236,8 +250,9 @@ static const struct smi_field fields[] = {
 	  NULL, "Bitmask of supported clock event reasons (not reported yet)." },
 	{ "clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, NULL,
 	  "Bitmask of active clock event reasons (not reported yet)." },
-	{ "ecc.mode.current", NULL, NULL, NULL, "ECC mode (not reported yet)." },
-	{ "ecc.mode.pending", NULL, NULL, NULL, "ECC mode after reboot (not reported yet)." },
+	{ "ecc.mode.current", NULL, NULL, get_ecc_mode, "ECC mode: Enabled or Disabled." },
+	{ "ecc.mode.pending", NULL, NULL, get_ecc_mode,
+	  "ECC mode after the driver reloads (it enables ECC when the board has it)." },
 	{ "ecc.errors.corrected.volatile.total", NULL, NULL, NULL,
 	  "Corrected ECC errors since driver load (not reported yet)." },
 	{ "ecc.errors.uncorrected.volatile.total", NULL, NULL, NULL,
@@ -246,12 +261,12 @@ static const struct smi_field fields[] = {
 	  "Corrected ECC errors, lifetime (not reported yet)." },
 	{ "ecc.errors.uncorrected.aggregate.total", NULL, NULL, NULL,
 	  "Uncorrected ECC errors, lifetime (not reported yet)." },
-	{ "retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL, NULL,
-	  "Pages retired for single-bit errors (not reported yet)." },
-	{ "retired_pages.double_bit.count", "retired_pages.dbe", NULL, NULL,
-	  "Pages retired for double-bit errors (not reported yet)." },
-	{ "retired_pages.pending", NULL, NULL, NULL,
-	  "Whether a page retirement waits for a reset (not reported yet)." },
+	{ "retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL, get_retired_sbe,
+	  "Pages retired for multiple single-bit errors (from the InfoROM)." },
+	{ "retired_pages.double_bit.count", "retired_pages.dbe", NULL, get_retired_dbe,
+	  "Pages retired for a double-bit error (from the InfoROM)." },
+	{ "retired_pages.pending", NULL, NULL, get_retired_pending,
+	  "Whether a page retirement waits for a reset." },
 	/* tgpu extensions: what a test harness needs to tell models apart. */
 	{ "tgpu.chip", NULL, NULL, get_chip, "Chip name, e.g. GP100." },
 	{ "tgpu.arch", NULL, NULL, get_arch, "Architecture, e.g. Pascal." },
@@ -985,8 +1000,8 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	na(f, 2, "Gpu");
 	na(f, 2, "Memory");
 	section(f, 1, "ECC Mode");
-	na(f, 2, "Current");
-	na(f, 2, "Pending");
+	kv(f, 2, "Current", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
+	kv(f, 2, "Pending", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
 	section(f, 1, "ECC Errors");
 	section(f, 2, "Volatile");
 	na(f, 3, "DRAM Correctable");
@@ -995,9 +1010,9 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	na(f, 3, "DRAM Correctable");
 	na(f, 3, "DRAM Uncorrectable");
 	section(f, 1, "Retired Pages");
-	na(f, 2, "Single Bit ECC");
-	na(f, 2, "Double Bit ECC");
-	na(f, 2, "Pending Page Blacklist");
+	kv(f, 2, "Single Bit ECC", "%" PRIu32, g->retired_pages_sbe);
+	kv(f, 2, "Double Bit ECC", "%" PRIu32, g->retired_pages_dbe);
+	kv(f, 2, "Pending Page Blacklist", "%s", "No");
 	section(f, 1, "Temperature");
 	na(f, 2, "GPU Current Temp");
 	na(f, 2, "GPU Shutdown Temp");

@@ -25,6 +25,9 @@ uint32_t tgpu_intr_status(TGPUState *s)
     if (s->mmu_intr & s->mmu_intr_en) {
         st |= TGPU_INTR_MMU;
     }
+    if (s->ecc_intr & s->ecc_intr_en) {
+        st |= TGPU_INTR_ECC;
+    }
     return st;
 }
 

@@ -70,6 +70,9 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = tgpu_ce_read(s, addr, &ok);
     } else if (addr >= TGPU_GR_BASE && addr < TGPU_GR_BASE + TGPU_GR_SIZE) {
         val = tgpu_gr_read(s, addr, &ok);
+    } else if (addr >= TGPU_ECC_BASE &&
+               addr < TGPU_ECC_BASE + TGPU_ECC_SIZE) {
+        val = tgpu_ecc_read(s, addr, &ok);
     } else if (addr >= TGPU_USERMODE_BASE &&
                addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
         val = tgpu_ptimer_read(s, addr, &ok);
@@ -99,6 +102,9 @@ static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     } else if (addr >= TGPU_MMU_BASE &&
                addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
         ok = tgpu_mmu_write(s, addr, val);
+    } else if (addr >= TGPU_ECC_BASE &&
+               addr < TGPU_ECC_BASE + TGPU_ECC_SIZE) {
+        ok = tgpu_ecc_write(s, addr, val);
     } else {
         ok = tgpu_host_write(s, addr, val);
     }
@@ -182,6 +188,10 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     if (!tgpu_apply_model(s, errp)) {
         return;
     }
+    /* First: a bad InfoROM file must fail before anything needs undoing. */
+    if (!tgpu_ecc_init(s, errp)) {
+        return;
+    }
 
     pci_config_set_device_id(conf, s->model->device_id);
     pci_config_set_interrupt_pin(conf, 1);
@@ -262,6 +272,7 @@ static void tgpu_exit(PCIDevice *pdev)
 
     tgpu_gr_exit(s);
     tgpu_ce_exit(s);
+    tgpu_ecc_exit(s);
     tgpu_host_exit(s);
     tgpu_mmu_exit(s);
     pcie_aer_exit(pdev);
@@ -279,6 +290,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     tgpu_gr_reset(s);
     tgpu_host_reset(s);
     tgpu_mmu_reset(s);
+    tgpu_ecc_reset(s);
     tgpu_irq_update(s);
 }
 
@@ -289,6 +301,8 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_UINT32("channels", TGPUState, num_channels,
                        TGPU_CHANNELS_DEFAULT),
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
+    DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
+    DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
 };
 
 static const VMStateDescription tgpu_vmstate = {

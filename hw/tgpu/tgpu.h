@@ -16,6 +16,7 @@
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
+#include "tgpu/ecc.h"
 #include "tgpu/isa.h"
 #include "tgpu/mmu.h"
 
@@ -260,6 +261,21 @@ struct TGPUState {
     /* bumped (under mmu_lock) whenever TLB entries are dropped */
     uint64_t tlb_gen;
     uint8_t *vram_ptr;          /* host address of VRAM, fixed at realize */
+
+    /* ECC and the InfoROM (tgpu-ecc.c) */
+    bool ecc_cap;               /* property ecc */
+    char *inforom_path;         /* property inforom; NULL: volatile store */
+    bool ecc_ctrl;              /* ECC_CTRL.ENABLE as accepted */
+    uint32_t ecc_state;         /* TGPU_ECC_STATE_* */
+    uint32_t ecc_status_err;    /* TGPU_ECC_STATUS_ERR_* */
+    uint32_t ecc_intr;
+    uint32_t ecc_intr_en;
+    uint64_t ecc_scrub_ns;
+    QEMUTimer *ecc_scrub_timer;
+    struct tgpu_inforom inforom;        /* the file's entries, all of them */
+    uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
+    uint32_t retired_nr;
+    uint32_t retired_select;
 };
 
 /* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */
@@ -343,6 +359,15 @@ int tgpu_gr_cancel(TGPUState *s);
 void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch);
 void tgpu_gr_quiesce(TGPUState *s);
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
+
+/* tgpu-ecc.c: ECC control and the InfoROM retired-page store */
+bool tgpu_ecc_init(TGPUState *s, Error **errp);
+void tgpu_ecc_exit(TGPUState *s);
+void tgpu_ecc_reset(TGPUState *s);
+uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok);
+bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val);
+bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
+                          Error **errp);
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -16,12 +16,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 
 #include "guest-tap.h"
 #include "tgpu-raw.h"
@@ -39,6 +41,10 @@ static const char *const files[] = {
 #define DATA_OFF	0x8000u
 #define SYS_VA		0x0056780000ull
 #define SYS_SIZE	0x2000u
+#define PB_VA2		0x0090000000ull
+#define DEF_VA		0x00a0000000ull
+#define DEF_SIZE	0x30000u
+#define SEM_VA		0x00b0000000ull
 
 static char dir[128];
 
@@ -129,6 +135,27 @@ static bool line_with(const char *s, const char *needle, char *out,
 	return true;
 }
 
+/* The @k-th file's part of `files` (0 the oldest), copied to @out. */
+static void file_section(const char *s, int k, char *out, size_t len)
+{
+	const char *p = s && strncmp(s, "file ", 5) == 0 ? s : NULL, *e;
+
+	while (p && k--) {
+		p = strstr(p, "\nfile ");
+		p = p ? p + 1 : NULL;
+	}
+	if (!p) {
+		*out = 0;
+		return;
+	}
+	e = strstr(p, "\nfile ");
+	if (!e)
+		e = strstr(p, "\ntotal ");
+	if (!e)
+		e = p + strlen(p);
+	snprintf(out, len, "%.*s", (int)(e - p), p);
+}
+
 static long long field(const char *line, const char *key)
 {
 	char k[64];
@@ -137,6 +164,60 @@ static long long field(const char *line, const char *key)
 	snprintf(k, sizeof(k), "%s ", key);
 	p = strstr(line, k);
 	return p ? strtoll(p + strlen(k), NULL, 0) : -1;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The second file unbinds an object of its own while its job waits on a
+ * semaphore; a signal interrupts the unbind's wait for the job.  The
+ * mapping must leave the VM and its object's list at once, the object
+ * stay until the close.  Returns the job's syncobj; *sem releases it.
+ */
+static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value.tv_usec = 200000 };
+	struct drm_tgpu_submit_range r = { .va = SEM_VA + 256, .dwords = 6 };
+	struct timespec t0, t1;
+	uint32_t def, sb, q, s, *p;
+	char *txt, sec[4096];
+	double secs;
+	int err;
+
+	def = gem_create_flags(fd2, DEF_SIZE, 0);
+	sb = gem_create_flags(fd2, 4096, 0);
+	p = gem_mmap(fd2, sb, 4096);
+	*sem = (volatile uint32_t *)p;
+	if (vm_bind(fd2, def, 0, DEF_VA, DEF_SIZE, 0) || gem_close(fd2, def) ||
+	    vm_bind(fd2, sb, 0, SEM_VA, 4096, 0) || queue_create(fd2, TGPU_RUNLIST_CE0, 0, &q))
+		bail("the second file's objects or queue failed");
+	pb_release(p + 64, SEM_VA, 1);
+	p[64 + 5] = TGPU_SEM_OP_ACQUIRE;	/* wait until *sem == 1 */
+	s = syncobj_create(fd2);
+	if (submit(fd2, q, &r, 1, NULL, 0, s))
+		bail("SUBMIT of the semaphore wait failed");
+
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = vm_unbind(fd2, DEF_VA, DEF_SIZE);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(err == 0 && secs < 2.0 && syncobj_status(fd2, s) == 0,
+	   "VM_UNBIND under a waiting job returns when a signal interrupts its wait (%s, %.2f s)",
+	   errname(err), secs);
+	txt = read_debugfs("files");
+	file_section(txt, 1, sec, sizeof(sec));
+	if (!ok(has(sec, "    1 unbound mappings waiting for the file's close\n") &&
+		!has(sec, "0x00a0000000") && !has(sec, "size 0x30000 mappings"),
+		"files: the unbound mapping is waiting for the close, off the VM and its object"))
+		dump("second file", sec);
+	free(txt);
+	return s;
 }
 
 static void bdf_of_node(char *bdf, size_t len)
@@ -212,6 +293,7 @@ int main(int argc, char **argv)
 	uint32_t pb_bo, sys_bo, q, qbad, *pb;
 	volatile uint32_t *data;
 	int fd, ofd[NR_FILES], status, i, fd2;
+	uint64_t used, now;
 	long long chid, chid_bad;
 	pid_t pid = getpid();
 	struct stat st;
@@ -378,15 +460,72 @@ int main(int argc, char **argv)
 	}
 	ok(has(txt[4], "PMC_INTR_EN 0x00000007"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU");
 
-	/* a second file is listed on its own, without queues */
+	/*
+	 * A second file is listed on its own, without queues.  The VRAM
+	 * object, mapped a second time here (from DATA_OFF), is mapped in
+	 * its VM too through PRIME, and its handle there closed: each VM
+	 * lists the objects mapped in it, with the mappings in it and the
+	 * number of VMs.
+	 */
 	fd2 = open(node, O_RDWR | O_CLOEXEC);
 	{
-		char *s = read_debugfs("files");
+		volatile uint32_t *sem;
+		char *s, sec[4096];
+		uint32_t h2, job;
+		int buf, err;
 
-		ok(has(s, "total files 2 queues 2"), "files: a second open file is counted");
+		if (fd2 < 0 || prime_export(fd, pb_bo, DRM_CLOEXEC, &buf) ||
+		    prime_import(fd2, buf, &h2))
+			bail("PRIME of the VRAM object into a second file failed");
+		close(buf);
+		err = vm_bind(fd, pb_bo, DATA_OFF, PB_VA2, PB_SIZE - DATA_OFF, 0);
+		/* with this VM's tables for PB_VA2, which stay */
+		used = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
+		ok(!err && vm_bind(fd2, h2, 0, PB_VA, PB_SIZE, 0) == 0 && gem_close(fd2, h2) == 0,
+		   "the VRAM object bound again here and in a second file, whose handle goes");
+		s = read_debugfs("files");
+		if (verbose)
+			dump("files", s);
+		ok(has(s, "total files 2 queues 2 mappings 4 objects 2"),
+		   "files: a second open file is counted, with its mapping");
+		file_section(s, 0, sec, sizeof(sec));
+		snprintf(want, sizeof(want), "va 0x%010" PRIx64 "-0x%010" PRIx64 " size 0x%x rw vram object size 0x%x offset 0x%x",
+			 (uint64_t)PB_VA2, (uint64_t)PB_VA2 + PB_SIZE - DATA_OFF,
+			 PB_SIZE - DATA_OFF, PB_SIZE, DATA_OFF);
+		ok(has(sec, want), "files: the second mapping, at offset 0x%x of the object", DATA_OFF);
+		ok(has(sec, "  mapped objects:\n    vram size 0x10000 mappings 2 vms 2\n    sysmem size 0x2000 mappings 1 vms 1\n"),
+		   "files: this VM maps the VRAM object twice (it is in 2 VMs), the SYSMEM one once");
+		file_section(s, 1, sec, sizeof(sec));
+		if (!ok(has(sec, "  mapped objects:\n    vram size 0x10000 mappings 1 vms 2\n  objects:\n  0 queues, 0 objects"),
+			"files: the second VM maps it once, without a handle to it"))
+			dump("second file", sec);
 		free(s);
+
+		ok(vm_unbind(fd, PB_VA2, PB_SIZE - DATA_OFF) == 0, "VM_UNBIND of the second mapping");
+		s = read_debugfs("files");
+		file_section(s, 0, sec, sizeof(sec));
+		ok(has(sec, "    vram size 0x10000 mappings 1 vms 2\n") && !has(sec, "mappings 2"),
+		   "files: the other mapping stays, the object still in 2 VMs");
+		free(s);
+
+		job = deferred_unbind(fd2, &sem);
+		ok(get_param(fd, DRM_TGPU_PARAM_VRAM_USED) >= used + DEF_SIZE,
+		   "the object of the interrupted unbind keeps its VRAM");
+		*sem = 1;
+		ok(syncobj_wait(fd2, job, 5000) == 0 && syncobj_status(fd2, job) == 1,
+		   "the job finishes once the CPU releases its semaphore");
+		munmap((void *)sem, 4096);	/* it holds the file */
+		close(fd2);
+		s = read_debugfs("files");
+		ok(has(s, "    vram size 0x10000 mappings 1 vms 1\n") &&
+		   has(s, "total files 1 queues 2 mappings 2 objects 2"),
+		   "files: the second file's close takes its VM off the object");
+		free(s);
+		now = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
+		ok(now == used,
+		   "VRAM_USED is back where it was before the second file, %" PRIu64 " (the close released the unbound object): %" PRIu64,
+		   used, now);
 	}
-	close(fd2);
 
 	for (k = 0; k < NR_FILES; k++)
 		free(txt[k]);

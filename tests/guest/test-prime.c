@@ -3,7 +3,10 @@
  * In-guest test of PRIME (dma-buf) sharing between processes: a VRAM
  * and a system-memory object exported by one process, imported by
  * another (its own file, so its own VM), read through its mappings and
- * used by its GPU work; export and import errors.  Output is TAP.
+ * used by its GPU work; export and import errors.  Then one object
+ * mapped twice in one file's VM and once in another's: unmapping one
+ * mapping leaves the others on the same memory, byte for byte.  Output
+ * is TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,26 +32,14 @@
 #define SYS_VA  0x100000000ull
 #define VRAM_VA 0x200000000ull
 #define PB_VA   0x300000000ull
+#define A1_VA   0x400000000ull
+#define A2_VA   0x500000000ull
+#define B_VA    0x600000000ull
+#define Z_VA    0x700000000ull
+#define QUARTER (SIZE / 4)
+#define QW      (QUARTER / 4)	/* words in a quarter */
 
 static const char *node = "/dev/dri/renderD128";
-
-static int prime_export(int fd, uint32_t handle, uint32_t flags, int *out)
-{
-	struct drm_prime_handle p = { .handle = handle, .flags = flags, .fd = -1 };
-	int err = xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
-
-	*out = p.fd;
-	return err;
-}
-
-static int prime_import(int fd, int buf, uint32_t *handle)
-{
-	struct drm_prime_handle p = { .fd = buf };
-	int err = xioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
-
-	*handle = p.handle;
-	return err;
-}
 
 static uint32_t pattern(uint32_t i, uint32_t seed)
 {
@@ -140,6 +131,87 @@ static int child(int sys_fd, int vram_fd)
 	return fails;
 }
 
+/*
+ * A VRAM object X in file A's VM twice, whole (A1) and its second half
+ * (A2), and through PRIME once in file B's VM, whole (B); its quarters
+ * start as pattern 3.  Copies through each mapping, with A1 unbound
+ * half-way, must all land in X.
+ */
+static void shared_mappings(void)
+{
+	uint32_t x, xb, z, pbh_a, pbh_b, i;
+	volatile uint32_t *px, *pz;
+	uint32_t *pba, *pbb;
+	int fa, fb, buf;
+	bool good;
+
+	fa = open(node, O_RDWR | O_CLOEXEC);
+	fb = open(node, O_RDWR | O_CLOEXEC);
+	if (fa < 0 || fb < 0)
+		bail("cannot open the render node twice");
+	x = gem_create_flags(fa, SIZE, 0);
+	z = gem_create_flags(fa, QUARTER, DRM_TGPU_GEM_CREATE_SYSMEM);
+	pbh_a = gem_create_flags(fa, 4096, 0);
+	pbh_b = gem_create_flags(fb, 4096, 0);
+	px = gem_mmap(fa, x, SIZE);
+	pz = gem_mmap(fa, z, QUARTER);
+	pba = gem_mmap(fa, pbh_a, 4096);
+	pbb = gem_mmap(fb, pbh_b, 4096);
+	for (i = 0; i < SIZE / 4; i++)
+		px[i] = pattern(i, 3);
+	if (prime_export(fa, x, DRM_CLOEXEC, &buf) || prime_import(fb, buf, &xb))
+		bail("PRIME between two files failed");
+	close(buf);
+	if (vm_bind(fa, pbh_a, 0, PB_VA, 4096, 0) || vm_bind(fb, pbh_b, 0, PB_VA, 4096, 0) ||
+	    vm_bind(fa, z, 0, Z_VA, QUARTER, 0))
+		bail("VM_BIND of the pushbuffers failed");
+
+	ok(vm_bind(fa, x, 0, A1_VA, SIZE, 0) == 0 &&
+	   vm_bind(fa, x, SIZE / 2, A2_VA, SIZE / 2, 0) == 0 &&
+	   vm_bind(fb, xb, 0, B_VA, SIZE, 0) == 0,
+	   "one VRAM object bound twice in one VM (whole, second half) and once in another");
+	/* quarter 0 over quarter 2, through A1 into A2 */
+	ok(gpu_copy(fa, pba, A2_VA, A1_VA, QUARTER) == 0,
+	   "A copies through its first mapping into its second");
+	ok(vm_unbind(fa, A1_VA, SIZE) == 0, "A unbinds its first mapping");
+	ok(gpu_copy(fa, pba, Z_VA, A1_VA, QUARTER) != 0,
+	   "a copy through the unbound mapping fails its queue");
+	/* quarter 1 over quarter 3, in B */
+	ok(gpu_copy(fb, pbb, B_VA + 3 * QUARTER, B_VA + QUARTER, QUARTER) == 0,
+	   "B copies through its mapping of the object");
+	/* quarter 3 out through A2 */
+	ok(gpu_copy(fa, pba, Z_VA, A2_VA + QUARTER, QUARTER) == 0,
+	   "A copies out through its remaining mapping");
+	good = true;
+	for (i = 0; i < QW; i++)
+		good &= pz[i] == pattern(QW + i, 3);
+	ok(good, "A's remaining mapping reads B's write, byte for byte");
+	good = true;
+	for (i = 0; i < QW; i++)
+		good &= px[i] == pattern(i, 3) && px[QW + i] == pattern(QW + i, 3) &&
+			px[2 * QW + i] == pattern(i, 3) && px[3 * QW + i] == pattern(QW + i, 3);
+	ok(good, "the object holds exactly the two copies (CPU)");
+
+	/* A goes with its second mapping (its CPU mappings first: they hold
+	 * the file); B's mapping keeps the object and still reaches it */
+	munmap((void *)px, SIZE);
+	munmap((void *)pz, QUARTER);
+	munmap(pba, 4096);
+	close(fa);
+	/* quarter 3 over quarter 0, in B */
+	ok(gpu_copy(fb, pbb, B_VA, B_VA + 3 * QUARTER, QUARTER) == 0,
+	   "after A's close, B copies through its mapping");
+	px = gem_mmap(fb, xb, SIZE);
+	good = true;
+	for (i = 0; i < QW; i++)
+		good &= px[i] == pattern(QW + i, 3) && px[QW + i] == pattern(QW + i, 3) &&
+			px[2 * QW + i] == pattern(i, 3) && px[3 * QW + i] == pattern(QW + i, 3);
+	ok(good, "the object is intact and B's copy landed (CPU, through B)");
+	munmap((void *)px, SIZE);
+	munmap(pbb, 4096);
+	close(fb);
+}
+
 int main(void)
 {
 	uint32_t hs, hv, h2, i;
@@ -223,5 +295,6 @@ int main(void)
 	close(sys_fd);
 	close(vram_fd);
 	close(fd);
+	shared_mappings();
 	return tap_done();
 }

@@ -102,6 +102,26 @@ static inline int vm_unbind(int fd, uint64_t va, uint64_t size)
 	return xioctl(fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
 }
 
+/* PRIME: a handle to a dma-buf fd and back; 0 or the errno. */
+static inline int prime_export(int fd, uint32_t handle, uint32_t flags,
+			       int *out)
+{
+	struct drm_prime_handle p = { .handle = handle, .flags = flags, .fd = -1 };
+	int err = xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	*out = p.fd;
+	return err;
+}
+
+static inline int prime_import(int fd, int buf, uint32_t *handle)
+{
+	struct drm_prime_handle p = { .fd = buf };
+	int err = xioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	*handle = p.handle;
+	return err;
+}
+
 static inline int queue_create(int fd, uint32_t engine, uint32_t priority,
 			       uint32_t *id)
 {

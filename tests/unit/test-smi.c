@@ -43,6 +43,9 @@ static void make_devices(void)
 	p->clk_mem_mhz = 715;
 	p->power_limit_mw = 250000;
 	p->msix_vectors = 5;
+	p->ecc_enabled = 1;
+	p->retired_pages_sbe = 2;
+	p->retired_pages_dbe = 1;
 	strcpy(p->render_node, "/dev/dri/renderD128");
 	strcpy(p->driver_name, "tgpu");
 	strcpy(p->driver_version, "1.0.0");
@@ -57,6 +60,9 @@ static void make_devices(void)
 	strcpy(m->pci_bus_id, "0000:02:00.0");
 	m->pci_bus = 2;
 	m->pci_device_id = 0x17fd;
+	m->ecc_enabled = 0;         /* ecc=off, or enabling failed */
+	m->retired_pages_sbe = 0;
+	m->retired_pages_dbe = 0;
 	m->vram_size = 12 * GiB;
 	m->sm_count = 24;
 	m->clk_sm_base_mhz = 948;
@@ -268,16 +274,26 @@ static void test_csv(void)
 	free(out);
 
 	out = csv("--query-gpu=temperature.gpu,clocks.sm,clocks_throttle_reasons.active,"
-		  "ecc.mode.current,ecc.errors.corrected.volatile.total,"
-		  "ecc.errors.uncorrected.volatile.total,retired_pages.pending,power.draw,"
+		  "ecc.errors.corrected.volatile.total,"
+		  "ecc.errors.uncorrected.volatile.total,power.draw,"
 		  "utilization.gpu,memory.used", "--format=csv", 1);
 	is_str(out,
 	       "temperature.gpu, clocks.current.sm [MHz], clocks_event_reasons.active, "
-	       "ecc.mode.current, ecc.errors.corrected.volatile.total, "
-	       "ecc.errors.uncorrected.volatile.total, retired_pages.pending, power.draw [W], "
+	       "ecc.errors.corrected.volatile.total, "
+	       "ecc.errors.uncorrected.volatile.total, power.draw [W], "
 	       "utilization.gpu [%], memory.used [MiB]\n"
-	       "[N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n",
+	       "[N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n",
 	       "unknowable fields print [N/A] and the header uses canonical names");
+	free(out);
+
+	out = csv("--query-gpu=ecc.mode.current,ecc.mode.pending,retired_pages.sbe,"
+		  "retired_pages.double_bit.count,retired_pages.pending", "--format=csv", 2);
+	is_str(out,
+	       "ecc.mode.current, ecc.mode.pending, retired_pages.single_bit_ecc.count, "
+	       "retired_pages.double_bit.count, retired_pages.pending\n"
+	       "Enabled, Enabled, 2, 1, No\n"
+	       "Disabled, Disabled, 0, 0, No\n",
+	       "ECC mode and retired pages as the driver reports them, per GPU");
 	free(out);
 
 	out = csv("--query-gpu=power.draw,memory.used", "--format=csv,nounits,noheader", 1);
@@ -402,12 +418,18 @@ static void test_query(void)
 		"FB memory total, reserved N/A");
 	has_str(out, "    BAR1 Memory Usage\n        Total                                          : 16384 MiB\n",
 		"BAR1 total");
-	has_str(out, "    ECC Mode\n        Current                                        : N/A\n",
-		"ECC mode N/A");
+	has_str(out, "    ECC Mode\n        Current                                        : Enabled\n"
+		"        Pending                                        : Enabled\n",
+		"ECC mode enabled, current and pending");
 	has_str(out, "    Temperature\n        GPU Current Temp                               : N/A\n",
 		"temperature N/A");
-	has_str(out, "    Retired Pages\n        Single Bit ECC                                 : N/A\n",
-		"retired pages N/A");
+	has_str(out, "    ECC Errors\n        Volatile\n"
+		"            DRAM Correctable                           : N/A\n",
+		"ECC error counters stay N/A");
+	has_str(out, "    Retired Pages\n        Single Bit ECC                                 : 2\n"
+		"        Double Bit ECC                                 : 1\n"
+		"        Pending Page Blacklist                         : No\n",
+		"retired pages by cause, none pending");
 	has_str(out, "    Clocks Event Reasons\n        Idle                                           : N/A\n",
 		"clocks event reasons N/A");
 	has_str(out, "        Current Power Limit                            : 250.00 W\n",

@@ -55,6 +55,9 @@ enum drm_tgpu_param {
 	DRM_TGPU_PARAM_GR_PROGRAM_MAX,  /* kernel code bytes */
 	DRM_TGPU_PARAM_CLK_SM_KHZ,      /* effective SM clock now, read live */
 	DRM_TGPU_PARAM_TIMESTAMP_FREQ,  /* GPU timestamp ticks per second */
+	DRM_TGPU_PARAM_ECC_ENABLED,     /* 1: ECC on, 0: off or not supported */
+	DRM_TGPU_PARAM_RETIRED_PAGES_SBE, /* VRAM pages retired for SBEs */
+	DRM_TGPU_PARAM_RETIRED_PAGES_DBE, /* VRAM pages retired for a DBE */
 	DRM_TGPU_PARAM_COUNT,           /* not a parameter: the number of them */
 };
 
@@ -99,6 +102,14 @@ enum drm_tgpu_param {
  * TIMESTAMP_FREQ: ticks per second of the GPU timer that semaphore
  * releases with TGPU_SEM_TIMESTAMP, copy-engine four-word releases and
  * the fault records stamp (PTIMER, nanoseconds: 1000000000).
+ *
+ * ECC (docs/hw/ecc.md): ECC_ENABLED is 1 when the driver enabled ECC at
+ * probe and the VRAM scrub finished, 0 on a board without ECC or when
+ * enabling failed (the kernel log says why).  RETIRED_PAGES_SBE and
+ * RETIRED_PAGES_DBE count the 4 KiB VRAM pages the InfoROM lists as
+ * retired, for repeated single-bit errors and for a double-bit error; the
+ * driver keeps all of them out of every allocation (they count in
+ * VRAM_USED).
  *
  * Errors: -EINVAL for an unknown @param or non-zero @pad; -ENODEV when
  * the device is gone.

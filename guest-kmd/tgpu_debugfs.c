@@ -174,13 +174,16 @@ static int tgpu_debugfs_channels(struct seq_file *m, void *data)
 	}
 	seq_printf(m, "channels %u (channel 0 is the driver's)\n",
 		   tdev->id.channels);
-	seq_printf(m, "channel %u kernel engine ce0 state %s submissions %llu status 0x%08x\n",
+	seq_printf(m, "channel %u kernel engine ce0 state %s submissions %llu status 0x%08x pt_batches %llu pt_entries %llu pt_cpu_entries %lld\n",
 		   TGPU_KCHAN_CHID,
 		   tgpu_kchan_running(tdev) ? "running" :
 		   tdev->kchan.state ? "broken" : "none",
 		   READ_ONCE(tdev->kchan.submits),
 		   tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
-						 TGPU_CHAN_STATUS)));
+						 TGPU_CHAN_STATUS)),
+		   READ_ONCE(tdev->kchan.pt_batches),
+		   READ_ONCE(tdev->kchan.pt_entries),
+		   atomic64_read(&tdev->kchan.pt_cpu_entries));
 	n = tgpu_debugfs_walk_queues(tdev, m, tgpu_debugfs_channel);
 	seq_printf(m, "queues %u\n", n);
 	drm_dev_exit(idx);

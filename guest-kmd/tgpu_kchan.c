@@ -3,18 +3,23 @@
 
 /*
  * The driver's own channel: channel 0 on copy engine 0, privileged and
- * unpaged (bypass: GPU addresses are VRAM offsets), at the highest
- * priority.  The driver clears VRAM with it: a copy-engine fill moves
- * gigabytes per second, where the CPU writing through BAR1 manages a
- * few hundred megabytes.  One submission at a time, waited for; if the
- * channel fails or hangs it is reset and left broken, and clears go back
- * to the CPU.
+ * unpaged (bypass: GPU addresses are VRAM offsets, system memory from
+ * TGPU_BYPASS_SYSMEM_BASE up), at the highest priority.  The driver
+ * clears VRAM with it (a copy-engine fill moves gigabytes per second,
+ * where the CPU writing through BAR1 manages a few hundred megabytes)
+ * and writes page tables with it (tgpu_pt.c: entries staged in system
+ * memory, copied into the tables).  One submission at a time, waited
+ * for; if the channel fails or hangs it is reset and left broken, and
+ * the work goes back to the CPU.
  */
 
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/gpu_buddy.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 
@@ -60,6 +65,38 @@
 
 #define KC_RUNNING	1
 
+/*
+ * The page-table staging buffer, in system memory: each batch's
+ * entries, then each batch's copy-engine descriptors, one per run.
+ * Each batch has a small pushbuffer of its own at the start of the
+ * pushbuffer area (clears, which use all of it, never run meanwhile).
+ */
+#define KC_PT_ENTRIES_SIZE	(TGPU_KCHAN_PT_BATCH * sizeof(u64))
+#define KC_PT_DESC_SIZE		(TGPU_KCHAN_PT_SEGS * TGPU_CE_DESC_SIZE)
+#define KC_PT_DESC		(2 * KC_PT_ENTRIES_SIZE)
+#define KC_PT_STAGING_SIZE	(KC_PT_DESC + 2 * KC_PT_DESC_SIZE)
+#define KC_PT_PB_DWORDS		64
+
+/* A linked-list descriptor (copy.md), little-endian. */
+struct kc_desc {
+	__le64 src;
+	__le64 dst;
+	__le64 next;
+	__le32 length;
+	__le32 flags;
+};
+
+static_assert(sizeof(struct kc_desc) == TGPU_CE_DESC_SIZE);
+static_assert(offsetof(struct kc_desc, next) == TGPU_CE_DESC_NEXT);
+static_assert(offsetof(struct kc_desc, flags) == TGPU_CE_DESC_FLAGS);
+static_assert(TGPU_KCHAN_PT_SEGS <= TGPU_CE_CHAIN_MAX);
+/* object, constant, descriptor list, launch; release, interrupt */
+static_assert(4 + 3 + 2 + 6 + 1 <= KC_PT_PB_DWORDS);
+
+static bool tgpu_kchan_enable = true;
+module_param_named(kchan, tgpu_kchan_enable, bool, 0444);
+MODULE_PARM_DESC(kchan, "Clear VRAM and write page tables with the driver's own channel on copy engine 0 (default: true); false: with the CPU, through BAR1");
+
 struct kc_pb {
 	u32 __iomem *p;
 	u32 n;
@@ -79,11 +116,12 @@ static void kc_emit1(struct kc_pb *pb, u32 method, u32 value)
 	kc_emit(pb, method, 1, &value);
 }
 
-static void kc_begin(struct tgpu_kchan *k, struct kc_pb *pb)
+/* A pushbuffer from dword @at of the area, on the copy class. */
+static void kc_begin(struct tgpu_kchan *k, struct kc_pb *pb, u32 at)
 {
 	const u32 a = TGPU_CE_REMAP_CONST_A;
 
-	pb->p = k->mem.cpu + KC_PB;
+	pb->p = k->mem.cpu + KC_PB + at * sizeof(u32);
 	pb->n = 0;
 	kc_emit1(pb, TGPU_M_SET_OBJECT, TGPU_CLASS_COPY);
 	kc_emit1(pb, TGPU_CE_M_SET_REMAP_CONST_A, 0);
@@ -138,9 +176,10 @@ static void kc_stop(struct tgpu_device *tdev)
 
 /*
  * Close the pushbuffer with a semaphore release and a non-stall
- * interrupt, hand it to the channel and wait.  With @k->lock.
+ * interrupt and hand it to the channel; @seqno: the semaphore value that
+ * says it is done.  With @k->lock.
  */
-static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
+static int kc_kick(struct tgpu_device *tdev, struct kc_pb *pb, u64 *seqno_out)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
 	const u64 sem_va = k->mem.addr + KC_SEM;
@@ -151,7 +190,6 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 		TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
 	};
 	u64 entry;
-	long left;
 	int idx;
 
 	kc_emit(pb, TGPU_M_SEM_ADDR_LO, 5, rel);
@@ -160,7 +198,8 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return -ENODEV;
-	entry = TGPU_GP_ENTRY(k->mem.addr + KC_PB, pb->n, 0);
+	entry = TGPU_GP_ENTRY(k->mem.addr + ((void __iomem *)pb->p - k->mem.cpu),
+			      pb->n, 0);
 	writeq(entry, k->mem.cpu + KC_GPFIFO + k->put * TGPU_GP_ENTRY_SIZE);
 	k->put = (k->put + 1) & (BIT(KC_GPFIFO_LOG2) - 1);
 	wmb(); /* the pushbuffer and entry, then GP_PUT */
@@ -169,6 +208,20 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, TGPU_KCHAN_CHID);
 	k->submits++;
 	drm_dev_exit(idx);
+	*seqno_out = seqno;
+	return 0;
+}
+
+/*
+ * Wait until the semaphore reaches @seqno: every submission up to it is
+ * done.  If the channel fails or times out instead, it is stopped (none
+ * of its work lands later) and left broken.  With @k->lock.
+ */
+static int kc_wait(struct tgpu_device *tdev, u64 seqno)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	long left;
+	int idx;
 
 	/*
 	 * Not interruptible: the blocks may be handed out again as soon as
@@ -180,7 +233,7 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 	if (READ_ONCE(k->state) == KC_RUNNING && kc_reached(tdev, seqno))
 		return 0;
 	if (!left) {
-		drm_err(&tdev->base, "kernel channel: a clear did not finish in %u s: channel stopped, clears go back to the CPU\n",
+		drm_err(&tdev->base, "kernel channel: a submission did not finish in %u s: channel stopped, VRAM clears and page-table writes go back to the CPU\n",
 			KC_TIMEOUT / HZ);
 		kc_break(tdev, -ETIMEDOUT);
 	}
@@ -189,6 +242,16 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 		drm_dev_exit(idx);
 	}
 	return READ_ONCE(k->state) < 0 ? READ_ONCE(k->state) : -EIO;
+}
+
+/* kc_kick(), then kc_wait(). */
+static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
+{
+	u64 seqno;
+	int ret;
+
+	ret = kc_kick(tdev, pb, &seqno);
+	return ret ? ret : kc_wait(tdev, seqno);
 }
 
 /**
@@ -216,7 +279,7 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 		ret = -ENODEV;
 		goto out;
 	}
-	kc_begin(k, &pb);
+	kc_begin(k, &pb, 0);
 	list_for_each_entry(block, blocks, link) {
 		u64 start = gpu_buddy_block_offset(block);
 		u64 end = start + gpu_buddy_block_size(&tdev->vram.mm, block);
@@ -238,7 +301,7 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 				goto out;
 			}
 			batch = 0;
-			kc_begin(k, &pb);
+			kc_begin(k, &pb, 0);
 		}
 	}
 	if (batch)
@@ -246,6 +309,111 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 out:
 	mutex_unlock(&k->lock);
 	return ret;
+}
+
+/**
+ * tgpu_kchan_pt_get() - take the kernel channel for a page-table update
+ * @tdev: the device
+ *
+ * On success the caller has the two batches (empty) to itself until
+ * tgpu_kchan_pt_put().
+ *
+ * Return: true when the channel runs and has a staging buffer (with
+ * @tdev->kchan.lock held), false when page tables are for the CPU.
+ */
+bool tgpu_kchan_pt_get(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+
+	if (!k->pt_staging || !tgpu_kchan_running(tdev))
+		return false;
+	mutex_lock(&k->lock);
+	if (k->state == KC_RUNNING)
+		return true;
+	mutex_unlock(&k->lock);
+	return false;
+}
+
+/**
+ * tgpu_kchan_pt_put() - give the kernel channel back
+ * @tdev: the device; neither batch may be in flight
+ */
+void tgpu_kchan_pt_put(struct tgpu_device *tdev)
+{
+	mutex_unlock(&tdev->kchan.lock);
+}
+
+/**
+ * tgpu_kchan_pt_kick() - submit a page-table batch to CE0
+ * @tdev: the device, taken with tgpu_kchan_pt_get()
+ * @b: one of its batches, with at least one run
+ *
+ * One submission, one launch: a chain of copy-engine descriptors, a
+ * copy from the staged entries (by their bypass address in system
+ * memory) or a fill of zeros per run, which the engine runs in order;
+ * then the semaphore release.  Does not wait: see tgpu_kchan_pt_wait()
+ * with @b->seqno.  Sets @b->count.
+ *
+ * Return: 0, or -ENODEV when the channel is broken or gone.
+ */
+int tgpu_kchan_pt_kick(struct tgpu_device *tdev, struct tgpu_kchan_pt_batch *b)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	const unsigned int i = b - k->pt;
+	const u64 base = TGPU_BYPASS_SYSMEM_BASE + k->pt_staging_dma;
+	const u64 src = base + i * KC_PT_ENTRIES_SIZE;
+	const u64 chain = base + KC_PT_DESC + i * KC_PT_DESC_SIZE;
+	const u32 list[2] = { upper_32_bits(chain), lower_32_bits(chain) };
+	struct kc_desc *desc = k->pt_staging + KC_PT_DESC + i * KC_PT_DESC_SIZE;
+	const struct tgpu_kchan_pt_seg *seg;
+	struct kc_pb pb;
+	unsigned int n;
+
+	lockdep_assert_held(&k->lock);
+	if (k->state != KC_RUNNING)
+		return -ENODEV;
+	if (drm_WARN_ON(&tdev->base, !b->nseg || b->nseg > TGPU_KCHAN_PT_SEGS))
+		return -ENODEV;
+	b->count = 0;
+	for (n = 0; n < b->nseg; n++) {
+		seg = &b->segs[n];
+		if (seg->first == TGPU_KCHAN_PT_ZERO) {
+			desc[n].src = 0;
+			desc[n].flags = cpu_to_le32(TGPU_CE_DESC_FILL);
+		} else {
+			desc[n].src = cpu_to_le64(src + seg->first * sizeof(u64));
+			desc[n].flags = 0;
+		}
+		desc[n].dst = cpu_to_le64(seg->dst);
+		desc[n].next = cpu_to_le64(n + 1 < b->nseg ?
+					   chain + (n + 1) * sizeof(*desc) : 0);
+		desc[n].length = cpu_to_le32(seg->count * sizeof(u64));
+		b->count += seg->count;
+	}
+	/* fills write CONST_A: zero */
+	kc_begin(k, &pb, i * KC_PT_PB_DWORDS);
+	kc_emit(&pb, TGPU_CE_M_DESC_LIST_UPPER, 2, list);
+	kc_emit1(&pb, TGPU_CE_M_LAUNCH_DMA,
+		 TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
+				TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_LINKED_LIST);
+	/* the entries and descriptors before GP_PUT: kc_kick()'s wmb() */
+	return kc_kick(tdev, &pb, &b->seqno);
+}
+
+/**
+ * tgpu_kchan_pt_wait() - wait for page-table submissions
+ * @tdev: the device, taken with tgpu_kchan_pt_get()
+ * @seqno: a batch's &tgpu_kchan_pt_batch.seqno: it and every
+ *	submission before it are waited for
+ *
+ * Return: 0 when they are done; a negative errno when the channel failed
+ * or timed out instead: then it is stopped and broken, nothing of it
+ * lands later, and the caller writes the batches with the CPU.
+ */
+int tgpu_kchan_pt_wait(struct tgpu_device *tdev, u64 seqno)
+{
+	lockdep_assert_held(&tdev->kchan.lock);
+	return kc_wait(tdev, seqno);
 }
 
 /**
@@ -280,7 +448,7 @@ void tgpu_kchan_signal(struct tgpu_device *tdev)
 void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info)
 {
 	dev_err_ratelimited(tdev->base.dev,
-			    "kernel channel: error %s (info 0x%x): VRAM clears go back to the CPU\n",
+			    "kernel channel: error %s (info 0x%x): VRAM clears and page-table writes go back to the CPU\n",
 			    tgpu_chan_error_name(code), info);
 	kc_break(tdev, -EIO);
 }
@@ -334,12 +502,49 @@ int tgpu_kchan_early_init(struct tgpu_device *tdev)
 	return drmm_mutex_init(&tdev->base, &k->lock);
 }
 
+/*
+ * The page-table staging buffer: DMA-coherent system memory the channel
+ * reads through its bypass window, which ends at 2^40.  Without it page
+ * tables are written by the CPU; clears still use the channel.
+ */
+static void kc_pt_init(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	struct drm_device *ddev = &tdev->base;
+	struct tgpu_kchan_pt_seg *segs;
+	unsigned int i;
+	dma_addr_t dma;
+	void *cpu;
+
+	segs = drmm_kcalloc(ddev, 2 * TGPU_KCHAN_PT_SEGS, sizeof(*segs),
+			    GFP_KERNEL);
+	cpu = dmam_alloc_coherent(ddev->dev, KC_PT_STAGING_SIZE, &dma,
+				  GFP_KERNEL);
+	if (!segs || !cpu) {
+		drm_warn(ddev, "kernel channel: no memory for a page-table staging buffer: page tables are written by the CPU\n");
+		return;
+	}
+	if (dma + KC_PT_STAGING_SIZE > TGPU_VA_LIMIT - TGPU_BYPASS_SYSMEM_BASE) {
+		drm_warn(ddev, "kernel channel: page-table staging buffer at DMA address %pad, beyond the bypass window: page tables are written by the CPU\n",
+			 &dma);
+		dmam_free_coherent(ddev->dev, KC_PT_STAGING_SIZE, cpu, dma);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(k->pt); i++) {
+		k->pt[i].entries = cpu + i * KC_PT_ENTRIES_SIZE;
+		k->pt[i].segs = segs + i * TGPU_KCHAN_PT_SEGS;
+	}
+	k->pt_staging = cpu;
+	k->pt_staging_dma = dma;
+}
+
 /**
  * tgpu_kchan_init() - set up and start the kernel channel
  * @tdev: the device, with runlists and interrupts
  *
  * Without CPU-visible VRAM or copy engine 0 there is no kernel channel,
- * and VRAM is cleared with the CPU (a warning, not a probe failure).
+ * and VRAM is cleared and page tables written with the CPU (a warning,
+ * not a probe failure); likewise with the module parameter kchan=0.
  *
  * Return: 0, or a negative errno for what must fail the probe.
  */
@@ -350,8 +555,12 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	u32 status;
 	int ret;
 
+	if (!tgpu_kchan_enable) {
+		drm_info(ddev, "no kernel channel (kchan=0): VRAM is cleared and page tables written by the CPU\n");
+		return 0;
+	}
 	if (!tdev->vram.map || !(tdev->id.engines & TGPU_ENGINE_CE0)) {
-		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared by the CPU\n");
+		drm_warn(ddev, "no kernel channel (no BAR1 or no copy engine 0): VRAM is cleared and page tables written by the CPU\n");
 		return 0;
 	}
 	ret = tgpu_vram_obj_alloc(tdev, &k->mem, KC_SIZE);
@@ -372,12 +581,13 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	status = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
 					       TGPU_CHAN_STATUS));
 	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_ERROR) {
-		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared by the CPU\n",
+		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared and page tables written by the CPU\n",
 			 tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
 						       TGPU_CHAN_ERROR)));
 		kc_stop(tdev);
 		return 0;
 	}
+	kc_pt_init(tdev);
 	k->state = KC_RUNNING;
 	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
 	return devm_add_action_or_reset(ddev->dev, tgpu_kchan_unplug, tdev);

@@ -25,6 +25,7 @@
 #include "tgpu_device.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
+#include "tgpu_pt.h"
 #include "tgpu_queue.h"
 #include "tgpu_vm.h"
 
@@ -105,11 +106,6 @@ static void tgpu_pt_free(struct tgpu_device *tdev, struct tgpu_pt *pt,
 	bitmap_free(pt->large);
 	kfree(pt->children);
 	kfree(pt);
-}
-
-static void tgpu_pt_write(struct tgpu_pt *pt, unsigned int idx, u64 pte)
-{
-	writeq(pte, pt->mem.cpu + idx * sizeof(u64));
 }
 
 /* The VM is part of struct tgpu_file, which postclose frees. */
@@ -203,35 +199,45 @@ int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb)
 	return ret;
 }
 
-/* The PD0 table for @va, allocated if @alloc.  With vm->lock held. */
-static struct tgpu_pt *tgpu_vm_pd0(struct tgpu_vm *vm, u64 va, bool alloc)
+/*
+ * The PD0 table for @va; allocated if @u, its directory entry written
+ * through @u.  With vm->lock held.
+ */
+static struct tgpu_pt *tgpu_vm_pd0(struct tgpu_vm *vm,
+				   struct tgpu_pt_update *u, u64 va)
 {
 	unsigned int i = TGPU_PD1_INDEX(va);
 	struct tgpu_pt *pd0;
 
 	pd0 = vm->pd1->children[i];
-	if (pd0 || !alloc)
+	if (pd0 || !u)
 		return pd0;
 	pd0 = tgpu_pt_alloc(vm->tdev, TGPU_PD0_ENTRIES * sizeof(u64),
 			    TGPU_PT_ENTRIES, true);
 	if (IS_ERR(pd0))
 		return pd0;
 	vm->pd1->children[i] = pd0;
-	tgpu_pt_write(vm->pd1, i, pd0->mem.addr | TGPU_PTE_VALID);
+	tgpu_pt_update_add(u, vm->pd1, i, 1, pd0->mem.addr | TGPU_PTE_VALID,
+			   0);
 	return pd0;
 }
 
-/* The PT for @va, allocated if @alloc.  With vm->lock held. */
-static struct tgpu_pt *tgpu_vm_pt(struct tgpu_vm *vm, u64 va, bool alloc)
+/*
+ * The PT for @va, allocated with the directories above it (new tables
+ * are zeroed by tgpu_vram_obj_alloc() before their entries go into @u).
+ * With vm->lock held.
+ */
+static struct tgpu_pt *tgpu_vm_pt(struct tgpu_vm *vm,
+				  struct tgpu_pt_update *u, u64 va)
 {
 	unsigned int i = TGPU_PD0_INDEX(va);
 	struct tgpu_pt *pd0, *pt;
 
-	pd0 = tgpu_vm_pd0(vm, va, alloc);
-	if (IS_ERR_OR_NULL(pd0))
+	pd0 = tgpu_vm_pd0(vm, u, va);
+	if (IS_ERR(pd0))
 		return pd0;
 	pt = pd0->children[i];
-	if (pt || !alloc)
+	if (pt)
 		return pt;
 	/* A 2 MiB page covers the whole range the PT would. */
 	if (WARN_ON(test_bit(i, pd0->large)))
@@ -240,25 +246,26 @@ static struct tgpu_pt *tgpu_vm_pt(struct tgpu_vm *vm, u64 va, bool alloc)
 	if (IS_ERR(pt))
 		return pt;
 	pd0->children[i] = pt;
-	tgpu_pt_write(pd0, i, pt->mem.addr | TGPU_PTE_VALID);
+	tgpu_pt_update_add(u, pd0, i, 1, pt->mem.addr | TGPU_PTE_VALID, 0);
 	return pt;
 }
 
 /*
- * Clear the entries for [va, va + size).  2 MiB entries are cleared
- * whole: a mapping only uses one when it covers all of it.  With
- * vm->lock held.
+ * Clear the entries for [va, va + size) through @u, a run per table.
+ * 2 MiB entries are cleared whole: a mapping only uses one when it
+ * covers all of it.  With vm->lock held.
  */
-static void tgpu_vm_clear(struct tgpu_vm *vm, u64 va, u64 size)
+static void tgpu_vm_clear(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			  u64 va, u64 size)
 {
 	u64 end = va + size;
 	struct tgpu_pt *pd0, *pt;
-	unsigned int i;
+	unsigned int i, n;
 
 	if (!vm->pd1)
 		return;
 	while (va < end) {
-		pd0 = tgpu_vm_pd0(vm, va, false);
+		pd0 = tgpu_vm_pd0(vm, NULL, va);
 		if (!pd0) {
 			va = round_down(va, 1ull << TGPU_PD1_SHIFT) +
 			     (1ull << TGPU_PD1_SHIFT);
@@ -266,7 +273,7 @@ static void tgpu_vm_clear(struct tgpu_vm *vm, u64 va, u64 size)
 		}
 		i = TGPU_PD0_INDEX(va);
 		if (test_and_clear_bit(i, pd0->large)) {
-			tgpu_pt_write(pd0, i, 0);
+			tgpu_pt_update_zero(u, pd0, i, 1);
 			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
 			     TGPU_LARGE_PAGE_SIZE;
 			continue;
@@ -277,58 +284,68 @@ static void tgpu_vm_clear(struct tgpu_vm *vm, u64 va, u64 size)
 			     TGPU_LARGE_PAGE_SIZE;
 			continue;
 		}
-		tgpu_pt_write(pt, TGPU_PT_INDEX(va), 0);
-		va += TGPU_PAGE_SIZE;
+		i = TGPU_PT_INDEX(va);
+		n = min_t(u64, TGPU_PT_ENTRIES - i,
+			  (end - va) >> TGPU_PAGE_SHIFT);
+		tgpu_pt_update_zero(u, pt, i, n);
+		va += (u64)n << TGPU_PAGE_SHIFT;
 	}
 }
 
 /*
  * Map a physically contiguous run of VRAM, or of DMA addresses when
- * @flags has TGPU_PTE_SYSMEM, at @va.  2 MiB pages (VRAM only) where @va
- * and @phys are 2 MiB aligned, the run covers the whole 2 MiB and no PT
- * is in the way.  With vm->lock held; on failure, what was mapped stays
- * for the caller to clear.
+ * @flags has TGPU_PTE_SYSMEM, at @va, through @u.  2 MiB pages (VRAM
+ * only) where @va and @phys are 2 MiB aligned, the run covers the whole
+ * 2 MiB and no PT is in the way.  With vm->lock held; on failure, what
+ * was mapped stays for the caller to clear.
  */
-static int tgpu_vm_map_run(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
-			   u64 flags)
+static int tgpu_vm_map_run(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			   u64 va, u64 phys, u64 size, u64 flags)
 {
 	struct tgpu_pt *pd0, *pt;
-	unsigned int i;
+	unsigned int i, n;
 
 	while (size) {
 		if (!(flags & TGPU_PTE_SYSMEM) &&
 		    IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
 		    size >= TGPU_LARGE_PAGE_SIZE) {
-			pd0 = tgpu_vm_pd0(vm, va, true);
+			pd0 = tgpu_vm_pd0(vm, u, va);
 			if (IS_ERR(pd0))
 				return PTR_ERR(pd0);
 			i = TGPU_PD0_INDEX(va);
 			if (!pd0->children[i]) {
 				set_bit(i, pd0->large);
-				tgpu_pt_write(pd0, i, phys | flags |
-					      TGPU_PTE_LARGE | TGPU_PTE_VALID);
+				tgpu_pt_update_add(u, pd0, i, 1, phys | flags |
+						   TGPU_PTE_LARGE |
+						   TGPU_PTE_VALID, 0);
 				va += TGPU_LARGE_PAGE_SIZE;
 				phys += TGPU_LARGE_PAGE_SIZE;
 				size -= TGPU_LARGE_PAGE_SIZE;
 				continue;
 			}
 		}
-		pt = tgpu_vm_pt(vm, va, true);
+		pt = tgpu_vm_pt(vm, u, va);
 		if (IS_ERR(pt))
 			return PTR_ERR(pt);
-		tgpu_pt_write(pt, TGPU_PT_INDEX(va),
-			      phys | flags | TGPU_PTE_VALID);
-		va += TGPU_PAGE_SIZE;
-		phys += TGPU_PAGE_SIZE;
-		size -= TGPU_PAGE_SIZE;
+		/* 4 KiB pages to the end of the PT: a 2 MiB page may follow */
+		i = TGPU_PT_INDEX(va);
+		n = min_t(u64, TGPU_PT_ENTRIES - i, size >> TGPU_PAGE_SHIFT);
+		tgpu_pt_update_add(u, pt, i, n, phys | flags | TGPU_PTE_VALID,
+				   TGPU_PAGE_SIZE);
+		va += (u64)n << TGPU_PAGE_SHIFT;
+		phys += (u64)n << TGPU_PAGE_SHIFT;
+		size -= (u64)n << TGPU_PAGE_SHIFT;
 	}
 	return 0;
 }
 
 /*
  * TLB invalidation of [va, va + size) in the VM's ASID, synchronous in
- * this device.  Page-table writes go through a write-combined mapping:
- * make them visible first.
+ * this device: after it no engine uses a dropped translation (mmu.md).
+ * By register, after tgpu_pt_update_commit(): the channel's MEM_OP
+ * invalidates only the channel's own ASID, and the kernel channel has
+ * none.  The CPU's page-table writes go through a write-combined
+ * mapping: make them visible first.
  */
 static void tgpu_vm_invalidate(struct tgpu_vm *vm, u64 va, u64 size)
 {
@@ -365,16 +382,19 @@ static void tgpu_vm_invalidate(struct tgpu_vm *vm, u64 va, u64 size)
 int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 		       u64 pte_flags)
 {
+	struct tgpu_pt_update u;
 	int ret;
 
 	mutex_lock(&vm->lock);
+	tgpu_pt_update_begin(&u, vm->tdev);
 	ret = tgpu_vm_get_pd1(vm);
 	if (!ret)
-		ret = tgpu_vm_map_run(vm, va, phys, size, pte_flags);
-	if (ret) {
-		tgpu_vm_clear(vm, va, size);
+		ret = tgpu_vm_map_run(vm, &u, va, phys, size, pte_flags);
+	if (ret)
+		tgpu_vm_clear(vm, &u, va, size);
+	tgpu_pt_update_commit(&u);
+	if (ret)
 		tgpu_vm_invalidate(vm, va, size);
-	}
 	mutex_unlock(&vm->lock);
 	return ret;
 }
@@ -389,15 +409,20 @@ int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
  */
 void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size)
 {
+	struct tgpu_pt_update u;
+
 	mutex_lock(&vm->lock);
-	tgpu_vm_clear(vm, va, size);
+	tgpu_pt_update_begin(&u, vm->tdev);
+	tgpu_vm_clear(vm, &u, va, size);
+	tgpu_pt_update_commit(&u);
 	tgpu_vm_invalidate(vm, va, size);
 	mutex_unlock(&vm->lock);
 }
 
-/* Map @size bytes of @bo from @offset at @va, block by block. */
-static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_bo *bo, u64 offset,
-			  u64 va, u64 size, u64 flags)
+/* Map @size bytes of @bo from @offset at @va, block by block, into @u. */
+static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			  struct tgpu_bo *bo, u64 offset, u64 va, u64 size,
+			  u64 flags)
 {
 	struct gpu_buddy *mm = &vm->tdev->vram.mm;
 	struct gpu_buddy_block *block;
@@ -413,7 +438,7 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_bo *bo, u64 offset,
 			continue;
 		}
 		len = min(bsize - offset, size);
-		ret = tgpu_vm_map_run(vm, va,
+		ret = tgpu_vm_map_run(vm, u, va,
 				      gpu_buddy_block_offset(block) + offset,
 				      len, flags);
 		if (ret)
@@ -431,8 +456,9 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_bo *bo, u64 offset,
  * longer than a page (an IOMMU merges them); tgpu_vm_map_run() splits it.
  * The table was made and the pages pinned when the object was created.
  */
-static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct drm_gem_object *obj,
-			      u64 offset, u64 va, u64 size, u64 flags)
+static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			      struct drm_gem_object *obj, u64 offset, u64 va,
+			      u64 size, u64 flags)
 {
 	struct sg_table *sgt = to_drm_gem_shmem_obj(obj)->sgt;
 	struct scatterlist *sg;
@@ -462,7 +488,7 @@ static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct drm_gem_object *obj,
 			continue;
 		}
 		run = min(len - offset, size);
-		ret = tgpu_vm_map_run(vm, va, addr + offset, run,
+		ret = tgpu_vm_map_run(vm, u, va, addr + offset, run,
 				      flags | TGPU_PTE_SYSMEM);
 		if (ret)
 			return ret;
@@ -539,6 +565,7 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 	struct tgpu_vm *vm = &to_tgpu_file(file)->vm;
 	struct drm_tgpu_vm_bind *args = data;
 	struct drm_gpuvm_bo *vm_bo;
+	struct tgpu_pt_update u;
 	struct tgpu_mapping *map;
 	struct drm_gem_object *obj;
 	u64 flags = 0;
@@ -590,21 +617,23 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 	ret = drm_gpuva_insert(&vm->base, &map->base);
 	if (ret)
 		goto err_unlock;
+	tgpu_pt_update_begin(&u, vm->tdev);
 	ret = tgpu_vm_get_pd1(vm);
 	if (!ret && tgpu_gem_is_sysmem(obj))
-		ret = tgpu_vm_map_sysmem(vm, obj, args->bo_offset, args->va,
-					 args->size, flags);
+		ret = tgpu_vm_map_sysmem(vm, &u, obj, args->bo_offset,
+					 args->va, args->size, flags);
 	else if (!ret)
-		ret = tgpu_vm_map_bo(vm, to_tgpu_bo(obj), args->bo_offset,
+		ret = tgpu_vm_map_bo(vm, &u, to_tgpu_bo(obj), args->bo_offset,
 				     args->va, args->size, flags);
+	if (ret)
+		tgpu_vm_clear(vm, &u, args->va, args->size);
+	/* The entries are in VRAM when this returns: the bind is done. */
+	tgpu_pt_update_commit(&u);
 	if (ret) {
-		tgpu_vm_clear(vm, args->va, args->size);
 		tgpu_vm_invalidate(vm, args->va, args->size);
 		drm_gpuva_remove(&map->base);
 		goto err_unlock;
 	}
-	/* The GPU sees the new entries only after the WC buffers drain. */
-	wmb();
 	tgpu_mapping_link(map, vm_bo);
 	mutex_unlock(&vm->lock);
 	drm_dev_exit(idx);
@@ -632,10 +661,13 @@ err_put:
 static void tgpu_vm_unmap_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 {
 	struct drm_gpuva *va = &map->base;
+	struct tgpu_pt_update u;
 	int idx;
 
 	if (drm_dev_enter(&vm->tdev->base, &idx)) {
-		tgpu_vm_clear(vm, va->va.addr, va->va.range);
+		tgpu_pt_update_begin(&u, vm->tdev);
+		tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
+		tgpu_pt_update_commit(&u);
 		tgpu_vm_invalidate(vm, va->va.addr, va->va.range);
 		drm_dev_exit(idx);
 	}
@@ -703,13 +735,16 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 	struct tgpu_device *tdev = vm->tdev;
 	struct tgpu_mapping *map, *tmp;
 	struct drm_gpuva *va, *next;
+	struct tgpu_pt_update u;
 	int idx;
 
 	mutex_lock(&vm->lock);
 	if (drm_dev_enter(&tdev->base, &idx)) {
+		tgpu_pt_update_begin(&u, tdev);
 		drm_gpuvm_for_each_va(va, &vm->base)
 			if (va->gem.obj)	/* not the kernel's node */
-				tgpu_vm_clear(vm, va->va.addr, va->va.range);
+				tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
+		tgpu_pt_update_commit(&u);
 		/* The objects may go only once the GPU cannot reach them. */
 		tgpu_vm_invalidate(vm, 0, 0);	/* the whole ASID */
 		drm_dev_exit(idx);

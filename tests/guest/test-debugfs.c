@@ -220,24 +220,6 @@ static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
 	return s;
 }
 
-/* Wait for a job on a fresh syncobj; the fence status. */
-static int run(int fd, uint32_t q, uint64_t va, uint32_t dwords)
-{
-	struct drm_tgpu_submit_range r = { .va = va, .dwords = dwords };
-	uint32_t s = syncobj_create(fd);
-	int err, status;
-
-	err = submit(fd, q, &r, 1, NULL, 0, s);
-	if (err) {
-		syncobj_destroy(fd, s);
-		return -10000 - err;
-	}
-	err = syncobj_wait(fd, s, 10000);
-	status = err ? -20000 - err : syncobj_status(fd, s);
-	syncobj_destroy(fd, s);
-	return status;
-}
-
 static void bdf_of_node(char *bdf, size_t len)
 {
 	char link[256], path[128];
@@ -350,14 +332,14 @@ int main(int argc, char **argv)
 	if (queue_create(fd, TGPU_RUNLIST_COMPUTE, 2, &q))
 		bail("QUEUE_CREATE failed");
 	pb_release(pb, PB_VA + DATA_OFF, 0xabc);
-	status = run(fd, q, PB_VA, 6);
+	status = run_job(fd, q, PB_VA, 6);
 	ok(status == 1 && data[0] == 0xabc, "a job on a compute queue ran (status %d)", status);
 
 	/* a second queue, on CE0, killed by an illegal host method */
 	if (queue_create(fd, TGPU_RUNLIST_CE0, 1, &qbad))
 		bail("QUEUE_CREATE failed");
 	pb[64] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, 0x0fc, 0);
-	status = run(fd, qbad, PB_VA + 256, 1);
+	status = run_job(fd, qbad, PB_VA + 256, 1);
 	ok(status == -EIO, "an illegal method fails the CE0 queue's job with -EIO (%d)", status);
 
 	for (k = 0; k < NR_FILES; k++) {

@@ -69,21 +69,8 @@ static int gpu_copy(int fd, uint32_t *pb, uint64_t dst, uint64_t src, uint32_t n
 	struct drm_tgpu_submit s = { .count = 1, .ranges = (uintptr_t)&r };
 	struct drm_syncobj_wait w = { .count_handles = 1, .timeout_nsec = INT64_MAX };
 	struct drm_tgpu_queue_query qq = { 0 };
-	uint32_t k = 0;
 
-	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SET_OBJECT, 1);
-	pb[k++] = TGPU_CLASS_COPY;
-	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_OFFSET_IN_UPPER, 4);
-	pb[k++] = (uint32_t)(src >> 32);
-	pb[k++] = (uint32_t)src;
-	pb[k++] = (uint32_t)(dst >> 32);
-	pb[k++] = (uint32_t)dst;
-	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LINE_LENGTH_IN, 1);
-	pb[k++] = n;
-	pb[k++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LAUNCH_DMA, 1);
-	pb[k++] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
-				 TGPU_CE_INTR_NONE);
-	r.dwords = k;
+	r.dwords = pb_ce_copy(pb, dst, src, n);
 	if (xioctl(fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &qc) ||
 	    xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc))
 		return -1;

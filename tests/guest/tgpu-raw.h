@@ -2,7 +2,7 @@
 /*
  * Raw tgpu ioctls for the in-guest tests that want the kernel's errno as
  * is (no libdrm retry logic, no libtgpu): test-debugfs, test-ioctl,
- * test-leak.  Include after guest-tap.h.  Helpers that cannot fail in a
+ * test-leak, test-prime, test-pt.  Include after guest-tap.h.  Helpers that cannot fail in a
  * working setup bail() instead of returning an error.
  */
 #ifndef TGPU_GUEST_RAW_H
@@ -20,6 +20,7 @@
 
 #include <tgpu_drm.h>
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
 #include <tgpu/regs.h>
 
 /* 0, or the errno; EINTR and EAGAIN are retried. */
@@ -215,6 +216,43 @@ static inline unsigned int pb_release(uint32_t *p, uint64_t addr,
 	p[4] = 0;
 	p[5] = TGPU_SEM_OP_RELEASE;
 	return 6;
+}
+
+/* Submit one range on a fresh syncobj and wait; the fence's status. */
+static inline int run_job(int fd, uint32_t q, uint64_t va, uint32_t dwords)
+{
+	struct drm_tgpu_submit_range r = { .va = va, .dwords = dwords };
+	uint32_t s = syncobj_create(fd);
+	int err, status;
+
+	err = submit(fd, q, &r, 1, NULL, 0, s);
+	if (err) {
+		syncobj_destroy(fd, s);
+		return -10000 - err;
+	}
+	err = syncobj_wait(fd, s, 10000);
+	status = err ? -20000 - err : syncobj_status(fd, s);
+	syncobj_destroy(fd, s);
+	return status;
+}
+
+/* Write a one-line copy-engine copy on subchannel 0 at @p: 11 dwords. */
+static inline unsigned int pb_ce_copy(uint32_t *p, uint64_t dst, uint64_t src,
+				      uint32_t len)
+{
+	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SET_OBJECT, 1);
+	p[1] = TGPU_CLASS_COPY;
+	p[2] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+	p[3] = (uint32_t)(src >> 32);
+	p[4] = (uint32_t)src;
+	p[5] = (uint32_t)(dst >> 32);
+	p[6] = (uint32_t)dst;
+	p[7] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LINE_LENGTH_IN, 1);
+	p[8] = len;
+	p[9] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_CE_M_LAUNCH_DMA, 1);
+	p[10] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
+			       TGPU_CE_INTR_NONE);
+	return 11;
 }
 
 static inline const char *errname(int err)

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+/*
+ * Page-table writes, batched per VM update.  While the kernel channel
+ * runs, the CPU composes the entries in the channel's system-memory
+ * staging buffer and copy engine 0 copies them into the tables, a run of
+ * consecutive entries per descriptor (runs of zeros are fills and stage
+ * nothing), in the order they were added.  There are two batches: when
+ * one is full it is submitted and the CPU goes on with the other, after
+ * waiting for that one's previous submission; the commit waits for the
+ * last.  Otherwise the CPU writes the entries through the driver's BAR1
+ * mapping, as it does for every batch not known to be done when the
+ * channel fails.  Either way every entry is in VRAM when
+ * tgpu_pt_update_commit() returns.
+ */
+
+#include <linux/io.h>
+#include <linux/minmax.h>
+
+#include "tgpu_device.h"
+#include "tgpu_kchan.h"
+#include "tgpu_pt.h"
+#include "tgpu_vm.h"
+
+enum {
+	TGPU_PT_IDLE,
+	TGPU_PT_CHANNEL,
+	TGPU_PT_CPU,
+};
+
+/**
+ * tgpu_pt_update_begin() - start a batch of page-table writes
+ * @u: the update
+ * @tdev: the device
+ *
+ * Takes nothing yet: the kernel channel is taken at the first write.
+ */
+void tgpu_pt_update_begin(struct tgpu_pt_update *u, struct tgpu_device *tdev)
+{
+	u->tdev = tdev;
+	u->mode = TGPU_PT_IDLE;
+	u->cur = 0;
+	u->cpu_entries = 0;
+}
+
+/* Decide at the first write who does them. */
+static void tgpu_pt_start(struct tgpu_pt_update *u)
+{
+	if (u->mode == TGPU_PT_IDLE)
+		u->mode = tgpu_kchan_pt_get(u->tdev) ? TGPU_PT_CHANNEL :
+						       TGPU_PT_CPU;
+}
+
+static struct tgpu_kchan_pt_batch *tgpu_pt_batch(struct tgpu_pt_update *u,
+						 unsigned int which)
+{
+	return &u->tdev->kchan.pt[which];
+}
+
+static void tgpu_pt_batch_reset(struct tgpu_kchan_pt_batch *b)
+{
+	b->staged = 0;
+	b->nseg = 0;
+	b->seqno = 0;
+}
+
+/* Write a batch's runs with the CPU. */
+static void tgpu_pt_replay(struct tgpu_pt_update *u,
+			   struct tgpu_kchan_pt_batch *b)
+{
+	void __iomem *map = u->tdev->vram.map;
+	const struct tgpu_kchan_pt_seg *seg;
+	unsigned int i;
+
+	for (i = 0; i < b->nseg; i++) {
+		seg = &b->segs[i];
+		if (seg->first == TGPU_KCHAN_PT_ZERO)
+			memset_io(map + seg->dst, 0, seg->count * sizeof(u64));
+		else
+			memcpy_toio(map + seg->dst, &b->entries[seg->first],
+				    seg->count * sizeof(u64));
+		u->cpu_entries += seg->count;
+	}
+	tgpu_pt_batch_reset(b);
+}
+
+/*
+ * The channel failed (it is stopped: nothing of it lands later).  The
+ * CPU writes the batches it may not have, @older first, and the rest of
+ * the update.
+ */
+static void tgpu_pt_fail(struct tgpu_pt_update *u,
+			 struct tgpu_kchan_pt_batch *older,
+			 struct tgpu_kchan_pt_batch *newer)
+{
+	if (older->seqno)
+		tgpu_pt_replay(u, older);
+	tgpu_pt_replay(u, newer);
+	tgpu_kchan_pt_put(u->tdev);
+	u->mode = TGPU_PT_CPU;
+}
+
+/* A batch the channel has written. */
+static void tgpu_pt_done(struct tgpu_pt_update *u,
+			 struct tgpu_kchan_pt_batch *b)
+{
+	struct tgpu_kchan *k = &u->tdev->kchan;
+
+	k->pt_batches++;
+	k->pt_entries += b->count;
+	tgpu_pt_batch_reset(b);
+}
+
+/*
+ * Submit the batch being filled, and go on with the other one once its
+ * previous submission is done.
+ */
+static void tgpu_pt_flush(struct tgpu_pt_update *u)
+{
+	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
+	struct tgpu_kchan_pt_batch *o = tgpu_pt_batch(u, !u->cur);
+
+	if (!b->nseg)
+		return;
+	if (tgpu_kchan_pt_kick(u->tdev, b)) {
+		tgpu_pt_fail(u, o, b);
+		return;
+	}
+	if (o->seqno) {
+		if (tgpu_kchan_pt_wait(u->tdev, o->seqno)) {
+			tgpu_pt_fail(u, o, b);
+			return;
+		}
+		tgpu_pt_done(u, o);
+	}
+	u->cur = !u->cur;
+}
+
+/*
+ * The run that entry @dst extends: the last one if it ends just before
+ * @dst and is of the same kind (staged or zeros), else a new one.  Flushes
+ * first when the batch's entries or runs are full; NULL when the CPU
+ * writes (now) instead.
+ */
+static struct tgpu_kchan_pt_seg *tgpu_pt_seg(struct tgpu_pt_update *u,
+					     u64 dst, bool zero)
+{
+	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
+	struct tgpu_kchan_pt_seg *seg;
+	bool seg_zero;
+
+	if (!zero && b->staged == TGPU_KCHAN_PT_BATCH) {
+		tgpu_pt_flush(u);
+		b = tgpu_pt_batch(u, u->cur);
+	}
+	if (u->mode != TGPU_PT_CHANNEL)
+		return NULL;
+	if (b->nseg) {
+		seg = &b->segs[b->nseg - 1];
+		seg_zero = seg->first == TGPU_KCHAN_PT_ZERO;
+		if (seg->dst + seg->count * sizeof(u64) == dst &&
+		    seg_zero == zero)
+			return seg;
+	}
+	if (b->nseg == TGPU_KCHAN_PT_SEGS) {
+		tgpu_pt_flush(u);
+		if (u->mode != TGPU_PT_CHANNEL)
+			return NULL;
+		b = tgpu_pt_batch(u, u->cur);
+	}
+	seg = &b->segs[b->nseg++];
+	seg->dst = dst;
+	seg->first = zero ? TGPU_KCHAN_PT_ZERO : b->staged;
+	seg->count = 0;
+	return seg;
+}
+
+/**
+ * tgpu_pt_update_add() - write consecutive page-table entries
+ * @u: the update
+ * @pt: the table
+ * @idx: the first entry's index in it
+ * @count: entries, within the table
+ * @pte: the first entry's value
+ * @step: added to the value from one entry to the next (the page size
+ *	for a run of pages, 0 for a single entry)
+ */
+void tgpu_pt_update_add(struct tgpu_pt_update *u, struct tgpu_pt *pt,
+			unsigned int idx, unsigned int count, u64 pte, u64 step)
+{
+	u64 dst = pt->mem.addr + idx * sizeof(u64);
+	struct tgpu_kchan_pt_batch *b;
+	struct tgpu_kchan_pt_seg *seg;
+	unsigned int n;
+
+	tgpu_pt_start(u);
+	while (count) {
+		seg = tgpu_pt_seg(u, dst, false);
+		if (!seg)
+			break;
+		b = tgpu_pt_batch(u, u->cur);
+		n = min(count, TGPU_KCHAN_PT_BATCH - b->staged);
+		seg->count += n;
+		count -= n;
+		dst += n * sizeof(u64);
+		idx += n;
+		for (; n; n--, pte += step)
+			b->entries[b->staged++] = cpu_to_le64(pte);
+	}
+	u->cpu_entries += count;
+	for (; count; count--, idx++, pte += step)
+		writeq(pte, pt->mem.cpu + idx * sizeof(u64));
+}
+
+/**
+ * tgpu_pt_update_zero() - clear consecutive page-table entries
+ * @u: the update
+ * @pt: the table
+ * @idx: the first entry's index in it
+ * @count: entries, within the table
+ */
+void tgpu_pt_update_zero(struct tgpu_pt_update *u, struct tgpu_pt *pt,
+			 unsigned int idx, unsigned int count)
+{
+	u64 dst = pt->mem.addr + idx * sizeof(u64);
+	struct tgpu_kchan_pt_seg *seg;
+
+	if (!count)
+		return;
+	tgpu_pt_start(u);
+	seg = tgpu_pt_seg(u, dst, true);
+	if (!seg) {
+		memset_io(pt->mem.cpu + idx * sizeof(u64), 0,
+			  count * sizeof(u64));
+		u->cpu_entries += count;
+		return;
+	}
+	seg->count += count;
+}
+
+/**
+ * tgpu_pt_update_commit() - finish the update
+ * @u: the update; it may be used again, from tgpu_pt_update_begin()
+ *
+ * Returns when every entry is in VRAM, for the page walker to see: the
+ * channel's last submission has finished, or the CPU's write-combined
+ * writes are drained.
+ */
+void tgpu_pt_update_commit(struct tgpu_pt_update *u)
+{
+	struct tgpu_kchan *k = &u->tdev->kchan;
+	struct tgpu_kchan_pt_batch *b, *o;
+	u64 last;
+
+	if (u->mode == TGPU_PT_CHANNEL) {
+		b = tgpu_pt_batch(u, u->cur);
+		o = tgpu_pt_batch(u, !u->cur);
+		if (b->nseg && tgpu_kchan_pt_kick(u->tdev, b)) {
+			tgpu_pt_fail(u, o, b);
+		} else {
+			/* the last submission ends after the one before */
+			last = b->seqno ?: o->seqno;
+			if (last && tgpu_kchan_pt_wait(u->tdev, last)) {
+				tgpu_pt_fail(u, o, b);
+			} else {
+				if (o->seqno)
+					tgpu_pt_done(u, o);
+				if (b->seqno)
+					tgpu_pt_done(u, b);
+				tgpu_kchan_pt_put(u->tdev);
+			}
+		}
+	}
+	if (u->mode == TGPU_PT_CPU) {
+		wmb(); /* the WC buffers, before the GPU may walk */
+		atomic64_add(u->cpu_entries, &k->pt_cpu_entries);
+	}
+	u->mode = TGPU_PT_IDLE;
+	u->cur = 0;
+	u->cpu_entries = 0;
+}

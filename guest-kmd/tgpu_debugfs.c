@@ -174,7 +174,7 @@ static int tgpu_debugfs_channels(struct seq_file *m, void *data)
 	}
 	seq_printf(m, "channels %u (channel 0 is the driver's)\n",
 		   tdev->id.channels);
-	seq_printf(m, "channel %u kernel engine ce0 state %s submissions %llu status 0x%08x pt_batches %llu pt_entries %llu pt_cpu_entries %lld\n",
+	seq_printf(m, "channel %u kernel engine ce0 state %s submissions %llu status 0x%08x pt_batches %llu pt_entries %llu pt_cpu_entries %lld pt_invalidations %llu\n",
 		   TGPU_KCHAN_CHID,
 		   tgpu_kchan_running(tdev) ? "running" :
 		   tdev->kchan.state ? "broken" : "none",
@@ -183,7 +183,8 @@ static int tgpu_debugfs_channels(struct seq_file *m, void *data)
 						 TGPU_CHAN_STATUS)),
 		   READ_ONCE(tdev->kchan.pt_batches),
 		   READ_ONCE(tdev->kchan.pt_entries),
-		   atomic64_read(&tdev->kchan.pt_cpu_entries));
+		   atomic64_read(&tdev->kchan.pt_cpu_entries),
+		   READ_ONCE(tdev->kchan.pt_invalidations));
 	n = tgpu_debugfs_walk_queues(tdev, m, tgpu_debugfs_channel);
 	seq_printf(m, "queues %u\n", n);
 	drm_dev_exit(idx);

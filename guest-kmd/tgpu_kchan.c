@@ -90,8 +90,8 @@ static_assert(sizeof(struct kc_desc) == TGPU_CE_DESC_SIZE);
 static_assert(offsetof(struct kc_desc, next) == TGPU_CE_DESC_NEXT);
 static_assert(offsetof(struct kc_desc, flags) == TGPU_CE_DESC_FLAGS);
 static_assert(TGPU_KCHAN_PT_SEGS <= TGPU_CE_CHAIN_MAX);
-/* object, constant, descriptor list, launch; release, interrupt */
-static_assert(4 + 3 + 2 + 6 + 1 <= KC_PT_PB_DWORDS);
+/* object, constant, descriptor list, launch, MEM_OP; release, interrupt */
+static_assert(4 + 3 + 2 + 5 + 6 + 1 <= KC_PT_PB_DWORDS);
 
 static bool tgpu_kchan_enable = true;
 module_param_named(kchan, tgpu_kchan_enable, bool, 0444);
@@ -343,20 +343,38 @@ void tgpu_kchan_pt_put(struct tgpu_device *tdev)
 	mutex_unlock(&tdev->kchan.lock);
 }
 
+/* A privileged MEM_OP: the TLB entries of another channel's ASID. */
+static void kc_invalidate(struct kc_pb *pb, const struct tgpu_tlb_inval *inv)
+{
+	const u32 op[4] = {
+		(u32)(inv->va >> TGPU_PAGE_SHIFT),
+		(u32)(inv->size >> TGPU_PAGE_SHIFT),
+		inv->asid,
+		(inv->size ? TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE :
+			     TGPU_MEM_OP_TLB_INVALIDATE_ASID) << TGPU_MEM_OP_SHIFT,
+	};
+
+	kc_emit(pb, TGPU_M_MEM_OP_A, 4, op);
+}
+
 /**
  * tgpu_kchan_pt_kick() - submit a page-table batch to CE0
  * @tdev: the device, taken with tgpu_kchan_pt_get()
  * @b: one of its batches, with at least one run
+ * @inval: a TLB invalidation to make once the entries are written, or
+ *	NULL
  *
  * One submission, one launch: a chain of copy-engine descriptors, a
  * copy from the staged entries (by their bypass address in system
  * memory) or a fill of zeros per run, which the engine runs in order;
- * then the semaphore release.  Does not wait: see tgpu_kchan_pt_wait()
- * with @b->seqno.  Sets @b->count.
+ * then @inval as a privileged MEM_OP (complete only when no engine uses
+ * a dropped translation, mmu.md), then the semaphore release.  Does not
+ * wait: see tgpu_kchan_pt_wait() with @b->seqno.  Sets @b->count.
  *
  * Return: 0, or -ENODEV when the channel is broken or gone.
  */
-int tgpu_kchan_pt_kick(struct tgpu_device *tdev, struct tgpu_kchan_pt_batch *b)
+int tgpu_kchan_pt_kick(struct tgpu_device *tdev, struct tgpu_kchan_pt_batch *b,
+		       const struct tgpu_tlb_inval *inval)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
 	const unsigned int i = b - k->pt;
@@ -396,6 +414,9 @@ int tgpu_kchan_pt_kick(struct tgpu_device *tdev, struct tgpu_kchan_pt_batch *b)
 	kc_emit1(&pb, TGPU_CE_M_LAUNCH_DMA,
 		 TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_NONE,
 				TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_LINKED_LIST);
+	/* the channel's methods wait for its launch: after the writes */
+	if (inval)
+		kc_invalidate(&pb, inval);
 	/* the entries and descriptors before GP_PUT: kc_kick()'s wmb() */
 	return kc_kick(tdev, &pb, &b->seqno);
 }

@@ -43,6 +43,18 @@ struct tgpu_kchan_pt_seg {
 };
 
 /**
+ * struct tgpu_tlb_inval - a TLB invalidation
+ * @asid: the address space
+ * @va: the first address of the range, page aligned
+ * @size: bytes, page aligned; 0 for all of @asid
+ */
+struct tgpu_tlb_inval {
+	u32 asid;
+	u64 va;
+	u64 size;
+};
+
+/**
  * struct tgpu_kchan_pt_batch - the page-table writes of one submission
  * @entries: the staged values, TGPU_KCHAN_PT_BATCH (DMA-coherent)
  * @segs: the runs, in the order they must land, TGPU_KCHAN_PT_SEGS
@@ -79,6 +91,8 @@ struct tgpu_kchan_pt_batch {
  * @pt_batches: submissions that wrote page tables (debug)
  * @pt_entries: page-table entries they wrote (debug)
  * @pt_cpu_entries: page-table entries the CPU wrote instead (debug)
+ * @pt_invalidations: TLB invalidations the channel made after its
+ *	page-table writes (debug)
  *
  * @pt belongs to whoever holds @lock (tgpu_kchan_pt_get()).
  */
@@ -96,6 +110,7 @@ struct tgpu_kchan {
 	u64 pt_batches;
 	u64 pt_entries;
 	atomic64_t pt_cpu_entries;
+	u64 pt_invalidations;
 };
 
 int tgpu_kchan_early_init(struct tgpu_device *tdev);
@@ -105,7 +120,8 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks);
 bool tgpu_kchan_pt_get(struct tgpu_device *tdev);
 void tgpu_kchan_pt_put(struct tgpu_device *tdev);
 int tgpu_kchan_pt_kick(struct tgpu_device *tdev,
-		       struct tgpu_kchan_pt_batch *b);
+		       struct tgpu_kchan_pt_batch *b,
+		       const struct tgpu_tlb_inval *inval);
 int tgpu_kchan_pt_wait(struct tgpu_device *tdev, u64 seqno);
 void tgpu_kchan_signal(struct tgpu_device *tdev);
 void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info);

@@ -12,11 +12,17 @@
  * last.  Otherwise the CPU writes the entries through the driver's BAR1
  * mapping, as it does for every batch not known to be done when the
  * channel fails.  Either way every entry is in VRAM when
- * tgpu_pt_update_commit() returns.
+ * tgpu_pt_update_commit() returns.  A TLB invalidation the update asks
+ * for is the channel's last method after its last copy; when the CPU
+ * wrote entries, or the channel failed, it is made by register instead.
  */
 
 #include <linux/io.h>
 #include <linux/minmax.h>
+
+#include <drm/drm_drv.h>
+
+#include <tgpu/mmu.h>
 
 #include "tgpu_device.h"
 #include "tgpu_kchan.h"
@@ -42,6 +48,7 @@ void tgpu_pt_update_begin(struct tgpu_pt_update *u, struct tgpu_device *tdev)
 	u->mode = TGPU_PT_IDLE;
 	u->cur = 0;
 	u->cpu_entries = 0;
+	u->invalidate = false;
 }
 
 /* Decide at the first write who does them. */
@@ -123,7 +130,7 @@ static void tgpu_pt_flush(struct tgpu_pt_update *u)
 
 	if (!b->nseg)
 		return;
-	if (tgpu_kchan_pt_kick(u->tdev, b)) {
+	if (tgpu_kchan_pt_kick(u->tdev, b, NULL)) {
 		tgpu_pt_fail(u, o, b);
 		return;
 	}
@@ -240,23 +247,72 @@ void tgpu_pt_update_zero(struct tgpu_pt_update *u, struct tgpu_pt *pt,
 }
 
 /**
+ * tgpu_pt_update_invalidate() - end the update with a TLB invalidation
+ * @u: the update
+ * @asid: the VM's address space
+ * @va: the first address, page aligned
+ * @size: bytes, page aligned; 0 for the whole address space
+ *
+ * The invalidation is made once the update's entries are in VRAM, and is
+ * complete (no engine uses a dropped translation) when
+ * tgpu_pt_update_commit() returns.
+ */
+void tgpu_pt_update_invalidate(struct tgpu_pt_update *u, u32 asid, u64 va,
+			       u64 size)
+{
+	u->inval = (struct tgpu_tlb_inval){
+		.asid = asid, .va = va, .size = size,
+	};
+	u->invalidate = true;
+}
+
+/* By register: after the CPU's writes, or when the channel failed. */
+static void tgpu_pt_invalidate_mmio(struct tgpu_device *tdev,
+				    const struct tgpu_tlb_inval *inv)
+{
+	int idx;
+
+	wmb(); /* page-table writes before the invalidation */
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return;
+	mutex_lock(&tdev->mmu_lock);
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, inv->asid);
+	if (inv->size) {
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_LO,
+			  lower_32_bits(inv->va));
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_HI,
+			  upper_32_bits(inv->va));
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_PAGES,
+			  inv->size >> TGPU_PAGE_SHIFT);
+	}
+	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE,
+		  inv->size ? TGPU_MMU_INV_RANGE : TGPU_MMU_INV_ASID);
+	mutex_unlock(&tdev->mmu_lock);
+	drm_dev_exit(idx);
+}
+
+/**
  * tgpu_pt_update_commit() - finish the update
  * @u: the update; it may be used again, from tgpu_pt_update_begin()
  *
  * Returns when every entry is in VRAM, for the page walker to see: the
  * channel's last submission has finished, or the CPU's write-combined
- * writes are drained.
+ * writes are drained; and the invalidation asked for is complete.
  */
 void tgpu_pt_update_commit(struct tgpu_pt_update *u)
 {
 	struct tgpu_kchan *k = &u->tdev->kchan;
+	const struct tgpu_tlb_inval *inval = NULL;
 	struct tgpu_kchan_pt_batch *b, *o;
+	bool invalidated = false;
 	u64 last;
 
 	if (u->mode == TGPU_PT_CHANNEL) {
 		b = tgpu_pt_batch(u, u->cur);
 		o = tgpu_pt_batch(u, !u->cur);
-		if (b->nseg && tgpu_kchan_pt_kick(u->tdev, b)) {
+		if (u->invalidate && b->nseg)
+			inval = &u->inval;
+		if (b->nseg && tgpu_kchan_pt_kick(u->tdev, b, inval)) {
 			tgpu_pt_fail(u, o, b);
 		} else {
 			/* the last submission ends after the one before */
@@ -268,6 +324,10 @@ void tgpu_pt_update_commit(struct tgpu_pt_update *u)
 					tgpu_pt_done(u, o);
 				if (b->seqno)
 					tgpu_pt_done(u, b);
+				if (inval) {
+					k->pt_invalidations++;
+					invalidated = true;
+				}
 				tgpu_kchan_pt_put(u->tdev);
 			}
 		}
@@ -276,7 +336,10 @@ void tgpu_pt_update_commit(struct tgpu_pt_update *u)
 		wmb(); /* the WC buffers, before the GPU may walk */
 		atomic64_add(u->cpu_entries, &k->pt_cpu_entries);
 	}
+	if (u->invalidate && !invalidated)
+		tgpu_pt_invalidate_mmio(u->tdev, &u->inval);
 	u->mode = TGPU_PT_IDLE;
 	u->cur = 0;
 	u->cpu_entries = 0;
+	u->invalidate = false;
 }

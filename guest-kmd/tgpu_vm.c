@@ -339,36 +339,6 @@ static int tgpu_vm_map_run(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 	return 0;
 }
 
-/*
- * TLB invalidation of [va, va + size) in the VM's ASID, synchronous in
- * this device: after it no engine uses a dropped translation (mmu.md).
- * By register, after tgpu_pt_update_commit(): the channel's MEM_OP
- * invalidates only the channel's own ASID, and the kernel channel has
- * none.  The CPU's page-table writes go through a write-combined
- * mapping: make them visible first.
- */
-static void tgpu_vm_invalidate(struct tgpu_vm *vm, u64 va, u64 size)
-{
-	struct tgpu_device *tdev = vm->tdev;
-	int idx;
-
-	wmb(); /* page-table writes before the invalidation */
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return;
-	mutex_lock(&tdev->mmu_lock);
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_ASID, vm->asid);
-	if (size) {
-		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_LO, lower_32_bits(va));
-		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_VA_HI, upper_32_bits(va));
-		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE_PAGES,
-			  size >> TGPU_PAGE_SHIFT);
-	}
-	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE,
-		  size ? TGPU_MMU_INV_RANGE : TGPU_MMU_INV_ASID);
-	mutex_unlock(&tdev->mmu_lock);
-	drm_dev_exit(idx);
-}
-
 /**
  * tgpu_vm_map_kernel() - map driver memory into the kernel part of a VM
  * @vm: the VM
@@ -390,11 +360,11 @@ int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 	ret = tgpu_vm_get_pd1(vm);
 	if (!ret)
 		ret = tgpu_vm_map_run(vm, &u, va, phys, size, pte_flags);
-	if (ret)
+	if (ret) {
 		tgpu_vm_clear(vm, &u, va, size);
+		tgpu_pt_update_invalidate(&u, vm->asid, va, size);
+	}
 	tgpu_pt_update_commit(&u);
-	if (ret)
-		tgpu_vm_invalidate(vm, va, size);
 	mutex_unlock(&vm->lock);
 	return ret;
 }
@@ -414,8 +384,8 @@ void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size)
 	mutex_lock(&vm->lock);
 	tgpu_pt_update_begin(&u, vm->tdev);
 	tgpu_vm_clear(vm, &u, va, size);
+	tgpu_pt_update_invalidate(&u, vm->asid, va, size);
 	tgpu_pt_update_commit(&u);
-	tgpu_vm_invalidate(vm, va, size);
 	mutex_unlock(&vm->lock);
 }
 
@@ -625,12 +595,13 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 	else if (!ret)
 		ret = tgpu_vm_map_bo(vm, &u, to_tgpu_bo(obj), args->bo_offset,
 				     args->va, args->size, flags);
-	if (ret)
+	if (ret) {
 		tgpu_vm_clear(vm, &u, args->va, args->size);
+		tgpu_pt_update_invalidate(&u, vm->asid, args->va, args->size);
+	}
 	/* The entries are in VRAM when this returns: the bind is done. */
 	tgpu_pt_update_commit(&u);
 	if (ret) {
-		tgpu_vm_invalidate(vm, args->va, args->size);
 		drm_gpuva_remove(&map->base);
 		goto err_unlock;
 	}
@@ -667,8 +638,9 @@ static void tgpu_vm_unmap_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 	if (drm_dev_enter(&vm->tdev->base, &idx)) {
 		tgpu_pt_update_begin(&u, vm->tdev);
 		tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
+		tgpu_pt_update_invalidate(&u, vm->asid, va->va.addr,
+					  va->va.range);
 		tgpu_pt_update_commit(&u);
-		tgpu_vm_invalidate(vm, va->va.addr, va->va.range);
 		drm_dev_exit(idx);
 	}
 	drm_gpuva_remove(va);
@@ -744,9 +716,9 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 		drm_gpuvm_for_each_va(va, &vm->base)
 			if (va->gem.obj)	/* not the kernel's node */
 				tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
-		tgpu_pt_update_commit(&u);
 		/* The objects may go only once the GPU cannot reach them. */
-		tgpu_vm_invalidate(vm, 0, 0);	/* the whole ASID */
+		tgpu_pt_update_invalidate(&u, vm->asid, 0, 0);
+		tgpu_pt_update_commit(&u);
 		drm_dev_exit(idx);
 	}
 	drm_gpuvm_for_each_va_safe(va, next, &vm->base) {

@@ -485,6 +485,26 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
                                     ch->mem_op_b);
             }
             return MTHD_OK;
+        /*
+         * The driver's own channel orders an invalidation after its
+         * page-table writes; a user's channel must not reach other ASIDs.
+         */
+        case TGPU_MEM_OP_TLB_INVALIDATE_ASID:
+            if (!(ch->flags & TGPU_INST_FLAGS_PRIV)) {
+                break;
+            }
+            tgpu_mmu_invalidate(s, ch->mem_op_c, 0, 0);
+            return MTHD_OK;
+        case TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE:
+            if (!(ch->flags & TGPU_INST_FLAGS_PRIV)) {
+                break;
+            }
+            if (ch->mem_op_b) {
+                tgpu_mmu_invalidate(s, ch->mem_op_c,
+                                    (uint64_t)ch->mem_op_a << 12,
+                                    ch->mem_op_b);
+            }
+            return MTHD_OK;
         }
         chan_fail(s, ch, TGPU_ERR_MEM_OP, op);
         return MTHD_ERROR;

@@ -118,6 +118,9 @@
 #define   TGPU_MEM_OP_MEMBAR        0x05
 #define   TGPU_MEM_OP_TLB_INVALIDATE        0x09    /* all of this ASID */
 #define   TGPU_MEM_OP_TLB_INVALIDATE_RANGE  0x0a    /* A: VA>>12, B: pages */
+/* privileged channels only: another address space's entries */
+#define   TGPU_MEM_OP_TLB_INVALIDATE_ASID   0x0b    /* C: ASID */
+#define   TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE 0x0c /* A, B as RANGE; C */
 #define TGPU_M_SEM_ADDR_LO          0x005c  /* [31:2] address[31:2] */
 #define TGPU_M_SEM_ADDR_HI          0x0060  /* [7:0] address[39:32] */
 #define TGPU_M_SEM_PAYLOAD_LO       0x0064
@@ -250,7 +253,7 @@ static inline const char *tgpu_chan_error_meaning(unsigned int code)
     case TGPU_ERR_ACQUIRE_TIMEOUT:
         return "semaphore acquire timed out";
     case TGPU_ERR_MEM_OP:
-        return "unknown MEM_OP operation";
+        return "unknown MEM_OP operation, or a privileged one on a user channel";
     case TGPU_ERR_ENGINE:
         return "engine error";
     case TGPU_ERR_ENGINE_RESET:

@@ -56,7 +56,7 @@ static const char *node = "/dev/dri/renderD128";
 struct kc_counters {
 	bool found;
 	char state[16];
-	uint64_t pt_batches, pt_entries, pt_cpu_entries;
+	uint64_t pt_batches, pt_entries, pt_cpu_entries, pt_invalidations;
 };
 
 static char channels_path[128];
@@ -89,9 +89,11 @@ static struct kc_counters kc_read(void)
 		c.pt_batches = key_value(line, "pt_batches");
 		c.pt_entries = key_value(line, "pt_entries");
 		c.pt_cpu_entries = key_value(line, "pt_cpu_entries");
+		c.pt_invalidations = key_value(line, "pt_invalidations");
 		c.found = c.pt_batches != UINT64_MAX &&
 			  c.pt_entries != UINT64_MAX &&
-			  c.pt_cpu_entries != UINT64_MAX;
+			  c.pt_cpu_entries != UINT64_MAX &&
+			  c.pt_invalidations != UINT64_MAX;
 	}
 	fclose(f);
 	return c;
@@ -257,6 +259,13 @@ static void test_round_trip(struct ctx *c)
 	k2 = kc_read();
 	ok(err == 0, "VM_UNBIND it (%s)", errname(err));
 	check_path(c, &k1, &k2, DST_SIZE / 4096, "VM_UNBIND of 4 MiB");
+	ok(k1.pt_invalidations == k0.pt_invalidations &&
+	   k2.pt_invalidations - k1.pt_invalidations == !c->fallback,
+	   "%s (bind %" PRIu64 ", unbind %" PRIu64 ")",
+	   c->fallback ? "no TLB invalidation by the channel: by register" :
+	   "the unbind's TLB invalidation is the channel's, after its fills; the bind has none",
+	   k1.pt_invalidations - k0.pt_invalidations,
+	   k2.pt_invalidations - k1.pt_invalidations);
 
 	memset((void *)pa, 0, DST_SIZE);
 	status = copy_faulting(c, at, len);
@@ -410,7 +419,7 @@ int main(int argc, char **argv)
 		 "/sys/kernel/debug/dri/%u/channels", minor(st.st_rdev));
 
 	k = kc_read();
-	if (!ok(k.found, "debugfs channels has the kernel channel's pt_batches, pt_entries, pt_cpu_entries"))
+	if (!ok(k.found, "debugfs channels has the kernel channel's pt_batches, pt_entries, pt_cpu_entries, pt_invalidations"))
 		bail("no counters in debugfs: is debugfs mounted?");
 	if (c.fallback)
 		ok(strcmp(k.state, "none") == 0,

@@ -1483,6 +1483,7 @@ static void test_isolation(const void *data)
 
 enum {
     INV_ALL, INV_ASID, INV_RANGE, INV_MEM_OP, INV_MEM_OP_RANGE,
+    INV_MEM_OP_ASID,
 };
 
 #define INV_V(i)            (V_SEM + TGPU_PAGE_SIZE * (i))   /* i < 3 */
@@ -1570,6 +1571,27 @@ static void inv_mem_op(Inv *v, uint32_t gen, uint32_t op, uint64_t va,
     counters_since(&v->t, &k, &d);
     g_assert_cmpuint(d.flushes, ==, 1);
     g_assert_cmphex(inv_where(v, gen), ==, where);
+}
+
+/*
+ * Invalidate ASID's entries (VA and PAGES: a range; 0 pages: all) from
+ * the privileged bypass channel 0, then release GEN in the context's
+ * channel; one flush counted, and WHERE went to the new page.
+ */
+static void inv_mem_op_asid(Inv *v, uint32_t gen, uint32_t asid,
+                            uint64_t va, uint32_t pages, unsigned where)
+{
+    g_autofree PB *pb = pb_new();
+    Counters k, d;
+
+    pb_mem_op_c(pb, va >> TGPU_PAGE_SHIFT, pages, asid,
+                pages ? TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE
+                      : TGPU_MEM_OP_TLB_INVALIDATE_ASID);
+    counters(&v->t, &k);
+    run(&v->t, &v->t.ch[0], pb);
+    counters_since(&v->t, &k, &d);
+    g_assert_cmpuint(d.flushes, ==, 1);
+    inv_expect(v, gen, where);
 }
 
 /*
@@ -1687,6 +1709,19 @@ static void test_invalidate(const void *data)
         inv_remap(v);
         inv_mem_op(v, ++gen, TGPU_MEM_OP_TLB_INVALIDATE_RANGE,
                    0, 0xffffffff, 0xf);
+        break;
+    case INV_MEM_OP_ASID:
+        chan_up_cfg(t, chan_cfg(t, 0));
+        inv_mem_op_asid(v, ++gen, INV_OTHER_ASID, 0, 0, 0);
+        inv_mem_op_asid(v, ++gen, INV_ASID_ID, INV_V(1), 1, 0x2);
+        inv_mem_op_asid(v, ++gen, INV_OTHER_ASID, V_SEM, 0x1000, 0x2);
+        inv_mem_op_asid(v, ++gen, INV_ASID_ID, 0, 0, 0xf);
+        /* a user's channel may not reach another address space */
+        pb_mem_op_c(pb, 0, 0, INV_OTHER_ASID,
+                    TGPU_MEM_OP_TLB_INVALIDATE_ASID);
+        submit(t, v->c, pb);
+        expect_err(t, v->c, TGPU_ERR_MEM_OP,
+                   TGPU_MEM_OP_TLB_INVALIDATE_ASID);
         break;
     default:
         g_assert_not_reached();
@@ -2190,6 +2225,7 @@ int main(int argc, char **argv)
     static const int inv_all = INV_ALL, inv_asid = INV_ASID;
     static const int inv_range = INV_RANGE, inv_mem_op = INV_MEM_OP;
     static const int inv_mem_op_range = INV_MEM_OP_RANGE;
+    static const int inv_targeted = INV_MEM_OP_ASID;
     static const uint8_t type_ro = TGPU_FAULT_READ_ONLY;
     static const uint8_t type_priv = TGPU_FAULT_PRIVILEGE;
     static const uint8_t type_ba = TGPU_FAULT_BAD_APERTURE;
@@ -2226,6 +2262,8 @@ int main(int argc, char **argv)
                         test_invalidate);
     qtest_add_data_func("/tgpu/mmu/invalidate/mem-op-range",
                         &inv_mem_op_range, test_invalidate);
+    qtest_add_data_func("/tgpu/mmu/invalidate/mem-op-asid", &inv_targeted,
+                        test_invalidate);
     qtest_add_data_func("/tgpu/mmu/tlb/tagged", &tr, test_tlb_tagging);
     qtest_add_data_func("/tgpu/mmu/tlb/untagged", &f, test_tlb_tagging);
     qtest_add_func("/tgpu/mmu/tlb/evictions", test_tlb_evictions);

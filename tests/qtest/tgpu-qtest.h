@@ -472,13 +472,19 @@ static inline void pb_acq_geq(PB *pb, uint64_t addr, uint32_t payload)
     pb_sem(pb, addr, payload, TGPU_SEM_OP_ACQ_GEQ);
 }
 
-static inline void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
+static inline void pb_mem_op_c(PB *pb, uint32_t a, uint32_t b, uint32_t c,
+                               uint32_t op)
 {
     pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_MEM_OP_A, 4);
     pb_dw(pb, a);
     pb_dw(pb, b);
-    pb_dw(pb, 0);
+    pb_dw(pb, c);
     pb_dw(pb, op << TGPU_MEM_OP_SHIFT);
+}
+
+static inline void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
+{
+    pb_mem_op_c(pb, a, b, 0, op);
 }
 
 /* ---- page tables: built in VRAM from t->next_table to t->tables_end ---- */

@@ -9,6 +9,7 @@
 
 #include "tgpu_device.h"
 #include "tgpu_ecc.h"
+#include "tgpu_queue.h"
 #include "tgpu_vram.h"
 
 /* Poll interval while the scrub runs, and slack on top of its duration. */
@@ -35,6 +36,9 @@ static void tgpu_ecc_enable(struct tgpu_device *tdev)
 	int ret;
 
 	if (tgpu_ecc_state(tdev) != TGPU_ECC_STATE_ENABLED) {
+		/* nothing left running by an earlier instance, no stale refusal */
+		tgpu_channels_reset(tdev);
+		tgpu_wr32(tdev, TGPU_ECC_STATUS, TGPU_ECC_STATUS_ERR_MASK);
 		tgpu_wr32(tdev, TGPU_ECC_CTRL, TGPU_ECC_CTRL_ENABLE);
 		status = tgpu_rd32(tdev, TGPU_ECC_STATUS);
 		if (status & TGPU_ECC_STATUS_ERR_MASK) {

@@ -90,8 +90,8 @@ static_assert(sizeof(struct kc_desc) == TGPU_CE_DESC_SIZE);
 static_assert(offsetof(struct kc_desc, next) == TGPU_CE_DESC_NEXT);
 static_assert(offsetof(struct kc_desc, flags) == TGPU_CE_DESC_FLAGS);
 static_assert(TGPU_KCHAN_PT_SEGS <= TGPU_CE_CHAIN_MAX);
-/* object, constant, descriptor list, launch, MEM_OP; release, interrupt */
-static_assert(4 + 3 + 2 + 5 + 6 + 1 <= KC_PT_PB_DWORDS);
+/* object, constant, components, descriptor list, launch, MEM_OP; release, interrupt */
+static_assert(2 + 2 + 2 + 3 + 2 + 5 + 6 + 1 <= KC_PT_PB_DWORDS);
 
 static bool tgpu_kchan_enable = true;
 module_param_named(kchan, tgpu_kchan_enable, bool, 0444);

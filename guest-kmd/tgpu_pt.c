@@ -128,6 +128,8 @@ static void tgpu_pt_flush(struct tgpu_pt_update *u)
 	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
 	struct tgpu_kchan_pt_batch *o = tgpu_pt_batch(u, !u->cur);
 
+	lockdep_assert_held(&u->tdev->kchan.lock);
+
 	if (!b->nseg)
 		return;
 	if (tgpu_kchan_pt_kick(u->tdev, b, NULL)) {
@@ -153,10 +155,14 @@ static void tgpu_pt_flush(struct tgpu_pt_update *u)
 static struct tgpu_kchan_pt_seg *tgpu_pt_seg(struct tgpu_pt_update *u,
 					     u64 dst, bool zero)
 {
-	struct tgpu_kchan_pt_batch *b = tgpu_pt_batch(u, u->cur);
+	struct tgpu_kchan_pt_batch *b;
 	struct tgpu_kchan_pt_seg *seg;
 	bool seg_zero;
 
+	/* the batches are the channel holder's: a CPU update must not touch them */
+	if (u->mode != TGPU_PT_CHANNEL)
+		return NULL;
+	b = tgpu_pt_batch(u, u->cur);
 	if (!zero && b->staged == TGPU_KCHAN_PT_BATCH) {
 		tgpu_pt_flush(u);
 		b = tgpu_pt_batch(u, u->cur);

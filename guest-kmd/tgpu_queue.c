@@ -165,9 +165,28 @@ void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine)
  * would not re-read its instance block); at unbind it stops the device
  * before its memory is reused.
  */
+/**
+ * tgpu_channels_reset() - disable and reset every hardware channel
+ * @tdev: the device
+ *
+ * What an earlier driver instance left running stops here; at probe
+ * also before ECC is switched on, which the device refuses while a
+ * channel is enabled.
+ */
+void tgpu_channels_reset(struct tgpu_device *tdev)
+{
+	unsigned int ch;
+
+	for (ch = 0; ch < tdev->id.channels; ch++) {
+		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL), 0);
+		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL),
+			  TGPU_CHAN_CTRL_RESET);
+	}
+}
+
 static void tgpu_channels_stop(struct tgpu_device *tdev)
 {
-	unsigned int r, ch;
+	unsigned int r;
 
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
 		tgpu_wr32(tdev, TGPU_FIFO_RUNLIST_BASE_LO(r),
@@ -176,11 +195,7 @@ static void tgpu_channels_stop(struct tgpu_device *tdev)
 			  upper_32_bits(tdev->rl[r].mem.addr));
 		tgpu_wr32(tdev, TGPU_FIFO_RUNLIST_SUBMIT(r), 0);
 	}
-	for (ch = 0; ch < tdev->id.channels; ch++) {
-		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL), 0);
-		tgpu_wr32(tdev, TGPU_CHAN_REG(ch, TGPU_CHAN_CTRL),
-			  TGPU_CHAN_CTRL_RESET);
-	}
+	tgpu_channels_reset(tdev);
 	/* ASIDs start again from 1 with other page tables: no stale entry. */
 	tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
 }

@@ -110,39 +110,72 @@ bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
     return true;
 }
 
+/* Up to @len bytes of @fd; -1 with errno on an error. */
+static ssize_t ecc_read_upto(int fd, uint8_t *buf, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = read(fd, buf + done, len - done);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return -1;
+        }
+        if (n == 0) {
+            break;
+        }
+        done += n;
+    }
+    return done;
+}
+
 static bool ecc_inforom_load(TGPUState *s, Error **errp)
 {
-    g_autoptr(GError) gerr = NULL;
-    g_autofree gchar *buf = NULL;
+    /* one byte more than a full store, to tell a longer file */
+    uint8_t buf[TGPU_INFOROM_MAX_SIZE + 1];
     const char *why;
     struct stat st;
-    gsize len;
+    ssize_t len;
+    int fd;
 
     memset(&s->inforom, 0, sizeof(s->inforom));
     if (!s->inforom_path) {
         return true;        /* a volatile, empty store */
     }
-    if (stat(s->inforom_path, &st) < 0) {
-        if (errno == ENOENT) {
-            return ecc_inforom_persist(s, errp);
-        }
+    fd = open(s->inforom_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        return ecc_inforom_persist(s, errp);
+    }
+    if (fd < 0) {
         error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
                          s->inforom_path);
         return false;
     }
-    /* Not read whole if it cannot be one: the path is the user's. */
-    if (S_ISREG(st.st_mode) && st.st_size > TGPU_INFOROM_MAX_SIZE) {
-        error_setg(errp, "tgpu: InfoROM file %s is malformed: %lld bytes, "
-                   "more than an InfoROM holds (%d)", s->inforom_path,
-                   (long long)st.st_size, TGPU_INFOROM_MAX_SIZE);
+    /* the path is the user's: a FIFO or a device could be endless */
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        error_setg(errp, "tgpu: InfoROM file %s is not a regular file",
+                   s->inforom_path);
+        close(fd);
         return false;
     }
-    if (!g_file_get_contents(s->inforom_path, &buf, &len, &gerr)) {
-        error_setg(errp, "tgpu: cannot read InfoROM file %s: %s",
-                   s->inforom_path, gerr->message);
+    len = ecc_read_upto(fd, buf, sizeof(buf));
+    if (len < 0) {
+        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
+                         s->inforom_path);
+        close(fd);
         return false;
     }
-    why = tgpu_inforom_decode((const uint8_t *)buf, len, &s->inforom);
+    close(fd);
+    if (len > TGPU_INFOROM_MAX_SIZE) {
+        error_setg(errp, "tgpu: InfoROM file %s is malformed: more than "
+                   "an InfoROM holds (%d bytes)", s->inforom_path,
+                   TGPU_INFOROM_MAX_SIZE);
+        return false;
+    }
+    why = tgpu_inforom_decode(buf, len, &s->inforom);
     if (why) {
         memset(&s->inforom, 0, sizeof(s->inforom));
         error_setg(errp, "tgpu: InfoROM file %s is malformed: %s",
@@ -318,14 +351,16 @@ void tgpu_ecc_reset(TGPUState *s)
     s->retired_select = 0;
 }
 
-bool tgpu_ecc_init(TGPUState *s, Error **errp)
+/* At realize, before anything that would need undoing. */
+bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
 {
-    if (!ecc_inforom_load(s, errp)) {
-        return false;
-    }
+    return ecc_inforom_load(s, errp);
+}
+
+void tgpu_ecc_init(TGPUState *s)
+{
     s->ecc_scrub_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ecc_scrub_done, s);
     tgpu_ecc_reset(s);
-    return true;
 }
 
 void tgpu_ecc_exit(TGPUState *s)

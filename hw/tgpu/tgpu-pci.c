@@ -189,7 +189,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     /* First: a bad InfoROM file must fail before anything needs undoing. */
-    if (!tgpu_ecc_init(s, errp)) {
+    if (!tgpu_ecc_load_inforom(s, errp)) {
         return;
     }
 
@@ -253,6 +253,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
+    tgpu_ecc_init(s);
     tgpu_mmu_init(s);
     tgpu_host_init(s);
     tgpu_ce_init(s);

@@ -361,7 +361,8 @@ void tgpu_gr_quiesce(TGPUState *s);
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-ecc.c: ECC control and the InfoROM retired-page store */
-bool tgpu_ecc_init(TGPUState *s, Error **errp);
+bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp);
+void tgpu_ecc_init(TGPUState *s);
 void tgpu_ecc_exit(TGPUState *s);
 void tgpu_ecc_reset(TGPUState *s);
 uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok);

@@ -343,6 +343,9 @@ static void test_inforom_corrupt(void)
         expect_start_fails(path, "more than an InfoROM holds");
     }
 
+    /* not a file: a character device would be read without end */
+    expect_start_fails("/dev/zero", "is not a regular file");
+
     /* a well-formed file still starts: the cases above were the reason */
     write_rom(path, &rom);
     {

@@ -26,6 +26,7 @@
 #include <sys/time.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 #include "tgpu-raw.h"
 
 static const char *node = "/dev/dri/renderD128";
@@ -218,34 +219,6 @@ static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
 		dump("second file", sec);
 	free(txt);
 	return s;
-}
-
-static void bdf_of_node(char *bdf, size_t len)
-{
-	char link[256], path[128];
-	const char *n = strrchr(node, '/');
-	ssize_t r;
-	char *slash;
-
-	snprintf(path, sizeof(path), "/sys/class/drm/%s/device", n ? n + 1 : node);
-	r = readlink(path, link, sizeof(link) - 1);
-	if (r < 0)
-		bail("no device link for the render node");
-	link[r] = 0;
-	slash = strrchr(link, '/');
-	snprintf(bdf, len, "%s", slash ? slash + 1 : link);
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
 }
 
 /* Read every regular file under every /sys/kernel/debug/dri/ directory. */
@@ -531,7 +504,7 @@ int main(int argc, char **argv)
 		free(txt[k]);
 
 	/* unplug with the debugfs files open */
-	bdf_of_node(bdf, sizeof(bdf));
+	bdf_of_node(node, bdf, sizeof(bdf));
 	for (k = 0; k < NR_FILES; k++) {
 		char path[256];
 

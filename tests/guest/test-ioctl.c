@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 #include "tgpu-raw.h"
 
 static const char *node = "/dev/dri/renderD128";
@@ -500,18 +501,6 @@ static void table_submit(void)
 
 /* ---- after unplug: every ioctl with good arguments is ENODEV ---------------- */
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static void table_unplugged(void)
 {
 	struct drm_tgpu_get_param gp = { .param = DRM_TGPU_PARAM_CHIP_ID };
@@ -539,17 +528,11 @@ static void table_unplugged(void)
 		{ "QUEUE_QUERY", DRM_IOCTL_TGPU_QUEUE_QUERY, &qq },
 		{ "QUEUE_DESTROY", DRM_IOCTL_TGPU_QUEUE_DESTROY, &qd },
 	};
-	char link[256], bdf[256], *slash;
-	ssize_t n;
+	char bdf[256];
 	size_t i;
 	int fd;
 
-	n = readlink("/sys/class/drm/renderD128/device", link, sizeof(link) - 1);
-	if (n < 0)
-		bail("no /sys/class/drm/renderD128/device");
-	link[n] = 0;
-	slash = strrchr(link, '/');
-	snprintf(bdf, sizeof(bdf), "%s", slash ? slash + 1 : link);
+	bdf_of_node("/dev/dri/renderD128", bdf, sizeof(bdf));
 
 	if (!ok(write_file("/sys/bus/pci/drivers/tgpu/unbind", bdf) == 0, "unbind %s", bdf))
 		return;

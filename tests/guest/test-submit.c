@@ -38,39 +38,13 @@
 #include <tgpu/regs.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
+#include "tgpu-raw.h"
 
 static const char *node = "/dev/dri/renderD128";
 static unsigned int expect_timeout_ms;
 
 /* ---- raw uAPI ------------------------------------------------------------- */
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && (errno == EINTR || errno == EAGAIN));
-	return r < 0 ? errno : 0;
-}
-
-static uint64_t get_param(int fd, uint32_t param)
-{
-	struct drm_tgpu_get_param p = { .param = param };
-
-	if (xioctl(fd, DRM_IOCTL_TGPU_GET_PARAM, &p))
-		bail("GET_PARAM failed");
-	return p.value;
-}
-
-static uint32_t gem_create_flags(int fd, uint64_t size, uint32_t flags)
-{
-	struct drm_tgpu_gem_create c = { .size = size, .flags = flags };
-
-	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_CREATE, &c))
-		bail("GEM_CREATE failed");
-	return c.handle;
-}
 
 static uint32_t gem_create(int fd, uint64_t size)
 {
@@ -80,127 +54,6 @@ static uint32_t gem_create(int fd, uint64_t size)
 static uint32_t gem_create_sysmem(int fd, uint64_t size)
 {
 	return gem_create_flags(fd, size, DRM_TGPU_GEM_CREATE_SYSMEM);
-}
-
-static void gem_close(int fd, uint32_t handle)
-{
-	struct drm_gem_close c = { .handle = handle };
-
-	xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
-static void *gem_mmap(int fd, uint32_t handle, size_t size)
-{
-	struct drm_tgpu_gem_mmap_offset m = { .handle = handle };
-	void *p;
-
-	if (xioctl(fd, DRM_IOCTL_TGPU_GEM_MMAP_OFFSET, &m))
-		bail("GEM_MMAP_OFFSET failed");
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)m.offset);
-	if (p == MAP_FAILED)
-		bail("mmap failed");
-	return p;
-}
-
-static int vm_bind(int fd, uint32_t handle, uint64_t bo_offset, uint64_t va,
-		   uint64_t size, uint32_t flags)
-{
-	struct drm_tgpu_vm_bind b = {
-		.handle = handle, .bo_offset = bo_offset, .va = va,
-		.size = size, .flags = flags,
-	};
-
-	return xioctl(fd, DRM_IOCTL_TGPU_VM_BIND, &b);
-}
-
-static int vm_unbind(int fd, uint64_t va, uint64_t size)
-{
-	struct drm_tgpu_vm_unbind u = { .va = va, .size = size };
-
-	return xioctl(fd, DRM_IOCTL_TGPU_VM_UNBIND, &u);
-}
-
-static int queue_create(int fd, uint32_t engine, uint32_t priority,
-			uint32_t *id)
-{
-	struct drm_tgpu_queue_create c = {
-		.engine = engine, .priority = priority,
-	};
-	int err = xioctl(fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
-
-	if (!err)
-		*id = c.id;
-	return err;
-}
-
-static int queue_destroy(int fd, uint32_t id)
-{
-	struct drm_tgpu_queue_destroy d = { .id = id };
-
-	return xioctl(fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
-}
-
-static uint32_t syncobj_create(int fd)
-{
-	struct drm_syncobj_create c = { 0 };
-
-	if (xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c))
-		bail("SYNCOBJ_CREATE failed");
-	return c.handle;
-}
-
-static void syncobj_destroy(int fd, uint32_t h)
-{
-	struct drm_syncobj_destroy d = { .handle = h };
-
-	xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
-}
-
-/* 0 when signalled within @ms, else the errno (ETIME on timeout). */
-static int syncobj_wait(int fd, uint32_t h, int ms)
-{
-	struct timespec now;
-	struct drm_syncobj_wait w = {
-		.handles = (uintptr_t)&h,
-		.count_handles = 1,
-	};
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	w.timeout_nsec = now.tv_sec * 1000000000ll + now.tv_nsec +
-			 ms * 1000000ll;
-	return xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
-}
-
-/* The fence's status: 1 signalled, 0 pending, negative the error. */
-static int syncobj_status(int fd, uint32_t h)
-{
-	struct drm_syncobj_handle e = {
-		.handle = h,
-		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
-		.fd = -1,
-	};
-	struct sync_file_info info;
-	int status;
-
-	if (xioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e))
-		return -1000;
-	memset(&info, 0, sizeof(info));
-	status = ioctl(e.fd, SYNC_IOC_FILE_INFO, &info) ? -1001 : info.status;
-	close(e.fd);
-	return status;
-}
-
-static int submit(int fd, uint32_t queue, const struct drm_tgpu_submit_range *r,
-		  uint32_t count, const uint32_t *in, uint32_t nin, uint32_t out)
-{
-	struct drm_tgpu_submit s = {
-		.queue = queue, .count = count, .ranges = (uintptr_t)r,
-		.in_syncobjs = (uintptr_t)in, .in_syncobj_count = nin,
-		.out_syncobj = out,
-	};
-
-	return xioctl(fd, DRM_IOCTL_TGPU_SUBMIT, &s);
 }
 
 /* ---- pushbuffers ------------------------------------------------------- */
@@ -230,7 +83,7 @@ static void pb_sem(struct pb *pb, uint64_t addr, uint32_t payload, uint32_t op)
 	pb->len += 6;
 }
 
-static void pb_release(struct pb *pb, uint64_t addr, uint32_t payload)
+static void pb_sem_release(struct pb *pb, uint64_t addr, uint32_t payload)
 {
 	pb_sem(pb, addr, payload, TGPU_SEM_OP_RELEASE);
 }
@@ -370,7 +223,7 @@ static void test_bind_write(struct ctx *c)
 		return;
 	pb_begin(&c->pb);
 	for (i = 0; i < n; i++)
-		pb_release(&c->pb, DATA_VA + 4ull * idx[i], pattern(i));
+		pb_sem_release(&c->pb, DATA_VA + 4ull * idx[i], pattern(i));
 	r = pb_range(&c->pb);
 	status = run(c, q, r);
 	ok(status == 1, "SUBMIT of %u semaphore releases: the out-syncobj signals without error (status %d)",
@@ -398,11 +251,11 @@ static void test_bind_write(struct ctx *c)
 		uint32_t s = syncobj_create(c->fd);
 
 		pb_begin(&c->pb);
-		pb_release(&c->pb, DATA_VA + 64, 0x11111111);
+		pb_sem_release(&c->pb, DATA_VA + 64, 0x11111111);
 		rr[0] = pb_range(&c->pb);
 		pb_begin(&c->pb);
-		pb_release(&c->pb, DATA_VA + 64, 0x22222222);
-		pb_release(&c->pb, DATA_VA + 68, 0x33333333);
+		pb_sem_release(&c->pb, DATA_VA + 64, 0x22222222);
+		pb_sem_release(&c->pb, DATA_VA + 68, 0x33333333);
 		rr[1] = pb_range(&c->pb);
 		ok(submit(c->fd, q, rr, 2, NULL, 0, s) == 0 &&
 		   syncobj_wait(c->fd, s, 10000) == 0 &&
@@ -418,7 +271,7 @@ static void test_bind_write(struct ctx *c)
 
 		for (i = 0; i < 600 && !err; i++) {
 			pb_begin(&c->pb);
-			pb_release(&c->pb, DATA_VA + 128, i + 1);
+			pb_sem_release(&c->pb, DATA_VA + 128, i + 1);
 			r = pb_range(&c->pb);
 			err = submit(c->fd, q, &r, 1, NULL, 0, s);
 		}
@@ -444,8 +297,8 @@ static void test_bind_offset(struct ctx *c)
 		return;
 	queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q);
 	pb_begin(&c->pb);
-	pb_release(&c->pb, va + 0x10, 0xcafe0001);
-	pb_release(&c->pb, va + 0x1ffc, 0xcafe0002);
+	pb_sem_release(&c->pb, va + 0x10, 0xcafe0001);
+	pb_sem_release(&c->pb, va + 0x1ffc, 0xcafe0002);
 	status = run(c, q, pb_range(&c->pb));
 	ok(status == 1 && c->data[(0x3000 + 0x10) / 4] == 0xcafe0001 &&
 	   c->data[(0x3000 + 0x1ffc) / 4] == 0xcafe0002,
@@ -466,13 +319,13 @@ static void test_unbind_effect(struct ctx *c)
 	ok(vm_bind(c->fd, bo, 0, va, 65536, 0) == 0, "VM_BIND a 64 KiB object");
 	queue_create(c->fd, TGPU_RUNLIST_CE1, 2, &q);
 	pb_begin(&c->pb);
-	pb_release(&c->pb, va + 8, 0x5a5a5a5a);
+	pb_sem_release(&c->pb, va + 8, 0x5a5a5a5a);
 	status = run(c, q, pb_range(&c->pb));
 	ok(status == 1 && p[2] == 0x5a5a5a5a, "a GPU write through it lands");
 	ok(vm_unbind(c->fd, va, 65536) == 0, "VM_UNBIND it");
 	p[2] = 0;
 	pb_begin(&c->pb);
-	pb_release(&c->pb, va + 8, 0xa5a5a5a5);
+	pb_sem_release(&c->pb, va + 8, 0xa5a5a5a5);
 	status = run(c, q, pb_range(&c->pb));
 	ok(status == -EIO, "a GPU write to the unbound range fails the job with -EIO (status %d)",
 	   status);
@@ -502,7 +355,7 @@ static void test_unbind_effect(struct ctx *c)
 	   "VM_BIND it again, READ_ONLY");
 	queue_create(c->fd, TGPU_RUNLIST_CE1, 2, &q2);
 	pb_begin(&c->pb);
-	pb_release(&c->pb, va + 8, 0xa5a5a5a5);
+	pb_sem_release(&c->pb, va + 8, 0xa5a5a5a5);
 	status = run(c, q2, pb_range(&c->pb));
 	ok(status == -EIO && p[2] == 0,
 	   "a GPU write to a READ_ONLY mapping fails the job (status %d), nothing written",
@@ -719,11 +572,11 @@ static void test_in_syncobj(struct ctx *c)
 	/* A blocks on a semaphore the CPU releases later, then writes. */
 	pb_begin(&c->pb);
 	pb_acquire_geq(&c->pb, DATA_VA + 0x1000, 1);
-	pb_release(&c->pb, DATA_VA + 0x1004, 0xaaaa);
+	pb_sem_release(&c->pb, DATA_VA + 0x1004, 0xaaaa);
 	ra = pb_range(&c->pb);
 	/* B writes, after A's fence. */
 	pb_begin(&c->pb);
-	pb_release(&c->pb, DATA_VA + 0x1008, 0xbbbb);
+	pb_sem_release(&c->pb, DATA_VA + 0x1008, 0xbbbb);
 	rb = pb_range(&c->pb);
 
 	ok(submit(c->fd, qa, &ra, 1, NULL, 0, sa) == 0,
@@ -779,7 +632,7 @@ static void test_engines(struct ctx *c)
 			made++;
 			s[e][p] = syncobj_create(c->fd);
 			pb_begin(&c->pb);
-			pb_release(&c->pb, DATA_VA + 0x2000 + 16 * e + 4 * p,
+			pb_sem_release(&c->pb, DATA_VA + 0x2000 + 16 * e + 4 * p,
 				   0x100 * (e + 1) + p);
 			r = pb_range(&c->pb);
 			submit(c->fd, q[e][p], &r, 1, NULL, 0, s[e][p]);
@@ -819,7 +672,7 @@ static void test_illegal_method(struct ctx *c)
 	pb_begin(&c->pb);
 	pb_dword(&c->pb, TGPU_PB_HDR(TGPU_PB_OP_INC, 0, 0x0fc, 1));
 	pb_dword(&c->pb, 0);
-	pb_release(&c->pb, DATA_VA + 0x3000, 0xdead);
+	pb_sem_release(&c->pb, DATA_VA + 0x3000, 0xdead);
 	r = pb_range(&c->pb);
 	status = run(c, bad, r);
 	ok(status == -EIO, "a pushbuffer with an illegal method: the fence fails with -EIO (status %d)",
@@ -827,7 +680,7 @@ static void test_illegal_method(struct ctx *c)
 	ok(c->data[0x3000 / 4] == 0, "nothing after the illegal method ran");
 
 	pb_begin(&c->pb);
-	pb_release(&c->pb, DATA_VA + 0x3004, 0x600d);
+	pb_sem_release(&c->pb, DATA_VA + 0x3004, 0x600d);
 	status = run(c, good, pb_range(&c->pb));
 	ok(status == 1 && c->data[0x3004 / 4] == 0x600d,
 	   "another queue on the same engine still runs (status %d)", status);
@@ -1091,10 +944,10 @@ static void test_sysmem(struct ctx *c)
 	if (queue_create(c->fd, TGPU_RUNLIST_CE0, 1, &q))
 		bail("QUEUE_CREATE failed");
 	pb_begin(&c->pb);
-	pb_release(&c->pb, SYS_VA + 8, 0x51515151);
-	pb_release(&c->pb, SYS_VA + (2u << 20) + 4, 0x52525252);
-	pb_release(&c->pb, SYS_VA + SYS_SIZE - 4, 0x53535353);
-	pb_release(&c->pb, off_va + 0x1ffc, 0x54545454);
+	pb_sem_release(&c->pb, SYS_VA + 8, 0x51515151);
+	pb_sem_release(&c->pb, SYS_VA + (2u << 20) + 4, 0x52525252);
+	pb_sem_release(&c->pb, SYS_VA + SYS_SIZE - 4, 0x53535353);
+	pb_sem_release(&c->pb, off_va + 0x1ffc, 0x54545454);
 	status = run(c, q, pb_range(&c->pb));
 	ok(status == 1 && sp[2] == 0x51515151 &&
 	   sp[(2u << 20) / 4 + 1] == 0x52525252 &&
@@ -1199,7 +1052,7 @@ static void test_sysmem(struct ctx *c)
 	if (queue_create(c->fd, TGPU_RUNLIST_CE1, 0, &q))
 		bail("QUEUE_CREATE failed");
 	pb_begin(&c->pb);
-	pb_release(&c->pb, off_va, 0x600dcafe);
+	pb_sem_release(&c->pb, off_va, 0x600dcafe);
 	status = run(c, q, pb_range(&c->pb));
 	ok(status == 1 && sp[0x203000 / 4] == 0x600dcafe,
 	   "SYSMEM: after GEM_CLOSE the mapping still reaches the object (status %d)",
@@ -1234,10 +1087,10 @@ static void test_isolation(struct ctx *a)
 	sa = syncobj_create(a->fd);
 	sb = syncobj_create(b.fd);
 	pb_begin(&a->pb);
-	pb_release(&a->pb, DATA_VA + 0x5000, 0xaaaa0001);
+	pb_sem_release(&a->pb, DATA_VA + 0x5000, 0xaaaa0001);
 	ra = pb_range(&a->pb);
 	pb_begin(&b.pb);
-	pb_release(&b.pb, DATA_VA + 0x5000, 0xbbbb0001);
+	pb_sem_release(&b.pb, DATA_VA + 0x5000, 0xbbbb0001);
 	rb = pb_range(&b.pb);
 	ok(submit(a->fd, qa, &ra, 1, NULL, 0, sa) == 0 &&
 	   submit(b.fd, qb, &rb, 1, NULL, 0, sb) == 0 &&
@@ -1249,7 +1102,7 @@ static void test_isolation(struct ctx *a)
 	   a->data[0x5000 / 4], b.data[0x5000 / 4]);
 
 	pb_begin(&a->pb);
-	pb_release(&a->pb, only_b, 0x0badbad0);
+	pb_sem_release(&a->pb, only_b, 0x0badbad0);
 	status = run(a, qa, pb_range(&a->pb));
 	ok(status == -EIO && pe[0] == 0,
 	   "a VA only the other file mapped faults (status %d), its object untouched",
@@ -1274,7 +1127,7 @@ static void test_close(int fd, uint64_t base)
 		queue_create(c.fd, i, i, &q[i]);
 	s = syncobj_create(c.fd);
 	pb_begin(&c.pb);
-	pb_release(&c.pb, DATA_VA, 1);
+	pb_sem_release(&c.pb, DATA_VA, 1);
 	r = pb_range(&c.pb);
 	submit(c.fd, q[0], &r, 1, NULL, 0, s);
 	ok(syncobj_wait(c.fd, s, 10000) == 0, "a file with queues and mappings ran a job");
@@ -1291,18 +1144,6 @@ static void test_close(int fd, uint64_t base)
 	   "closing it (a job still blocked) frees its queues, page tables and objects: VRAM_USED back to the baseline");
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 /*
  * The device goes away (sysfs unbind) under a file with mappings, queues
  * and a blocked job: ioctls fail with -ENODEV, the job's fence fails,
@@ -1310,21 +1151,14 @@ static int write_file(const char *path, const char *val)
  */
 static int test_unplug(void)
 {
-	char link[256], bdf[256];
+	char bdf[256];
 	struct drm_tgpu_submit_range r;
 	uint32_t q, s, sys, i, bad;
 	volatile uint32_t *sp;
 	struct ctx c;
-	ssize_t n;
 	int err, status, sync_fd;
-	char *slash;
 
-	n = readlink("/sys/class/drm/renderD128/device", link, sizeof(link) - 1);
-	if (n < 0)
-		bail("no /sys/class/drm/renderD128/device");
-	link[n] = 0;
-	slash = strrchr(link, '/');
-	snprintf(bdf, sizeof(bdf), "%s", slash ? slash + 1 : link);
+	bdf_of_node(node, bdf, sizeof(bdf));
 
 	ctx_open(&c);
 	/* a system-memory object, bound and mapped, across the unplug */
@@ -1406,7 +1240,7 @@ static int test_unplug(void)
 		"QUEUE_CREATE on the rebound device"))
 		return tap_done();
 	pb_begin(&c.pb);
-	pb_release(&c.pb, DATA_VA + 4, 0x12345678);
+	pb_sem_release(&c.pb, DATA_VA + 4, 0x12345678);
 	status = run(&c, q, pb_range(&c.pb));
 	ok(status == 1 && c.data[1] == 0x12345678,
 	   "a job runs on the rebound device (status %d)", status);
@@ -1472,7 +1306,7 @@ static void test_priv(void)
 	if (queue_create(c.fd, TGPU_RUNLIST_CE0, 0, &q))
 		bail("QUEUE_CREATE failed");
 	pb_begin(&c.pb);
-	pb_release(&c.pb, gpfifo, 0);
+	pb_sem_release(&c.pb, gpfifo, 0);
 	status = run(&c, q, pb_range(&c.pb));
 	ok(status == -EIO, "a semaphore release into the queue's own GPFIFO page fails the job (status %d)",
 	   status);
@@ -1523,7 +1357,7 @@ static int test_large_pages(void)
 	/* the 4 MiB data object at a 2 MiB-aligned VA: large pages */
 	pb_begin(&c.pb);
 	for (i = 0; i < 256; i++)
-		pb_release(&c.pb, DATA_VA + 8192ull * i, i + 1);
+		pb_sem_release(&c.pb, DATA_VA + 8192ull * i, i + 1);
 	before = tlb_misses(bar0);
 	status = run(&c, q, pb_range(&c.pb));
 	large = tlb_misses(bar0) - before;
@@ -1536,7 +1370,7 @@ static int test_large_pages(void)
 	memset((void *)c.data, 0, DATA_SIZE);
 	pb_begin(&c.pb);
 	for (i = 0; i < 256; i++)
-		pb_release(&c.pb, va_small + 8192ull * i, i + 1);
+		pb_sem_release(&c.pb, va_small + 8192ull * i, i + 1);
 	before = tlb_misses(bar0);
 	status = run(&c, q, pb_range(&c.pb));
 	small = tlb_misses(bar0) - before;
@@ -1556,7 +1390,7 @@ static int test_large_pages(void)
 			bail("VM_BIND failed");
 		pb_begin(&c.pb);
 		for (i = 0; i < 256; i++)
-			pb_release(&c.pb, SYS_VA + 8192ull * i, i + 1);
+			pb_sem_release(&c.pb, SYS_VA + 8192ull * i, i + 1);
 		before = tlb_misses(bar0);
 		status = run(&c, q, pb_range(&c.pb));
 		sysm = tlb_misses(bar0) - before;

@@ -30,6 +30,7 @@
 #include <tgpu/copy.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 
 #define S(x) tgpu_get_error_name(x)
 
@@ -662,18 +663,6 @@ static void test_timeout(unsigned int timeout_ms)
 }
 
 /* ---- device lost ------------------------------------------------------------------ */
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
 
 static void test_unplug(void)
 {

@@ -2,7 +2,7 @@
 /*
  * Raw tgpu ioctls for the in-guest tests that want the kernel's errno as
  * is (no libdrm retry logic, no libtgpu): test-debugfs, test-ioctl,
- * test-leak, test-prime, test-pt.  Include after guest-tap.h.  Helpers that cannot fail in a
+ * test-leak, test-prime, test-pt, test-submit.  Include after guest-tap.h.  Helpers that cannot fail in a
  * working setup bail() instead of returning an error.
  */
 #ifndef TGPU_GUEST_RAW_H

@@ -1023,8 +1023,8 @@ void tgpu_ce_init(TGPUState *s)
         qemu_cond_init(&ce->idle);
         ce->done_bh = qemu_bh_new_guarded(ce_done_bh, ce,
                                           &DEVICE(s)->mem_reentrancy_guard);
-        qemu_thread_create(&ce->thread, name, ce_thread, ce,
-                           QEMU_THREAD_JOINABLE);
+        tgpu_engine_thread_create(s->ce_thread_ctx[i], &ce->thread, name,
+                                  ce_thread, ce);
     }
     s->ce_vmstate = qemu_add_vm_change_state_handler(ce_vm_state_change, s);
 }

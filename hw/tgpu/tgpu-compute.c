@@ -2261,8 +2261,8 @@ void tgpu_gr_init(TGPUState *s)
     qemu_cond_init(&gr->idle);
     gr->done_bh = qemu_bh_new_guarded(gr_done_bh, gr,
                                       &DEVICE(s)->mem_reentrancy_guard);
-    qemu_thread_create(&gr->thread, "tgpu-compute", gr_thread, gr,
-                       QEMU_THREAD_JOINABLE);
+    tgpu_engine_thread_create(s->gr_thread_ctx, &gr->thread, "tgpu-compute",
+                              gr_thread, gr);
     gr->vmstate = qemu_add_vm_change_state_handler(gr_vm_state_change, s);
 }
 

@@ -260,6 +260,23 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     tgpu_gr_init(s);
 }
 
+/*
+ * Engine threads go where the user's thread-context objects say (CPU
+ * affinity, NUMA policy), as QEMU's memory preallocation threads do;
+ * otherwise they inherit QEMU's.
+ */
+void tgpu_engine_thread_create(ThreadContext *tc, QemuThread *thread,
+                               const char *name, void *(*fn)(void *),
+                               void *opaque)
+{
+    if (tc) {
+        thread_context_create_thread(tc, thread, name, fn, opaque,
+                                     QEMU_THREAD_JOINABLE);
+    } else {
+        qemu_thread_create(thread, name, fn, opaque, QEMU_THREAD_JOINABLE);
+    }
+}
+
 static void tgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
                               int len)
 {
@@ -304,6 +321,12 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
+    DEFINE_PROP_LINK("ce0-thread-context", TGPUState, ce_thread_ctx[0],
+                     TYPE_THREAD_CONTEXT, ThreadContext *),
+    DEFINE_PROP_LINK("ce1-thread-context", TGPUState, ce_thread_ctx[1],
+                     TYPE_THREAD_CONTEXT, ThreadContext *),
+    DEFINE_PROP_LINK("compute-thread-context", TGPUState, gr_thread_ctx,
+                     TYPE_THREAD_CONTEXT, ThreadContext *),
 };
 
 static const VMStateDescription tgpu_vmstate = {

@@ -12,6 +12,7 @@
 #include "hw/pci/pci_device.h"
 #include "qom/object.h"
 #include "qemu/thread.h"
+#include "qemu/thread-context.h"
 #include "qemu/timer.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
@@ -240,10 +241,12 @@ struct TGPUState {
 
     /* compute engine (tgpu-compute.c) */
     struct TGPUComputeEngine *gr;
+    ThreadContext *gr_thread_ctx;       /* property compute-thread-context */
 
     /* copy engines (tgpu-ce.c) */
     TGPUCopyEngine ce[TGPU_CE_COUNT];
     VMChangeStateEntry *ce_vmstate;
+    ThreadContext *ce_thread_ctx[TGPU_CE_COUNT]; /* ce<n>-thread-context */
 
     /* MMU (tgpu-mmu.c); mmu_lock guards the TLB and its counters */
     QemuMutex mmu_lock;
@@ -286,6 +289,11 @@ enum {
     TGPU_UNIT_ECC = 3,
     TGPU_UNIT_THERMAL = 4,
 };
+
+/* tgpu-pci.c: an engine's thread, placed by its thread-context if set */
+void tgpu_engine_thread_create(ThreadContext *tc, QemuThread *thread,
+                               const char *name, void *(*fn)(void *),
+                               void *opaque);
 
 /* tgpu-pmc.c: identity and master control */
 uint32_t tgpu_pmc_read(TGPUState *s, hwaddr addr, bool *ok);

@@ -2,7 +2,10 @@
  * tgpu copy-engine benchmark: bandwidth of host-to-device, device-to-host
  * and device-to-device copies, one engine at a time and H2D on CE0 with
  * D2H on CE1 at once, beside this host's single-thread memcpy of the same
- * size, measured in the same run.
+ * size, measured in the same run.  Then H2D and D2H once more with each
+ * engine's thread on a CPU of its own (thread-context objects), beside two
+ * host threads running the engines' copy loop on those CPUs: the most two
+ * streams get from this machine's memory.
  *
  * The copies run as a driver would issue them: paged channels of one
  * address space, VRAM buffers mapped with 2 MiB pages and system-memory
@@ -23,6 +26,9 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "qemu/units.h"
+#ifdef HOST_X86_64
+#include <emmintrin.h>
+#endif
 #include "libqtest.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
@@ -175,13 +181,27 @@ static void chan_setup(Bench *b, int c, uint32_t engine)
     wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_CTRL), TGPU_CHAN_CTRL_ENABLE);
 }
 
-static void bench_start(Bench *b)
+/*
+ * A device whose engine threads run where QEMU's do, or (CPU[0] >= 0)
+ * CE0's on host CPU[0] and CE1's on CPU[1], placed by thread-context
+ * objects as a management layer would place them.
+ */
+static void bench_start(Bench *b, const int *cpu)
 {
     Tables t = { .tables = g_hash_table_new_full(NULL, NULL, NULL, g_free) };
 
     memset(b, 0, sizeof(*b));
-    b->qts = qtest_init("-M q35 -m 512M -nodefaults "
-                        "-device tgpu,addr=04.0,vram-size=256M");
+    if (cpu[0] >= 0) {
+        b->qts = qtest_initf("-M q35 -m 512M -nodefaults "
+                             "-object thread-context,id=tc0,cpu-affinity=%d "
+                             "-object thread-context,id=tc1,cpu-affinity=%d "
+                             "-device tgpu,addr=04.0,vram-size=256M,"
+                             "ce0-thread-context=tc0,ce1-thread-context=tc1",
+                             cpu[0], cpu[1]);
+    } else {
+        b->qts = qtest_init("-M q35 -m 512M -nodefaults "
+                            "-device tgpu,addr=04.0,vram-size=256M");
+    }
     b->bus = qpci_new_pc(b->qts, NULL);
     b->dev = qpci_device_find(b->bus, QPCI_DEVFN(4, 0));
     g_assert_nonnull(b->dev);
@@ -342,31 +362,123 @@ static double time_both(Bench *b, uint32_t len, double hint)
     return (g_get_monotonic_time() - t0) / 1e6;
 }
 
+/* Seconds for one copy of SHAPE on channel C: median of RUNS after warm-ups. */
+static double copy_secs(Bench *b, int c, const Shape *sh, uint32_t len,
+                        int runs)
+{
+    double secs[RUNS], fast;
+
+    /* the first copy also faults the pages in: not a hint */
+    time_copy(b, c, sh, len, 0);
+    fast = time_copy(b, c, sh, len, 0);
+    for (int i = 0; i < runs; i++) {
+        secs[i] = time_copy(b, c, sh, len, fast);
+        fast = MIN(fast, secs[i]);
+    }
+    return median(secs, runs);
+}
+
+/* GB/s of H2D on CE0 and D2H on CE1 at once, together. */
+static double both_gbs(Bench *b, uint32_t len, int runs)
+{
+    double secs[RUNS], fast;
+
+    qtest_memset(b->qts, b->bar1.addr + L_Y, 0x44, len);
+    fast = time_both(b, len, 0);
+    for (int i = 0; i < runs; i++) {
+        secs[i] = time_both(b, len, fast);
+        fast = MIN(fast, secs[i]);
+    }
+    g_assert_cmphex(qtest_readl(b->qts, G_B + 4), ==, 0x44444444);
+    return 2.0 * len / median(secs, runs) / 1e9;
+}
+
+/* The first two CPUs this process may use; false if it has only one. */
+static bool two_cpus(int *cpu)
+{
+#ifdef CONFIG_LINUX
+    cpu_set_t set;
+    int n = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (int i = 0; i < CPU_SETSIZE && n < 2; i++) {
+            if (CPU_ISSET(i, &set)) {
+                cpu[n++] = i;
+            }
+        }
+    }
+    return n == 2;
+#else
+    return false;
+#endif
+}
+
 typedef struct HostCopy {
     uint8_t *src, *dst;
     uint32_t len;
+    bool stream;
+    int cpu;                    /* -1: anywhere */
 } HostCopy;
+
+/* The copy engines' own loop (ce_memmove() in hw/tgpu/tgpu-ce.c). */
+static void stream_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+#ifdef HOST_X86_64
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    _mm_sfence();
+#endif
+    memcpy(d, s, n);
+}
 
 static gpointer host_copy(gpointer opaque)
 {
     HostCopy *h = opaque;
 
-    memcpy(h->dst, h->src, h->len);
+#ifdef CONFIG_LINUX
+    if (h->cpu >= 0) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(h->cpu, &set);
+        g_assert_cmpint(sched_setaffinity(0, sizeof(set), &set), ==, 0);
+    }
+#endif
+    if (h->stream) {
+        /* in the engines' steps */
+        for (uint32_t o = 0; o < h->len; o += 4 * MiB) {
+            stream_copy(h->dst + o, h->src + o, MIN(4 * MiB, h->len - o));
+        }
+    } else {
+        memcpy(h->dst, h->src, h->len);
+    }
     return NULL;
 }
 
 /*
- * This host's memcpy of LEN bytes in GB/s, on one thread, or on
- * THREADS at once (each its own buffers): the physical limits.
+ * This host's copy of LEN bytes in GB/s, on one thread, or on THREADS
+ * at once (each its own buffers): the physical limits.  STREAM: the
+ * engines' loop instead of memcpy; CPU (if not NULL): thread t on cpu[t].
  */
-static double memcpy_gbs(uint32_t len, int threads)
+static double host_gbs(uint32_t len, int threads, bool stream,
+                       const int *cpu)
 {
     HostCopy h[2];
     GThread *th[2];
     double secs[RUNS];
 
     for (int t = 0; t < threads; t++) {
-        h[t] = (HostCopy) { g_malloc(len), g_malloc(len), len };
+        h[t] = (HostCopy) { g_malloc(len), g_malloc(len), len, stream,
+                            cpu ? cpu[t] : -1 };
         memset(h[t].src, 0x5a, len);
         memset(h[t].dst, 0xa5, len);
     }
@@ -374,7 +486,7 @@ static double memcpy_gbs(uint32_t len, int threads)
         gint64 t0 = g_get_monotonic_time();
 
         for (int t = 0; t < threads; t++) {
-            th[t] = g_thread_new("memcpy", host_copy, &h[t]);
+            th[t] = g_thread_new("copy", host_copy, &h[t]);
         }
         for (int t = 0; t < threads; t++) {
             g_thread_join(th[t]);
@@ -395,42 +507,30 @@ static void test_bandwidth(void)
 {
     uint32_t len = g_test_perf() ? BUF_MAX : 4 * MiB;
     int runs = g_test_perf() ? RUNS : 1;
-    double single[ARRAY_SIZE(shapes)], both, host, host2, secs[RUNS], fast;
+    int anywhere[2] = { -1, -1 }, cpu[2];
+    double single[ARRAY_SIZE(shapes)], both, host, host2;
+    double pin_h2d, pin_d2h, pin_both, nt, nt2;
     Bench b;
 
-    bench_start(&b);
+    bench_start(&b, anywhere);
     qtest_memset(b.qts, G_A, 0x11, len);
     qtest_memset(b.qts, b.bar1.addr + L_Y, 0x33, len);
     for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
-        /* the first copy also faults the pages in: not a hint */
-        time_copy(&b, 0, &shapes[s], len, 0);
-        fast = time_copy(&b, 0, &shapes[s], len, 0);
-        for (int i = 0; i < runs; i++) {
-            secs[i] = time_copy(&b, s == 1 ? 1 : 0, &shapes[s], len, fast);
-            fast = MIN(fast, secs[i]);
-        }
-        single[s] = len / median(secs, runs) / 1e9;
+        single[s] = len / copy_secs(&b, s == 1 ? 1 : 0, &shapes[s], len,
+                                    runs) / 1e9;
     }
     /* every copy landed: H2D brought 0x11 to X, D2H 0x33 to B, D2D X to Y */
     g_assert_cmphex(vram_rd32(&b, L_X + len - 4), ==, 0x11111111);
     g_assert_cmphex(qtest_readl(b.qts, G_B + len / 2), ==, 0x33333333);
     g_assert_cmphex(vram_rd32(&b, L_Y + len / 3 * 2), ==, 0x11111111);
-
-    qtest_memset(b.qts, b.bar1.addr + L_Y, 0x44, len);
-    fast = time_both(&b, len, 0);
-    for (int i = 0; i < runs; i++) {
-        secs[i] = time_both(&b, len, fast);
-        fast = MIN(fast, secs[i]);
-    }
-    both = 2.0 * len / median(secs, runs) / 1e9;
-    g_assert_cmphex(qtest_readl(b.qts, G_B + 4), ==, 0x44444444);
+    both = both_gbs(&b, len, runs);
     bench_stop(&b);
 
     if (!g_test_perf()) {
         return;
     }
-    host = memcpy_gbs(len, 1);
-    host2 = memcpy_gbs(len, 2);
+    host = host_gbs(len, 1, false, NULL);
+    host2 = host_gbs(len, 2, false, NULL);
     g_print("# %u MiB copies, median of %d after a warm-up\n", len >> 20,
             runs);
     for (size_t s = 0; s < ARRAY_SIZE(shapes); s++) {
@@ -444,6 +544,34 @@ static void test_bandwidth(void)
     g_print("bench: host.memcpy_64m_gbps %.2f GB/s\n", host);
     g_print("bench: host.memcpy_64m_2threads_gbps %.2f GB/s\n", host2);
     g_print("ref: host.memcpy_64m_2threads_gbps %.2f GB/s\n", host);
+
+    if (!two_cpus(cpu)) {
+        g_print("# one CPU: no run with the engines on two CPUs\n");
+        return;
+    }
+    /* the same, each engine's thread on a CPU of its own */
+    bench_start(&b, cpu);
+    qtest_memset(b.qts, G_A, 0x11, len);
+    qtest_memset(b.qts, b.bar1.addr + L_Y, 0x33, len);
+    pin_h2d = len / copy_secs(&b, 0, &shapes[0], len, runs) / 1e9;
+    pin_d2h = len / copy_secs(&b, 1, &shapes[1], len, runs) / 1e9;
+    pin_both = both_gbs(&b, len, runs);
+    bench_stop(&b);
+    /* and the machine's own limit for two streams on those CPUs */
+    nt = host_gbs(len, 1, true, cpu);
+    nt2 = host_gbs(len, 2, true, cpu);
+
+    g_print("# CE0 on CPU %d, CE1 on CPU %d (thread-context objects)\n",
+            cpu[0], cpu[1]);
+    g_print("bench: copy.h2d_64m_pinned_gbps %.2f GB/s\n", pin_h2d);
+    g_print("bench: copy.d2h_64m_pinned_gbps %.2f GB/s\n", pin_d2h);
+    g_print("bench: copy.h2d_d2h_concurrent_pinned_gbps %.2f GB/s\n",
+            pin_both);
+    g_print("ref: copy.h2d_d2h_concurrent_pinned_gbps %.2f GB/s\n",
+            (pin_h2d + pin_d2h) / 2);
+    g_print("bench: host.streamcopy_64m_gbps %.2f GB/s\n", nt);
+    g_print("bench: host.streamcopy_64m_2threads_gbps %.2f GB/s\n", nt2);
+    g_print("ref: host.streamcopy_64m_2threads_gbps %.2f GB/s\n", nt);
 }
 
 int main(int argc, char **argv)

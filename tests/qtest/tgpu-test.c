@@ -226,6 +226,7 @@ static void test_bad_properties(void)
         { "vram-size", NULL, 32 * MiB, "vram-size 33554432 is invalid" },
         { "vram-size", NULL, 128 * GiB, "is invalid" },
         { "sm-count", NULL, 100000, "sm-count 100000 is invalid" },
+        { "ce0-thread-context", "nosuch", 0, "'nosuch' not found" },
     };
     QTestState *qts = qtest_init("-M q35 -nodefaults "
                                  "-device pcie-root-port,id=rp0,slot=1");
@@ -394,6 +395,77 @@ static void add_model_test(const char *what, const TGPUTestModel *m,
     qtest_add_data_func(path, m, fn);
 }
 
+#ifdef CONFIG_LINUX
+/* Cpus_allowed_list of a /proc status file: "0-1", "1". */
+static char *status_cpus(const char *path)
+{
+    g_autofree char *status = NULL;
+    const char *at;
+
+    g_assert_true(g_file_get_contents(path, &status, NULL, NULL));
+    at = strstr(status, "Cpus_allowed_list:");
+    g_assert_nonnull(at);
+    at += strlen("Cpus_allowed_list:");
+    return g_strstrip(g_strndup(at, strcspn(at, "\n")));
+}
+
+/* The CPUs QEMU's thread called COMM may run on, or NULL. */
+static char *thread_cpus(pid_t pid, const char *comm)
+{
+    g_autofree char *dir = g_strdup_printf("/proc/%d/task", (int)pid);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *tid;
+    char *cpus = NULL;
+
+    g_assert_nonnull(d);
+    while (!cpus && (tid = g_dir_read_name(d))) {
+        g_autofree char *path = g_strdup_printf("%s/%s/comm", dir, tid);
+        g_autofree char *name = NULL;
+
+        if (g_file_get_contents(path, &name, NULL, NULL) &&
+            !strcmp(g_strstrip(name), comm)) {
+            g_free(path);
+            path = g_strdup_printf("%s/%s/status", dir, tid);
+            cpus = status_cpus(path);
+        }
+    }
+    g_dir_close(d);
+    return cpus;
+}
+
+/* Engine threads start where their thread-context objects say. */
+static void test_engine_threads(void)
+{
+    g_autofree char *want = NULL, *main_cpus = NULL, *path = NULL;
+    g_autofree char *ce0 = NULL, *ce1 = NULL, *gr = NULL;
+    QTestState *qts;
+    cpu_set_t set;
+    int last = -1;
+
+    g_assert_cmpint(sched_getaffinity(0, sizeof(set), &set), ==, 0);
+    for (int i = 0; i < CPU_SETSIZE; i++) {
+        if (CPU_ISSET(i, &set)) {
+            last = i;
+        }
+    }
+    qts = qtest_initf("-M q35 -nodefaults -name debug-threads=on "
+                      "-object thread-context,id=tc,cpu-affinity=%d "
+                      "-device tgpu,addr=04.0,ce1-thread-context=tc,"
+                      "compute-thread-context=tc", last);
+    want = g_strdup_printf("%d", last);
+    path = g_strdup_printf("/proc/%d/status", (int)qtest_pid(qts));
+    main_cpus = status_cpus(path);
+    ce0 = thread_cpus(qtest_pid(qts), "tgpu-ce0");
+    ce1 = thread_cpus(qtest_pid(qts), "tgpu-ce1");
+    gr = thread_cpus(qtest_pid(qts), "tgpu-compute");
+    g_assert_cmpstr(ce1, ==, want);
+    g_assert_cmpstr(gr, ==, want);
+    /* CE0 has no context: it may run wherever QEMU's main thread may */
+    g_assert_cmpstr(ce0, ==, main_cpus);
+    qtest_quit(qts);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -410,6 +482,9 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/capabilities", test_capabilities);
     qtest_add_func("/tgpu/reset", test_reset);
     qtest_add_func("/tgpu/flr", test_flr);
+#ifdef CONFIG_LINUX
+    qtest_add_func("/tgpu/engine-threads", test_engine_threads);
+#endif
 
     return g_test_run();
 }

@@ -813,14 +813,20 @@ static void host_arm_acquire_timer(TGPUState *s)
 {
     int64_t next = INT64_MAX;
 
-    for (uint32_t i = 0; i < s->num_channels; i++) {
+    for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
         TGPUChannel *ch = &s->chan[i];
 
         if (ch->blocked && ch->enabled && !ch->error) {
             next = MIN(next, ch->acq_next_try_ns);
         }
     }
-    if (next != INT64_MAX) {
+    /*
+     * Nothing blocked: no timer either.  A stale one would still wake
+     * QEMU's main loop (forever under qtest, whose virtual clock stands).
+     */
+    if (next == INT64_MAX) {
+        timer_del(s->acquire_timer);
+    } else {
         timer_mod_anticipate(s->acquire_timer, next);
     }
 }

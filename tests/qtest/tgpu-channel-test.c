@@ -360,6 +360,53 @@ static void test_acquire_by_release(void)
     tgpu_stop(&t);
 }
 
+#ifdef CONFIG_LINUX
+/* CPU time QEMU's main thread has used, in clock ticks. */
+static long main_thread_ticks(T *t)
+{
+    int pid = qtest_pid(t->qts);
+    g_autofree char *path = g_strdup_printf("/proc/%d/task/%d/stat", pid,
+                                            pid);
+    g_autofree char *stat = NULL;
+    g_auto(GStrv) f = NULL;
+
+    g_assert_true(g_file_get_contents(path, &stat, NULL, NULL));
+    /* after "pid (comm) ": state is field 3, utime 14, stime 15 */
+    f = g_strsplit(strrchr(stat, ')') + 2, " ", 0);
+    g_assert_cmpuint(g_strv_length(f), >, 12);
+    return atol(f[11]) + atol(f[12]);
+}
+
+/*
+ * Once nothing waits, no acquire poll is pending either: a stale timer
+ * would keep waking QEMU's main loop, for ever under qtest, whose virtual
+ * clock stands still (more than half a CPU here).
+ */
+static void test_acquire_idle_after(void)
+{
+    g_autofree PB *pb = pb_new();
+    long ticks;
+    T t;
+    Chan *a, *b;
+
+    tgpu_start_std(&t);
+    a = chan_up(&t, 1);
+    b = chan_up(&t, 2);
+    pb_acquire(pb, L_SEM, 5);
+    submit_blocked(&t, a, pb);
+    run_release(&t, b, L_SEM, 5);
+    wait_done(&t, a);
+
+    ticks = main_thread_ticks(&t);
+    g_usleep(300 * 1000);
+    /* idle: at most 50 ms of CPU in 300 ms, at 100 ticks a second */
+    g_assert_cmpint(main_thread_ticks(&t) - ticks, <=,
+                    sysconf(_SC_CLK_TCK) / 20);
+    assert_no_error_pending(&t);
+    tgpu_stop(&t);
+}
+#endif
+
 /*
  * A release on one engine's runlist satisfies an acquire on another's,
  * at once: "retried after every release the device executes", with no
@@ -2364,6 +2411,10 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/channel/acquire/cross-engine",
                    test_acquire_cross_engine);
     qtest_add_func("/tgpu/channel/acquire/cpu", test_acquire_cpu);
+#ifdef CONFIG_LINUX
+    qtest_add_func("/tgpu/channel/acquire/idle-after",
+                   test_acquire_idle_after);
+#endif
     qtest_add_func("/tgpu/channel/acquire/compare", test_acquire_compare);
     qtest_add_func("/tgpu/channel/acquire/disable", test_acquire_disable);
     qtest_add_func("/tgpu/channel/acquire/timeout", test_acquire_timeout);

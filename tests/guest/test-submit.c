@@ -72,15 +72,7 @@ static void pb_begin(struct pb *pb)
 
 static void pb_sem(struct pb *pb, uint64_t addr, uint32_t payload, uint32_t op)
 {
-	uint32_t *p = pb->cpu + pb->len;
-
-	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-	p[1] = (uint32_t)addr;
-	p[2] = (uint32_t)(addr >> 32);
-	p[3] = payload;
-	p[4] = 0;
-	p[5] = op;
-	pb->len += 6;
+	pb->len += pb_sem_op(pb->cpu + pb->len, addr, payload, op);
 }
 
 static void pb_sem_release(struct pb *pb, uint64_t addr, uint32_t payload)
@@ -98,33 +90,10 @@ static void pb_dword(struct pb *pb, uint32_t v)
 	pb->cpu[pb->len++] = v;
 }
 
-/* A method with its data (INC). */
-static void pb_method(struct pb *pb, uint32_t method, uint32_t n,
-		      const uint32_t *data)
-{
-	uint32_t i;
-
-	pb_dword(pb, TGPU_PB_HDR(TGPU_PB_OP_INC, 0, method, n));
-	for (i = 0; i < n; i++)
-		pb_dword(pb, data[i]);
-}
-
 /* A copy-engine copy of @len bytes (one line), on subchannel 0. */
 static void pb_copy(struct pb *pb, uint64_t dst, uint64_t src, uint32_t len)
 {
-	const uint32_t cls = TGPU_CLASS_COPY;
-	const uint32_t off[4] = {
-		(uint32_t)(src >> 32), (uint32_t)src,
-		(uint32_t)(dst >> 32), (uint32_t)dst,
-	};
-	const uint32_t launch = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED,
-					       TGPU_CE_SEM_NONE,
-					       TGPU_CE_INTR_NONE);
-
-	pb_method(pb, TGPU_M_SET_OBJECT, 1, &cls);
-	pb_method(pb, TGPU_CE_M_OFFSET_IN_UPPER, 4, off);
-	pb_method(pb, TGPU_CE_M_LINE_LENGTH_IN, 1, &len);
-	pb_method(pb, TGPU_CE_M_LAUNCH_DMA, 1, &launch);
+	pb->len += pb_ce_copy(pb->cpu + pb->len, dst, src, len);
 }
 
 /* The range from the last pb_begin() to here. */

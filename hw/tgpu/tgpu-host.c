@@ -54,6 +54,13 @@ static bool chan_on_runlist(TGPUState *s, TGPUChannel *ch)
     return false;
 }
 
+/* Is runlist @r's engine working (its channel waits for it)? */
+static bool engine_busy(TGPUState *s, unsigned int r)
+{
+    return r == TGPU_RUNLIST_COMPUTE ? tgpu_gr_busy(s)
+                                     : tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0);
+}
+
 static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
 {
     if (ch->error) {
@@ -773,8 +780,7 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
         TGPUChannel *ch;
 
         /* an engine at work keeps its channel until its launch or slice ends */
-        if (r == TGPU_RUNLIST_COMPUTE ? tgpu_gr_busy(s)
-                                      : tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0)) {
+        if (engine_busy(s, r)) {
             return false;
         }
         ch = runlist_pick(s, r, now);
@@ -809,26 +815,51 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
     return true;
 }
 
+/*
+ * Could a pass retry @ch's acquire now?  Not while its engine works (the
+ * engine's end kicks the host unit) nor while it is on no runlist (a
+ * runlist submission kicks it).
+ */
+static bool chan_acquire_pollable(TGPUState *s, TGPUChannel *ch)
+{
+    TGPURunlist *rl = &s->runlist[ch->engine];
+
+    if (!ch->blocked || !ch->enabled || ch->error ||
+        engine_busy(s, ch->engine)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < rl->count; i++) {
+        if (rl->chid[i] == ch->id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The next acquire poll, if any channel can use one.  A timer left armed
+ * would wake QEMU's main loop for nothing: at every iteration when its
+ * time has passed, and for ever under qtest, whose virtual clock stands.
+ */
 static void host_arm_acquire_timer(TGPUState *s)
 {
+    int64_t now = tgpu_ptimer_now(s);
     int64_t next = INT64_MAX;
 
     for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
-        TGPUChannel *ch = &s->chan[i];
-
-        if (ch->blocked && ch->enabled && !ch->error) {
-            next = MIN(next, ch->acq_next_try_ns);
+        if (chan_acquire_pollable(s, &s->chan[i])) {
+            next = MIN(next, s->chan[i].acq_next_try_ns);
         }
     }
-    /*
-     * Nothing blocked: no timer either.  A stale one would still wake
-     * QEMU's main loop (forever under qtest, whose virtual clock stands).
-     */
     if (next == INT64_MAX) {
         timer_del(s->acquire_timer);
-    } else {
-        timer_mod_anticipate(s->acquire_timer, next);
+        return;
     }
+    /* due but not retried (others of higher priority ran): the usual pace */
+    if (next <= now) {
+        next = now + TGPU_ACQUIRE_POLL_NS;
+    }
+    timer_mod_anticipate(s->acquire_timer, next);
 }
 
 static void tgpu_host_bh(void *opaque)
@@ -938,6 +969,8 @@ void tgpu_engine_reset(TGPUState *s, uint32_t engines)
         rl->resident = -1;
         rl->last = -1;
     }
+    /* the engines are free: their other channels may run (or poll) again */
+    host_kick(s);
 }
 
 /* ---- registers ---- */

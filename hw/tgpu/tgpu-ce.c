@@ -24,11 +24,8 @@
 #include "qemu/units.h"
 #include "system/runstate.h"
 #include "tgpu.h"
+#include "tgpu-stream-copy.h"
 #include "trace.h"
-
-#ifdef HOST_X86_64
-#include <emmintrin.h>
-#endif
 
 /* Bytes an engine moves between two looks at reset, kill and VM stop. */
 #define CE_CHUNK            (4 * MiB)
@@ -211,40 +208,14 @@ static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
     }
 }
 
-/*
- * Move bytes as a DMA engine does: large blocks with non-temporal stores,
- * which do not pull the destination into the CPU caches first.  That
- * cuts a copy's memory traffic by a third and keeps the two engines from
- * evicting each other's data, so they scale when they run together.
- * x86-64 hosts (all of which have SSE2); elsewhere plain memmove.
- */
+/* Move bytes as a DMA engine does: large blocks past the CPU caches. */
 static void ce_memmove(uint8_t *d, const uint8_t *s, size_t n)
 {
-#ifdef HOST_X86_64
     if (n >= CE_STREAM_MIN && (d + n <= s || s + n <= d)) {
-        size_t head = -(uintptr_t)d & 15;
-
-        memcpy(d, s, head);
-        d += head;
-        s += head;
-        n -= head;
-        for (; n >= 64; n -= 64, d += 64, s += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)s);
-            __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-            __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-
-            _mm_stream_si128((__m128i *)d, a);
-            _mm_stream_si128((__m128i *)(d + 16), b);
-            _mm_stream_si128((__m128i *)(d + 32), c);
-            _mm_stream_si128((__m128i *)(d + 48), e);
-        }
-        _mm_sfence();
-        memcpy(d, s, n);
-        return;
+        tgpu_stream_copy(d, s, n);
+    } else {
+        memmove(d, s, n);
     }
-#endif
-    memmove(d, s, n);
 }
 
 /* Copy [src, src + len) to dst, both GPU addresses. */

@@ -393,6 +393,9 @@ static CtxswResult ctxsw_median(int n, int w, bool tagged)
     int runs = g_test_perf() ? BENCH_RUNS : 1;
     CtxswResult r;
 
+    if (!g_test_perf()) {
+        return ctxsw_run(n, w, tagged, 0);
+    }
     r = ctxsw_run(n, w, tagged, 0);
     best = r.us_per_switch * r.switches;
     for (int i = 0; i < runs; i++) {

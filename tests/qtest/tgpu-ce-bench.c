@@ -24,9 +24,6 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "qemu/units.h"
-#ifdef HOST_X86_64
-#include <emmintrin.h>
-#endif
 #include "libqtest.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
@@ -34,6 +31,7 @@
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
 #include "tgpu/mmu.h"
+#include "../../hw/tgpu/tgpu-stream-copy.h"
 
 #define BUF_MAX         (64 * MiB)
 #define RUNS            5
@@ -282,15 +280,16 @@ static void launch_kick(Bench *b, int c)
  * Wait for channel C's semaphore.  Each poll costs QEMU's main thread
  * and this process some CPU, which the engine threads need (2 CPUs run
  * both engines here), and preempts one of them.  So the first poll
- * comes only after HINT_US, most of the time the copy took last time
- * (0 when unknown), then polls are spaced at 2% of the time waited so
- * far: few polls while the engines work, and a small error.
+ * comes only HINT_US after T0, the copy's start (most of the time the
+ * copy took last time, 0 when unknown), then polls are spaced at 2% of
+ * the time since T0: few polls while the engines work, and a small error.
  */
-static void wait_sem(Bench *b, int c, uint32_t sem, gint64 hint_us)
+static void wait_sem(Bench *b, int c, uint32_t sem, gint64 t0,
+                     gint64 hint_us)
 {
-    gint64 t0 = g_get_monotonic_time(), now;
+    gint64 now = g_get_monotonic_time();
 
-    g_usleep(hint_us);
+    g_usleep(MAX(t0 + hint_us - now, 0));
     while (vram_rd32(b, L_SEM + 16 * c) != sem) {
         now = g_get_monotonic_time();
         g_assert_cmpint(now - t0, <, 60 * G_USEC_PER_SEC);
@@ -341,7 +340,7 @@ static double time_copy(Bench *b, int c, const Shape *sh, uint32_t len,
     gint64 t0 = g_get_monotonic_time();
 
     launch_kick(b, c);
-    wait_sem(b, c, sem, hint_us(hint));
+    wait_sem(b, c, sem, t0, hint_us(hint));
     return (g_get_monotonic_time() - t0) / 1e6;
 }
 
@@ -364,16 +363,23 @@ static double time_both(Bench *b, uint32_t len, double hint)
 
     launch_kick(b, 1);
     t0 = g_get_monotonic_time();
-    while ((qpci_io_readl(b->dev, b->bar0, TGPU_CHAN_REG(1, TGPU_CHAN_STATUS))
-            & TGPU_CHAN_STATE_MASK) != TGPU_CHAN_STATE_BLOCKED) {
+    for (;;) {
+        uint32_t st = qpci_io_readl(b->dev, b->bar0,
+                                    TGPU_CHAN_REG(1, TGPU_CHAN_STATUS)) &
+                      TGPU_CHAN_STATE_MASK;
+
+        if (st == TGPU_CHAN_STATE_BLOCKED) {
+            break;
+        }
+        g_assert_cmpuint(st, !=, TGPU_CHAN_STATE_ERROR);
         g_assert_cmpint(g_get_monotonic_time() - t0, <, 10 * G_USEC_PER_SEC);
         g_usleep(10);
     }
     t0 = g_get_monotonic_time();
     launch_kick(b, 0);
 
-    wait_sem(b, 0, s0, hint_us(hint));
-    wait_sem(b, 1, s1, 0);
+    wait_sem(b, 0, s0, t0, hint_us(hint));
+    wait_sem(b, 1, s1, t0, 0);
     return (g_get_monotonic_time() - t0) / 1e6;
 }
 
@@ -399,6 +405,7 @@ static double both_gbs(Bench *b, uint32_t len, int runs)
     double secs[RUNS], fast;
 
     qtest_memset(b->qts, b->bar1.addr + L_Y, 0x44, len);
+    time_both(b, len, 0);
     fast = time_both(b, len, 0);
     for (int i = 0; i < runs; i++) {
         secs[i] = time_both(b, len, fast);
@@ -414,26 +421,6 @@ typedef struct HostCopy {
     bool stream;
 } HostCopy;
 
-/* The copy engines' own loop (ce_memmove() in hw/tgpu/tgpu-ce.c). */
-static void stream_copy(uint8_t *d, const uint8_t *s, size_t n)
-{
-#ifdef HOST_X86_64
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-
-        _mm_stream_si128((__m128i *)d, a);
-        _mm_stream_si128((__m128i *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-    _mm_sfence();
-#endif
-    memcpy(d, s, n);
-}
-
 static gpointer host_copy(gpointer opaque)
 {
     HostCopy *h = opaque;
@@ -441,7 +428,8 @@ static gpointer host_copy(gpointer opaque)
     if (h->stream) {
         /* in the engines' steps */
         for (uint32_t o = 0; o < h->len; o += 4 * MiB) {
-            stream_copy(h->dst + o, h->src + o, MIN(4 * MiB, h->len - o));
+            tgpu_stream_copy(h->dst + o, h->src + o,
+                             MIN(4 * MiB, h->len - o));
         }
     } else {
         memcpy(h->dst, h->src, h->len);

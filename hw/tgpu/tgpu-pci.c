@@ -261,9 +261,9 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
 }
 
 /*
- * Engine threads go where the user's thread-context objects say (CPU
- * affinity, NUMA policy), as QEMU's memory preallocation threads do;
- * otherwise they inherit QEMU's.
+ * Engine threads start with the CPU affinity of the user's thread-context
+ * object, as QEMU's memory preallocation threads do; otherwise they
+ * inherit QEMU's.
  */
 void tgpu_engine_thread_create(ThreadContext *tc, QemuThread *thread,
                                const char *name, void *(*fn)(void *),
@@ -321,6 +321,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
+    /* one per copy engine (TGPU_CE_COUNT, checked in tgpu_class_init) */
     DEFINE_PROP_LINK("ce0-thread-context", TGPUState, ce_thread_ctx[0],
                      TYPE_THREAD_CONTEXT, ThreadContext *),
     DEFINE_PROP_LINK("ce1-thread-context", TGPUState, ce_thread_ctx[1],
@@ -340,6 +341,7 @@ static void tgpu_class_init(ObjectClass *oc, void *data)
     PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
     ResettableClass *rc = RESETTABLE_CLASS(oc);
 
+    QEMU_BUILD_BUG_ON(TGPU_CE_COUNT != 2);
     pc->realize = tgpu_realize;
     pc->exit = tgpu_exit;
     pc->config_write = tgpu_config_write;

@@ -888,6 +888,45 @@ static void test_concurrent(void)
     tgpu_stop(&t);
 }
 
+#ifdef CONFIG_LINUX
+/*
+ * A channel blocked on an acquire behind a launch on its engine cannot
+ * be retried before the launch ends (the engine's end kicks the host
+ * unit): no acquire poll runs meanwhile, and QEMU's main thread idles.
+ */
+static void test_acquire_behind_launch(void)
+{
+    g_autofree PB *pb = pb_new();
+    Chan *waiter;
+    T t;
+
+    ce_start(&t, NULL);
+    waiter = ce_chan_up(&t, CH_CE0 + 2);
+    pa_wr32(&t, L_SEM + 0x100, 0);
+    pb_acquire(pb, L_SEM + 0x100, 1);
+    submit_blocked(&t, waiter, pb);
+
+    /* the same 64-byte line 2^24 times: a second or more of copying */
+    pb->n = 0;
+    pb_offsets(pb, SYS(G_A), L_A);
+    pb_shape(pb, 0, 0, 64, 1u << 24);
+    pb_launch(pb, TGPU_CE_LAUNCH_MULTI_LINE);
+    submit(&t, &t.ch[CH_CE0], pb);
+    g_assert_true(ce_busy(&t, 0));
+    assert_main_thread_idle(&t, 200);
+    g_assert_true(ce_busy(&t, 0));      /* all of it during the launch */
+
+    /* once the engine is free, the waiter polls again */
+    wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
+    wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
+    err_ack(&t, CH_CE0);
+    pa_wr32(&t, L_SEM + 0x100, 1);
+    step(&t, TGPU_ACQUIRE_POLL_NS);
+    wait_done(&t, waiter);
+    tgpu_stop(&t);
+}
+#endif
+
 static void test_reset(void)
 {
     const uint32_t total = 32 * MiB;
@@ -1012,6 +1051,10 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/ce/error/fault", test_err_fault);
     qtest_add_func("/tgpu/ce/error/chain", test_err_chain);
     qtest_add_func("/tgpu/ce/concurrent", test_concurrent);
+#ifdef CONFIG_LINUX
+    qtest_add_func("/tgpu/ce/acquire-behind-launch",
+                   test_acquire_behind_launch);
+#endif
     qtest_add_func("/tgpu/ce/reset", test_reset);
     qtest_add_func("/tgpu/ce/semaphore", test_semaphore_intr);
     return g_test_run();

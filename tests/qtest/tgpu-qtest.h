@@ -790,6 +790,34 @@ static inline void poll_done(T *t, Chan *c)
     wait_done(t, c);
 }
 
+/* ---- QEMU's main thread ------------------------------------------------ */
+
+#ifdef CONFIG_LINUX
+/* CPU time QEMU's main thread has used so far, in ns. */
+static inline uint64_t main_thread_cpu_ns(T *t)
+{
+    pid_t pid = qtest_pid(t->qts);
+    g_autofree char *path = g_strdup_printf("/proc/%d/task/%d/schedstat",
+                                            (int)pid, (int)pid);
+    g_autofree char *st = NULL;
+
+    g_assert_true(g_file_get_contents(path, &st, NULL, NULL));
+    return g_ascii_strtoull(st, NULL, 10);
+}
+
+/*
+ * QEMU's main thread idles for MS milliseconds: a sixth of a CPU at most
+ * (a timer that keeps waking the main loop takes more than half).
+ */
+static inline void assert_main_thread_idle(T *t, unsigned int ms)
+{
+    uint64_t ns = main_thread_cpu_ns(t);
+
+    g_usleep(ms * 1000);
+    g_assert_cmpuint(main_thread_cpu_ns(t) - ns, <=, ms * 1000000ull / 6);
+}
+#endif
+
 /* ---- runlists ---------------------------------------------------------- */
 
 /* Submit runlist R of the N channels IDS; returns RUNLIST_STATUS. */

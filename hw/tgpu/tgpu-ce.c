@@ -4,7 +4,7 @@
  *
  * docs/hw/copy.md is the manual.  The host unit hands each LAUNCH_DMA to
  * its engine under the BQL, as a TGPUCopyJob; the engine's thread runs it
- * without the BQL, in steps of at most CE_CHUNK bytes, and between steps
+ * without the BQL, in steps of at most TGPU_CE_CHUNK bytes, and between steps
  * honours a reset, a kill, a disable or a VM stop.  The thread touches
  * only RAM (VRAM, or guest RAM reached through the PCI address space, so
  * a vIOMMU applies), never MMIO: it never needs the BQL, so the BQL side
@@ -27,8 +27,6 @@
 #include "tgpu-stream-copy.h"
 #include "trace.h"
 
-/* Bytes an engine moves between two looks at reset, kill and VM stop. */
-#define CE_CHUNK            (4 * MiB)
 /* Lines or descriptors between two such looks, for tiny ones. */
 #define CE_STEPS            4096
 /* Elements a remap stages at a time: 16 bytes at most each. */
@@ -112,7 +110,7 @@ static bool ce_checkpoint(CeRun *r)
 static bool ce_step(CeRun *r, uint64_t bytes)
 {
     r->since_check += bytes;
-    if (++r->steps >= CE_STEPS || r->since_check >= CE_CHUNK ||
+    if (++r->steps >= CE_STEPS || r->since_check >= TGPU_CE_CHUNK ||
         qatomic_read(&r->ce->stop)) {
         return ce_checkpoint(r);
     }
@@ -164,7 +162,7 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
         n = MIN(c->len - (va - c->va), max);
     } else {
         fault = tgpu_mmu_translate_run(s, &r->job->vm, TGPU_ACC_COPY, va,
-                                       MIN(max, CE_CHUNK), is_write, &pa,
+                                       MIN(max, TGPU_CE_CHUNK), is_write, &pa,
                                        &m->sysmem, &n);
         if (fault) {
             c->valid = false;

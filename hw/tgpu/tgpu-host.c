@@ -816,39 +816,30 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
 }
 
 /*
- * Could a pass retry @ch's acquire now?  Not while its engine works (the
- * engine's end kicks the host unit) nor while it is on no runlist (a
- * runlist submission kicks it).
- */
-static bool chan_acquire_pollable(TGPUState *s, TGPUChannel *ch)
-{
-    TGPURunlist *rl = &s->runlist[ch->engine];
-
-    if (!ch->blocked || !ch->enabled || ch->error ||
-        engine_busy(s, ch->engine)) {
-        return false;
-    }
-    for (uint32_t i = 0; i < rl->count; i++) {
-        if (rl->chid[i] == ch->id) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * The next acquire poll, if any channel can use one.  A timer left armed
- * would wake QEMU's main loop for nothing: at every iteration when its
- * time has passed, and for ever under qtest, whose virtual clock stands.
+ * The next acquire poll, if any channel can use one: a blocked channel
+ * on its runlist whose engine is free (the engine's end and a runlist
+ * submission kick the host unit anyway).  A timer left armed would wake
+ * QEMU's main loop for nothing: at every iteration when its time has
+ * passed, and for ever under qtest, whose virtual clock stands.
  */
 static void host_arm_acquire_timer(TGPUState *s)
 {
     int64_t now = tgpu_ptimer_now(s);
     int64_t next = INT64_MAX;
 
-    for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
-        if (chan_acquire_pollable(s, &s->chan[i])) {
-            next = MIN(next, s->chan[i].acq_next_try_ns);
+    for (unsigned int r = 0; s->chans_blocked && r < TGPU_NR_RUNLISTS; r++) {
+        TGPURunlist *rl = &s->runlist[r];
+
+        if (engine_busy(s, r)) {
+            continue;
+        }
+        for (uint32_t i = 0; i < rl->count; i++) {
+            TGPUChannel *ch = &s->chan[rl->chid[i]];
+
+            if (ch->engine == r && ch->blocked && ch->enabled &&
+                !ch->error) {
+                next = MIN(next, ch->acq_next_try_ns);
+            }
         }
     }
     if (next == INT64_MAX) {

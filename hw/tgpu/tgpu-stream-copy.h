@@ -17,6 +17,9 @@
 #include <emmintrin.h>
 #endif
 
+/* Bytes an engine moves between two looks at reset, kill and VM stop. */
+#define TGPU_CE_CHUNK       (4 * MiB)
+
 /*
  * Copy @n bytes from @s to @d, which must not overlap, with non-temporal
  * stores: they do not pull the destination into the CPU caches first,

@@ -22,6 +22,7 @@
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
 #include "tgpu/mmu.h"
+#include "tgpu-bench.h"
 
 #define VRAM_SIZE       (64 * MiB)
 #define INST_BASE       0x00100000ull   /* instance blocks, 4 KiB each */
@@ -183,16 +184,7 @@ static double run_jobs(Bench *b, int nchan, int njobs)
     return (t1 - t0) / 1e6;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 /* The median of BENCH_RUNS batches, each on a fresh device. */
-#define BENCH_RUNS 5
-
 static void bench_jobs(int nchan, int njobs, const char *name)
 {
     double secs[BENCH_RUNS];
@@ -207,11 +199,12 @@ static void bench_jobs(int nchan, int njobs, const char *name)
         bench_stop(&b);
     }
     if (g_test_perf()) {
-        qsort(secs, runs, sizeof(secs[0]), cmp_double);
+        double med = median(secs, runs);
+
         g_print("bench: host.%s_jobs_per_s %.0f jobs/s\n", name,
-                njobs / secs[runs / 2]);
+                njobs / med);
         g_print("bench: host.%s_us_per_job %.3f us\n", name,
-                secs[runs / 2] * 1e6 / njobs);
+                med * 1e6 / njobs);
     }
 }
 
@@ -344,7 +337,7 @@ static CtxswResult ctxsw_run(int n, int w, bool tagged, gint64 hint_us)
     int blocks = CS_SWITCHES / n;
     uint32_t walks0, misses0, sw0;
     CtxswResult r;
-    gint64 t0, now;
+    gint64 t0;
     Bench b;
 
     bench_start_opts(&b, tagged ? CS_VRAM ",tlb-tagging=on"
@@ -360,16 +353,14 @@ static CtxswResult ctxsw_run(int n, int w, bool tagged, gint64 hint_us)
     }
     t0 = g_get_monotonic_time();
     wr(&b, TGPU_FIFO_RUNLIST_SUBMIT(0), n);
-    g_usleep(hint_us);
+    bench_sleep_from(t0, hint_us);
     while (!ctxsw_done(&b, n, w, blocks)) {
         if (rd(&b, TGPU_FIFO_INTR)) {
             g_error("channel %u failed: error %u, info 0x%x",
                     rd(&b, TGPU_FIFO_ERR_CHID), rd(&b, TGPU_FIFO_ERR_CODE),
                     rd(&b, TGPU_FIFO_ERR_INFO));
         }
-        now = g_get_monotonic_time();
-        g_assert_cmpint(now - t0, <, 60 * G_USEC_PER_SEC);
-        g_usleep(MIN(MAX((now - t0) / 50, 20), 2000));
+        bench_poll_pause(t0, 60);
     }
     r.us_per_switch = g_get_monotonic_time() - t0;
     g_assert_cmpuint(rd(&b, TGPU_FIFO_INTR), ==, 0);
@@ -390,21 +381,19 @@ static CtxswResult ctxsw_run(int n, int w, bool tagged, gint64 hint_us)
 static CtxswResult ctxsw_median(int n, int w, bool tagged)
 {
     double us[BENCH_RUNS], best;
-    int runs = g_test_perf() ? BENCH_RUNS : 1;
     CtxswResult r;
 
     if (!g_test_perf()) {
         return ctxsw_run(n, w, tagged, 0);
     }
     r = ctxsw_run(n, w, tagged, 0);
-    best = r.us_per_switch * r.switches;
-    for (int i = 0; i < runs; i++) {
-        r = ctxsw_run(n, w, tagged, best * 3 / 4);
+    best = r.us_per_switch * r.switches / 1e6;
+    for (int i = 0; i < BENCH_RUNS; i++) {
+        r = ctxsw_run(n, w, tagged, bench_hint_us(best));
         us[i] = r.us_per_switch;
-        best = MIN(best, us[i] * r.switches);
+        best = MIN(best, us[i] * r.switches / 1e6);
     }
-    qsort(us, runs, sizeof(us[0]), cmp_double);
-    r.us_per_switch = us[runs / 2];
+    r.us_per_switch = median(us, BENCH_RUNS);
     return r;
 }
 

@@ -31,10 +31,10 @@
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
 #include "tgpu/mmu.h"
-#include "../../hw/tgpu/tgpu-stream-copy.h"
+#include "hw/tgpu/tgpu-stream-copy.h"
+#include "tgpu-bench.h"
 
 #define BUF_MAX         (64 * MiB)
-#define RUNS            5
 
 /* VRAM */
 #define L_RUNLIST(r)    (0x4000u + 0x1000u * (r))
@@ -287,29 +287,12 @@ static void launch_kick(Bench *b, int c)
 static void wait_sem(Bench *b, int c, uint32_t sem, gint64 t0,
                      gint64 hint_us)
 {
-    gint64 now = g_get_monotonic_time();
-
-    g_usleep(MAX(t0 + hint_us - now, 0));
+    bench_sleep_from(t0, hint_us);
     while (vram_rd32(b, L_SEM + 16 * c) != sem) {
-        now = g_get_monotonic_time();
-        g_assert_cmpint(now - t0, <, 60 * G_USEC_PER_SEC);
-        g_usleep(MIN(MAX((now - t0) / 50, 20), 2000));
+        bench_poll_pause(t0, 60);
     }
     g_assert_cmpuint(qpci_io_readl(b->dev, b->bar0,
                                    TGPU_CHAN_REG(c, TGPU_CHAN_ERROR)), ==, 0);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof(v[0]), cmp_double);
-    return v[n / 2];
 }
 
 typedef struct Shape {
@@ -323,15 +306,6 @@ static const Shape shapes[] = {
     { "d2d", V_X, V_Y },
 };
 
-/*
- * The first poll of a copy that took SECS at best before: at 3/4 of that.
- * (A time the hint itself stretched is never the best.)
- */
-static gint64 hint_us(double secs)
-{
-    return secs * G_USEC_PER_SEC * 3 / 4;
-}
-
 /* Seconds for one LEN-byte copy of SHAPE on channel C (HINT: wait_sem). */
 static double time_copy(Bench *b, int c, const Shape *sh, uint32_t len,
                         double hint)
@@ -340,7 +314,7 @@ static double time_copy(Bench *b, int c, const Shape *sh, uint32_t len,
     gint64 t0 = g_get_monotonic_time();
 
     launch_kick(b, c);
-    wait_sem(b, c, sem, t0, hint_us(hint));
+    wait_sem(b, c, sem, t0, bench_hint_us(hint));
     return (g_get_monotonic_time() - t0) / 1e6;
 }
 
@@ -378,16 +352,16 @@ static double time_both(Bench *b, uint32_t len, double hint)
     t0 = g_get_monotonic_time();
     launch_kick(b, 0);
 
-    wait_sem(b, 0, s0, t0, hint_us(hint));
+    wait_sem(b, 0, s0, t0, bench_hint_us(hint));
     wait_sem(b, 1, s1, t0, 0);
     return (g_get_monotonic_time() - t0) / 1e6;
 }
 
-/* Seconds for one copy of SHAPE on channel C: median of RUNS after warm-ups. */
+/* Seconds for one copy of SHAPE on channel C: median of runs after warm-ups. */
 static double copy_secs(Bench *b, int c, const Shape *sh, uint32_t len,
                         int runs)
 {
-    double secs[RUNS], fast;
+    double secs[BENCH_RUNS], fast;
 
     /* the first copy also faults the pages in: not a hint */
     time_copy(b, c, sh, len, 0);
@@ -402,7 +376,7 @@ static double copy_secs(Bench *b, int c, const Shape *sh, uint32_t len,
 /* GB/s of H2D on CE0 and D2H on CE1 at once, together. */
 static double both_gbs(Bench *b, uint32_t len, int runs)
 {
-    double secs[RUNS], fast;
+    double secs[BENCH_RUNS], fast;
 
     qtest_memset(b->qts, b->bar1.addr + L_Y, 0x44, len);
     time_both(b, len, 0);
@@ -427,9 +401,9 @@ static gpointer host_copy(gpointer opaque)
 
     if (h->stream) {
         /* in the engines' steps */
-        for (uint32_t o = 0; o < h->len; o += 4 * MiB) {
+        for (uint32_t o = 0; o < h->len; o += TGPU_CE_CHUNK) {
             tgpu_stream_copy(h->dst + o, h->src + o,
-                             MIN(4 * MiB, h->len - o));
+                             MIN(TGPU_CE_CHUNK, h->len - o));
         }
     } else {
         memcpy(h->dst, h->src, h->len);
@@ -446,14 +420,14 @@ static double host_gbs(uint32_t len, int threads, bool stream)
 {
     HostCopy h[2];
     GThread *th[2];
-    double secs[RUNS];
+    double secs[BENCH_RUNS];
 
     for (int t = 0; t < threads; t++) {
         h[t] = (HostCopy) { g_malloc(len), g_malloc(len), len, stream };
         memset(h[t].src, 0x5a, len);
         memset(h[t].dst, 0xa5, len);
     }
-    for (int i = 0; i <= RUNS; i++) {
+    for (int i = 0; i <= BENCH_RUNS; i++) {
         gint64 t0 = g_get_monotonic_time();
 
         for (int t = 0; t < threads; t++) {
@@ -471,13 +445,13 @@ static double host_gbs(uint32_t len, int threads, bool stream)
         g_free(h[t].src);
         g_free(h[t].dst);
     }
-    return (double)threads * len / median(secs, RUNS) / 1e9;
+    return (double)threads * len / median(secs, BENCH_RUNS) / 1e9;
 }
 
 static void test_bandwidth(void)
 {
     uint32_t len = g_test_perf() ? BUF_MAX : 4 * MiB;
-    int runs = g_test_perf() ? RUNS : 1;
+    int runs = g_test_perf() ? BENCH_RUNS : 1;
     double single[ARRAY_SIZE(shapes)], both, host, host2, st, st2;
     Bench b;
 

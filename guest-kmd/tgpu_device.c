@@ -160,10 +160,10 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the VRAM allocator\n");
 
+	/* what an earlier driver left running stops, then ECC can change */
+	tgpu_channels_stop(tdev);
 	/* before any channel is enabled and anything allocates VRAM */
-	ret = tgpu_ecc_init(tdev);
-	if (ret)
-		return ret;
+	tgpu_ecc_init(tdev);
 
 	ret = tgpu_vram_map_init(tdev);
 	if (ret)

@@ -9,7 +9,6 @@
 
 #include "tgpu_device.h"
 #include "tgpu_ecc.h"
-#include "tgpu_queue.h"
 #include "tgpu_vram.h"
 
 /* Poll interval while the scrub runs, and slack on top of its duration. */
@@ -36,8 +35,7 @@ static void tgpu_ecc_enable(struct tgpu_device *tdev)
 	int ret;
 
 	if (tgpu_ecc_state(tdev) != TGPU_ECC_STATE_ENABLED) {
-		/* nothing left running by an earlier instance, no stale refusal */
-		tgpu_channels_reset(tdev);
+		/* no stale refusal (the probe stopped every channel before) */
 		tgpu_wr32(tdev, TGPU_ECC_STATUS, TGPU_ECC_STATUS_ERR_MASK);
 		tgpu_wr32(tdev, TGPU_ECC_CTRL, TGPU_ECC_CTRL_ENABLE);
 		status = tgpu_rd32(tdev, TGPU_ECC_STATUS);
@@ -123,10 +121,8 @@ static void tgpu_ecc_retire_pages(struct tgpu_device *tdev)
  * and before anything allocates VRAM (a retired page must never be
  * handed out).  A board without ECC, a refused enable or a scrub that
  * does not finish leave ECC disabled: logged, not a probe failure.
- *
- * Return: 0.
  */
-int tgpu_ecc_init(struct tgpu_device *tdev)
+void tgpu_ecc_init(struct tgpu_device *tdev)
 {
 	struct tgpu_ecc *ecc = &tdev->ecc;
 
@@ -136,7 +132,6 @@ int tgpu_ecc_init(struct tgpu_device *tdev)
 	else
 		drm_info(&tdev->base, "ECC: not supported by this board\n");
 	tgpu_ecc_retire_pages(tdev);
-	return 0;
 }
 
 /**
@@ -155,17 +150,6 @@ u32 tgpu_ecc_retired_count(struct tgpu_device *tdev, u32 cause)
 	return n;
 }
 
-static const char *tgpu_ecc_cause_name(u32 cause)
-{
-	switch (cause) {
-	case TGPU_RETIRED_CAUSE_SBE:
-		return "sbe";
-	case TGPU_RETIRED_CAUSE_DBE:
-		return "dbe";
-	}
-	return "unknown";
-}
-
 /**
  * tgpu_ecc_show() - the ECC state, for debugfs
  * @tdev: the device
@@ -182,7 +166,7 @@ void tgpu_ecc_show(struct tgpu_device *tdev, struct seq_file *m)
 	for (i = 0; i < ecc->nr_retired; i++)
 		seq_printf(m, "page 0x%llx cause %s time %llu %s\n",
 			   ecc->retired[i].addr,
-			   tgpu_ecc_cause_name(ecc->retired[i].cause),
+			   tgpu_retired_cause_name(ecc->retired[i].cause),
 			   ecc->retired[i].time,
 			   ecc->retired[i].reserved ? "reserved" : "NOT-RESERVED");
 }

@@ -254,6 +254,20 @@ static int kc_submit(struct tgpu_device *tdev, struct kc_pb *pb)
 	return ret ? ret : kc_wait(tdev, seqno);
 }
 
+/* Take the kernel channel's lock if it runs; false (unlocked) if not. */
+static bool kc_lock_running(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+
+	if (!tgpu_kchan_running(tdev))
+		return false;
+	mutex_lock(&k->lock);
+	if (k->state == KC_RUNNING)
+		return true;
+	mutex_unlock(&k->lock);
+	return false;
+}
+
 /**
  * tgpu_kchan_clear() - zero VRAM blocks with the kernel channel
  * @tdev: the device
@@ -272,13 +286,8 @@ int tgpu_kchan_clear(struct tgpu_device *tdev, struct list_head *blocks)
 	u64 batch = 0;
 	int ret = 0;
 
-	if (!tgpu_kchan_running(tdev))
+	if (!kc_lock_running(tdev))
 		return -ENODEV;
-	mutex_lock(&k->lock);
-	if (k->state != KC_RUNNING) {
-		ret = -ENODEV;
-		goto out;
-	}
 	kc_begin(k, &pb, 0);
 	list_for_each_entry(block, blocks, link) {
 		u64 start = gpu_buddy_block_offset(block);
@@ -323,15 +332,7 @@ out:
  */
 bool tgpu_kchan_pt_get(struct tgpu_device *tdev)
 {
-	struct tgpu_kchan *k = &tdev->kchan;
-
-	if (!k->pt_staging || !tgpu_kchan_running(tdev))
-		return false;
-	mutex_lock(&k->lock);
-	if (k->state == KC_RUNNING)
-		return true;
-	mutex_unlock(&k->lock);
-	return false;
+	return tdev->kchan.pt_staging && kc_lock_running(tdev);
 }
 
 /**

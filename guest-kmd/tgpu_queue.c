@@ -158,22 +158,7 @@ void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine)
 	mutex_unlock(&tdev->rl_lock);
 }
 
-/*
- * Stop every channel: empty runlists, then each channel disabled and
- * reset, then the whole TLB invalidated.  At probe this clears what an
- * earlier driver instance may have left running (an enabled channel
- * would not re-read its instance block); at unbind it stops the device
- * before its memory is reused.
- */
-/**
- * tgpu_channels_reset() - disable and reset every hardware channel
- * @tdev: the device
- *
- * What an earlier driver instance left running stops here; at probe
- * also before ECC is switched on, which the device refuses while a
- * channel is enabled.
- */
-void tgpu_channels_reset(struct tgpu_device *tdev)
+static void tgpu_channels_reset(struct tgpu_device *tdev)
 {
 	unsigned int ch;
 
@@ -184,7 +169,18 @@ void tgpu_channels_reset(struct tgpu_device *tdev)
 	}
 }
 
-static void tgpu_channels_stop(struct tgpu_device *tdev)
+/**
+ * tgpu_channels_stop() - stop every hardware channel
+ * @tdev: the device
+ *
+ * Empty runlists, then each channel disabled and reset, then the whole
+ * TLB invalidated.  At probe (before ECC is switched on, which the
+ * device refuses while a channel is enabled) this clears what an earlier
+ * driver instance may have left running: an enabled channel would not
+ * re-read its instance block.  At unbind it stops the device before its
+ * memory is reused.
+ */
+void tgpu_channels_stop(struct tgpu_device *tdev)
 {
 	unsigned int r;
 
@@ -239,8 +235,9 @@ static void tgpu_queues_fini(struct drm_device *ddev, void *data)
  *
  * Allocates the three runlists in VRAM (4 KiB each) for the life of
  * the DRM device (without CPU-visible VRAM there are none, and queue
- * creation fails with -ENODEV), stops every channel, and arranges for
- * the channels to be stopped and the queues failed at unbind.
+ * creation fails with -ENODEV), and arranges for the channels to be
+ * stopped and the queues failed at unbind.  The channels were stopped
+ * earlier in the probe (tgpu_channels_stop()).
  *
  * Return: 0 on success, a negative errno otherwise.
  */
@@ -283,7 +280,6 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 			return ret;
 	}
 
-	tgpu_channels_stop(tdev);
 	return devm_add_action_or_reset(ddev->dev, tgpu_queues_unplug, tdev);
 }
 

@@ -101,7 +101,7 @@ struct tgpu_queue {
 
 const char *tgpu_engine_name(u32 engine);
 int tgpu_queues_init(struct tgpu_device *tdev);
-void tgpu_channels_reset(struct tgpu_device *tdev);
+void tgpu_channels_stop(struct tgpu_device *tdev);
 void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine);
 void tgpu_queues_signal(struct tgpu_device *tdev);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,

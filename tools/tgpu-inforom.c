@@ -136,12 +136,6 @@ static int store(const char *path, const struct tgpu_inforom *rom, bool excl)
 	return 0;
 }
 
-static const char *cause_name(uint32_t cause)
-{
-	return cause == TGPU_RETIRED_CAUSE_SBE ? "sbe" :
-	       cause == TGPU_RETIRED_CAUSE_DBE ? "dbe" : "unknown";
-}
-
 static int list(const char *path)
 {
 	struct tgpu_inforom rom;
@@ -161,7 +155,7 @@ static int list(const char *path)
 		else
 			snprintf(when, sizeof(when), "?");
 		printf("%2u  0x%012" PRIx64 "  %s  %s\n", i, rom.ent[i].addr,
-		       cause_name(rom.ent[i].cause), when);
+		       tgpu_retired_cause_name(rom.ent[i].cause), when);
 	}
 	return 0;
 }

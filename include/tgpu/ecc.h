@@ -72,6 +72,18 @@
 #define TGPU_RETIRED_CAUSE_SBE      1   /* multiple single-bit errors */
 #define TGPU_RETIRED_CAUSE_DBE      2   /* a double-bit error */
 
+/* A retirement cause as tools and logs spell it. */
+static inline const char *tgpu_retired_cause_name(unsigned int cause)
+{
+    switch (cause) {
+    case TGPU_RETIRED_CAUSE_SBE:
+        return "sbe";
+    case TGPU_RETIRED_CAUSE_DBE:
+        return "dbe";
+    }
+    return "unknown";
+}
+
 /* ---- InfoROM file format ------------------------------------------------- */
 
 /*

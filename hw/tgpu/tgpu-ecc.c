@@ -132,7 +132,8 @@ static ssize_t ecc_read_upto(int fd, uint8_t *buf, size_t len)
     return done;
 }
 
-static bool ecc_inforom_load(TGPUState *s, Error **errp)
+/* At realize, before anything that would need undoing. */
+bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
 {
     /* one byte more than a full store, to tell a longer file */
     uint8_t buf[TGPU_INFOROM_MAX_SIZE + 1];
@@ -349,12 +350,6 @@ void tgpu_ecc_reset(TGPUState *s)
     s->ecc_intr_en = 0;
     s->ecc_scrub_ns = 0;
     s->retired_select = 0;
-}
-
-/* At realize, before anything that would need undoing. */
-bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
-{
-    return ecc_inforom_load(s, errp);
 }
 
 void tgpu_ecc_init(TGPUState *s)

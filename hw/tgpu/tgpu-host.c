@@ -449,6 +449,32 @@ static bool class_fits_engine(uint32_t cls, uint32_t engine)
     return false;
 }
 
+/*
+ * A MEM_OP TLB invalidation, all of an ASID or MEM_OP_B pages from
+ * MEM_OP_A (0 pages: none): the channel's own ASID, or the one in
+ * MEM_OP_C, which only the driver's privileged channel may name (it
+ * orders an invalidation after its page-table writes); false if refused.
+ */
+static bool mem_op_invalidate(TGPUState *s, TGPUChannel *ch, uint32_t op)
+{
+    bool other = op == TGPU_MEM_OP_TLB_INVALIDATE_ASID ||
+                 op == TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE;
+    bool range = op == TGPU_MEM_OP_TLB_INVALIDATE_RANGE ||
+                 op == TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE;
+    uint32_t asid = other ? ch->mem_op_c : ch->asid;
+
+    if (other && !(ch->flags & TGPU_INST_FLAGS_PRIV)) {
+        return false;
+    }
+    if (!range) {
+        tgpu_mmu_invalidate(s, asid, 0, 0);
+    } else if (ch->mem_op_b) {
+        tgpu_mmu_invalidate(s, asid, (uint64_t)ch->mem_op_a << 12,
+                            ch->mem_op_b);
+    }
+    return true;
+}
+
 static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
                                 uint32_t mthd, uint32_t data)
 {
@@ -483,35 +509,13 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
         case TGPU_MEM_OP_MEMBAR:
             return MTHD_OK;
         case TGPU_MEM_OP_TLB_INVALIDATE:
-            tgpu_mmu_invalidate(s, ch->asid, 0, 0);
-            return MTHD_OK;
         case TGPU_MEM_OP_TLB_INVALIDATE_RANGE:
-            if (ch->mem_op_b) {
-                tgpu_mmu_invalidate(s, ch->asid,
-                                    (uint64_t)ch->mem_op_a << 12,
-                                    ch->mem_op_b);
-            }
-            return MTHD_OK;
-        /*
-         * The driver's own channel orders an invalidation after its
-         * page-table writes; a user's channel must not reach other ASIDs.
-         */
         case TGPU_MEM_OP_TLB_INVALIDATE_ASID:
-            if (!(ch->flags & TGPU_INST_FLAGS_PRIV)) {
-                break;
-            }
-            tgpu_mmu_invalidate(s, ch->mem_op_c, 0, 0);
-            return MTHD_OK;
         case TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE:
-            if (!(ch->flags & TGPU_INST_FLAGS_PRIV)) {
-                break;
+            if (mem_op_invalidate(s, ch, op)) {
+                return MTHD_OK;
             }
-            if (ch->mem_op_b) {
-                tgpu_mmu_invalidate(s, ch->mem_op_c,
-                                    (uint64_t)ch->mem_op_a << 12,
-                                    ch->mem_op_b);
-            }
-            return MTHD_OK;
+            break;
         }
         chan_fail(s, ch, TGPU_ERR_MEM_OP, op);
         return MTHD_ERROR;

@@ -196,8 +196,7 @@ static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
 	if (vm_bind(fd2, def, 0, DEF_VA, DEF_SIZE, 0) || gem_close(fd2, def) ||
 	    vm_bind(fd2, sb, 0, SEM_VA, 4096, 0) || queue_create(fd2, TGPU_RUNLIST_CE0, 0, &q))
 		bail("the second file's objects or queue failed");
-	pb_release(p + 64, SEM_VA, 1);
-	p[64 + 5] = TGPU_SEM_OP_ACQUIRE;	/* wait until *sem == 1 */
+	pb_sem_op(p + 64, SEM_VA, 1, TGPU_SEM_OP_ACQUIRE);	/* until *sem == 1 */
 	s = syncobj_create(fd2);
 	if (submit(fd2, q, &r, 1, NULL, 0, s))
 		bail("SUBMIT of the semaphore wait failed");

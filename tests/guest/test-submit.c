@@ -147,18 +147,7 @@ static void ctx_close(struct ctx *c)
 /* Submit one range and wait for its fence; the fence's status. */
 static int run(struct ctx *c, uint32_t q, struct drm_tgpu_submit_range r)
 {
-	uint32_t s = syncobj_create(c->fd);
-	int err, status;
-
-	err = submit(c->fd, q, &r, 1, NULL, 0, s);
-	if (err) {
-		syncobj_destroy(c->fd, s);
-		return -10000 - err;
-	}
-	err = syncobj_wait(c->fd, s, 10000);
-	status = err ? -20000 - err : syncobj_status(c->fd, s);
-	syncobj_destroy(c->fd, s);
-	return status;
+	return run_job(c->fd, q, r.va, r.dwords);
 }
 
 static uint32_t pattern(uint32_t i)

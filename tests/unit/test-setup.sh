@@ -1,0 +1,220 @@
+#!/bin/bash
+# scripts/setup against stub dpkg-query, apt-get and id placed first on
+# PATH, so that the real system is never touched: the stubs say which
+# packages are installed, record what they are asked, and fail on
+# request.  Also the ERR trap of scripts/lib/script.sh.  Prints TAP.
+#
+#   test-setup.sh [SETUP]     (default: scripts/setup of this tree)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+setup=${1:-$top/scripts/setup}
+tmp=$(mktemp -d /tmp/tgpu-test-setup.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+stubs=$tmp/bin
+mkdir -p "$stubs"
+
+# --- the stubs ------------------------------------------------------------
+# $tmp/installed: "PACKAGE VERSION" a line.  $tmp/calls: one line a call.
+# STUB_APT_FAIL: apt-get fails for these packages (or "update").
+cat >"$stubs/dpkg-query" <<'EOF'
+#!/bin/bash
+# dpkg-query -W [-f=FORMAT] PACKAGE...: the fields scripts use
+echo "dpkg-query $*" >>"$STUB_TMP/calls"
+fmt='${Package}\t${Version}\n'
+pkgs=()
+for a in "$@"; do
+    case "$a" in
+        -f=*|--showformat=*) fmt=${a#*=} ;;
+        -*) ;;
+        *) pkgs+=("$a") ;;
+    esac
+done
+rc=0
+for p in "${pkgs[@]}"; do
+    v=$(awk -v p="$p" '$1 == p { print $2 }' "$STUB_TMP/installed")
+    if [ -z "$v" ]; then
+        echo "dpkg-query: no packages found matching $p" >&2
+        rc=1
+        continue
+    fi
+    line=${fmt//'${Package}'/$p}
+    line=${line//'${Status}'/install ok installed}
+    line=${line//'${db:Status-Status}'/installed}
+    line=${line//'${Version}'/$v}
+    printf "$line"
+done
+exit $rc
+EOF
+cat >"$stubs/apt-get" <<'EOF'
+#!/bin/bash
+echo "apt-get $*" >>"$STUB_TMP/calls"
+pkgs=()
+skip=0
+for a in "$@"; do
+    if [ $skip = 1 ]; then skip=0; continue; fi
+    case "$a" in
+        -t) skip=1 ;;
+        -*|install) ;;
+        update)
+            if [[ " ${STUB_APT_FAIL:-} " == *" update "* ]]; then
+                echo "Err:1 http://deb.debian.org/debian bookworm InRelease"
+                echo "E: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'" >&2
+                exit 100
+            fi ;;
+        *) pkgs+=("$a") ;;
+    esac
+done
+for p in "${pkgs[@]}"; do
+    if [[ " ${STUB_APT_FAIL:-} " == *" $p "* ]]; then
+        echo "E: Unable to locate package $p" >&2
+        exit 100
+    fi
+done
+for p in "${pkgs[@]}"; do
+    echo "$p 1:99" >>"$STUB_TMP/installed"
+done
+EOF
+cat >"$stubs/id" <<'EOF'
+#!/bin/bash
+[ "${1:-}" = -u ] && { echo "${STUB_UID:-0}"; exit 0; }
+exec /usr/bin/id "$@"
+EOF
+chmod +x "$stubs"/*
+
+# every package scripts/setup may want, installed, at a new enough version
+all_packages="build-essential git pkg-config ninja-build python3-venv
+    libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev libdrm-dev ccache
+    dwarves bc flex bison libelf-dev kmod busybox-static cpio gzip xz-utils
+    zstd file dpkg-dev seabios meson python3-pycotap qemu-system-data"
+
+# world MISSING...: a system with everything but MISSING, without the
+# tgpu apt sources unless SOURCES=1
+world() {
+    local p
+    : >"$tmp/calls"
+    : >"$tmp/installed"
+    rm -f "$tmp/tgpu.sources"
+    for p in $all_packages; do
+        case " $* " in *" $p "*) continue ;; esac
+        case "$p" in
+            meson) echo "meson 1.7.0-1~bpo12+1" ;;
+            python3-pycotap) echo "python3-pycotap 1.3.1-1~bpo12+1" ;;
+            qemu-system-data) echo "qemu-system-data 1:10.0.2+ds-1~bpo12+1" ;;
+            *) echo "$p 1.0" ;;
+        esac >>"$tmp/installed"
+    done
+    if [ "${SOURCES:-0}" = 1 ]; then
+        printf 'Suites: bookworm-backports\nSuites: trixie\n' >"$tmp/tgpu.sources"
+    fi
+}
+
+# run_setup: scripts/setup with the stubs; rc, $tmp/out, $tmp/err
+run_setup() {
+    PATH=$stubs:$PATH STUB_TMP=$tmp TGPU_APT_SOURCES=$tmp/tgpu.sources \
+        "$setup" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+n=0
+failed=0
+check() {    # check DESCRIPTION COMMAND...: one TAP line
+    local desc=$1
+    shift
+    n=$((n + 1))
+    if "$@"; then
+        echo "ok $n - $desc"
+    else
+        failed=$((failed + 1))
+        echo "not ok $n - $desc"
+        echo "#   exit status $rc; stdout, stderr and the stubs' calls:"
+        sed 's/^/#   out: /' "$tmp/out"
+        sed 's/^/#   err: /' "$tmp/err"
+        sed 's/^/#   call: /' "$tmp/calls"
+    fi
+}
+calls_of() { grep "^$1 " "$tmp/calls" || true; }
+installs() { calls_of apt-get | grep ' install ' || true; }
+
+# --- missing packages: the case that stopped without a word ---------------
+world meson seabios
+run_setup
+check "missing packages: exits 0" [ "$rc" -eq 0 ]
+check "missing packages: apt-get update runs once" \
+    [ "$(calls_of apt-get | grep -c ' update')" -eq 1 ]
+check "missing packages: installs exactly seabios from bookworm" \
+    [ "$(installs | grep -v bookworm-backports)" = \
+      "apt-get install -y -q --no-install-recommends seabios" ]
+check "missing packages: installs exactly meson from bookworm-backports" \
+    [ "$(installs | grep bookworm-backports)" = \
+      "apt-get install -y -q --no-install-recommends -t bookworm-backports meson" ]
+check "missing packages: says what it installs" \
+    grep -q 'installing: seabios$' "$tmp/out"
+check "missing packages: writes the apt sources (backports, trixie deb-src)" \
+    grep -q '^Suites: trixie' "$tmp/tgpu.sources"
+
+# --- a backport that is too old --------------------------------------------
+SOURCES=1
+world
+sed -i 's/^meson .*/meson 1.0.1-5/' "$tmp/installed"
+run_setup
+check "meson 1.0 (bookworm's own) is replaced from bookworm-backports" \
+    [ "$(installs)" = \
+      "apt-get install -y -q --no-install-recommends -t bookworm-backports meson" ]
+
+# --- nothing missing ---------------------------------------------------------
+world
+run_setup
+check "nothing missing: exits 0" [ "$rc" -eq 0 ]
+check "nothing missing: runs no apt-get" [ -z "$(calls_of apt-get)" ]
+check "nothing missing: prints nothing" [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ]
+check "nothing missing: one dpkg-query for all the packages" \
+    [ "$(calls_of dpkg-query | wc -l)" -eq 1 ]
+SOURCES=0
+
+# --- apt failures ------------------------------------------------------------
+world meson seabios busybox-static
+STUB_APT_FAIL=seabios run_setup
+check "an apt failure: exits non-zero" [ "$rc" -ne 0 ]
+check "an apt failure: names the package" \
+    grep -q 'cannot install seabios' "$tmp/err"
+check "an apt failure: shows the line apt printed" \
+    grep -q 'apt: E: Unable to locate package seabios' "$tmp/err"
+check "an apt failure: names only the package that failed" \
+    [ "$(grep -c 'cannot install' "$tmp/err")" -eq 1 ]
+check "an apt failure: says what to do" grep -q 'run scripts/setup again' "$tmp/err"
+
+world seabios
+STUB_APT_FAIL=update run_setup
+check "no network: exits non-zero" [ "$rc" -ne 0 ]
+check "no network: shows apt's error and says to check the network" \
+    grep -q 'Temporary failure resolving' "$tmp/err"
+check "no network: installs nothing" [ -z "$(installs)" ]
+
+# --- not root ------------------------------------------------------------
+world seabios
+STUB_UID=1000 run_setup
+check "not root: exits non-zero" [ "$rc" -ne 0 ]
+check "not root: names the missing package and says to run as root" \
+    grep -q 'missing packages: seabios' "$tmp/out" &&
+    grep -q 'as root' "$tmp/err"
+check "not root: runs no apt-get" [ -z "$(calls_of apt-get)" ]
+
+# --- the ERR trap of scripts/lib/script.sh --------------------------------------
+cat >"$tmp/fails" <<EOF
+#!/bin/bash
+. "$top/scripts/lib/script.sh"
+script_init fails
+v=\$(false)
+echo "not reached"
+EOF
+chmod +x "$tmp/fails"
+: >"$tmp/calls"
+"$tmp/fails" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a failing \$(...) ends a script with a message, not silently" \
+    [ "$rc" -ne 0 ] && grep -q "^fails: error: .* failed with exit status 1 at $tmp/fails:4" "$tmp/err" &&
+    ! grep -q 'not reached' "$tmp/out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

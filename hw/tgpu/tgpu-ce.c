@@ -6,9 +6,8 @@
  * its engine under the BQL, as a TGPUCopyJob; the engine's thread runs it
  * without the BQL, in steps of at most TGPU_CE_CHUNK bytes, and between steps
  * honours a reset, a kill, a disable or a VM stop.  The thread touches
- * only RAM (VRAM, or guest RAM reached through the PCI address space, so
- * a vIOMMU applies), never MMIO: it never needs the BQL, so the BQL side
- * may wait for it.  MMU faults, the semaphore and the interrupt of a
+ * only RAM (VRAM, or guest RAM mapped by tgpu_sysmem_map()), never MMIO:
+ * it never needs the BQL, so the BQL side may wait for it.  MMU faults, the semaphore and the interrupt of a
  * finished launch are done by done_bh, under the BQL.
  *
  * Copyright (c) 2026 The tgpu authors
@@ -133,18 +132,14 @@ typedef struct CeMap {
     uint64_t len;
     bool sysmem;
     uint64_t vram;              /* VRAM offset, when !sysmem */
+    TGPUSysmemMap sys;          /* the guest RAM, when sysmem */
 } CeMap;
-
-static AddressSpace *ce_dma_as(CeRun *r)
-{
-    return pci_get_address_space(PCI_DEVICE(r->ce->s));
-}
 
 /*
  * Map where [va, va + max) starts: m->p and the m->len bytes from there.
- * 0, or a fault type.  System memory is mapped with address_space_map(),
- * and only when it is RAM: a bounce buffer for MMIO would need the BQL,
- * which this thread must never wait for (the BQL side waits for it).
+ * 0, or a fault type.  System memory is mapped only when it is RAM
+ * (tgpu_sysmem_map): a bounce buffer for MMIO would need the BQL, which
+ * this thread must never wait for (the BQL side waits for it).
  */
 static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
                   CeMap *m)
@@ -153,7 +148,6 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
     CeXlate *c = &r->xl[is_write];
     uint64_t gen = qatomic_read(&s->tlb_gen);
     uint64_t pa, n;
-    hwaddr l;
     int fault;
 
     if (c->valid && c->gen == gen && va >= c->va && va - c->va < c->len) {
@@ -180,19 +174,14 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
         m->len = n;
         return 0;
     }
-    l = n;
-    m->p = NULL;
-    if (tgpu_mmu_sysmem_is_ram(s, pa, is_write)) {
-        m->p = address_space_map(ce_dma_as(r), pa, &l, is_write,
-                                 MEMTXATTRS_UNSPECIFIED);
-    }
-    if (!m->p || !l) {
+    m->p = tgpu_sysmem_map(s, pa, &n, is_write, &m->sys);
+    if (!m->p) {
         /* not RAM (MMIO, a hole, bus mastering off): never cached */
         c->valid = false;
         tgpu_mmu_forget(s, &r->job->vm, va);
         return TGPU_FAULT_BAD_APERTURE;
     }
-    m->len = l;
+    m->len = n;
     return 0;
 }
 
@@ -200,7 +189,7 @@ static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
 static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
 {
     if (m->sysmem) {
-        address_space_unmap(ce_dma_as(r), m->p, m->len, is_write, done);
+        tgpu_sysmem_unmap(&m->sys, done);
     } else if (is_write && done) {
         memory_region_set_dirty(&r->ce->s->vram, m->vram, done);
     }

@@ -319,11 +319,6 @@ static bool gr_error(GrRun *r, GrWarp *w, uint32_t err, uint32_t lanes,
     return false;
 }
 
-static AddressSpace *gr_dma_as(GrRun *r)
-{
-    return pci_get_address_space(PCI_DEVICE(r->gr->s));
-}
-
 /*
  * LEN (at most 8, naturally aligned) bytes at global address VA: copy to
  * or from BUF, or apply an atomic with fn.  Faults are recorded in the
@@ -396,17 +391,14 @@ static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
             return gr_error(r, w, TGPU_KERR_MMU_FAULT, 1u << lane, va, 0);
         }
         if (sysmem) {
-            hwaddr l = len;
-            void *m;
+            TGPUSysmemMap sm;
+            uint64_t l = len;
+            uint8_t *m;
 
             r->tlb_valid = false;
-            m = tgpu_mmu_sysmem_is_ram(s, pa, is_write) ?
-                address_space_map(gr_dma_as(r), pa, &l, is_write,
-                                  MEMTXATTRS_UNSPECIFIED) : NULL;
+            m = tgpu_sysmem_map(s, pa, &l, is_write, &sm);
             if (!m || l < len) {
-                if (m) {
-                    address_space_unmap(gr_dma_as(r), m, l, is_write, 0);
-                }
+                tgpu_sysmem_unmap(&sm, 0);
                 tgpu_mmu_forget(s, &r->k->vm, va);
                 r->k->fault_type = TGPU_FAULT_BAD_APERTURE;
                 r->k->fault_write = is_write;
@@ -419,7 +411,7 @@ static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
             } else {
                 memcpy(buf, m, len);
             }
-            address_space_unmap(gr_dma_as(r), m, l, is_write, len);
+            tgpu_sysmem_unmap(&sm, len);
             return true;
         }
         r->tlb_valid = true;
@@ -1733,9 +1725,7 @@ static bool gr_fetch(GrRun *r)
                                        k->prog_va + done, len - done, false,
                                        &pa, &sysmem, &n);
         if (!fault && sysmem &&
-            (!tgpu_mmu_sysmem_is_ram(s, pa, false) ||
-             address_space_read(gr_dma_as(r), pa, MEMTXATTRS_UNSPECIFIED,
-                                (uint8_t *)raw + done, n) != MEMTX_OK)) {
+            !tgpu_sysmem_rw(s, pa, (uint8_t *)raw + done, n, false)) {
             fault = TGPU_FAULT_BAD_APERTURE;
         }
         if (fault) {

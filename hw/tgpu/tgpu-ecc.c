@@ -146,7 +146,12 @@ bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
     if (!s->inforom_path) {
         return true;        /* a volatile, empty store */
     }
-    fd = open(s->inforom_path, O_RDONLY | O_CLOEXEC);
+    /*
+     * The path is the user's.  O_NONBLOCK: opening a FIFO would otherwise
+     * wait for a writer, and QEMU with it; what is not a regular file is
+     * refused below, before anything is read.
+     */
+    fd = open(s->inforom_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0 && errno == ENOENT) {
         return ecc_inforom_persist(s, errp);
     }
@@ -155,7 +160,7 @@ bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
                          s->inforom_path);
         return false;
     }
-    /* the path is the user's: a FIFO or a device could be endless */
+    /* a FIFO or a device could also be read without end */
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         error_setg(errp, "tgpu: InfoROM file %s is not a regular file",
                    s->inforom_path);

@@ -21,7 +21,6 @@
 #include "qemu/lockable.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
-#include "system/dma.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -60,13 +59,76 @@ bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
     return true;
 }
 
-static bool sysmem_rw(TGPUState *s, uint64_t pa, void *buf, uint64_t len,
-                      bool is_write)
+/*
+ * System memory: guest RAM reached through the device's PCI address space.
+ * The translation and the host pointer come from one look at the memory
+ * map (a MemoryRegionCache), so a region that stops being RAM in between
+ * -- bus mastering turned off, a BAR moved over it -- cannot turn the
+ * access into an MMIO bounce, which would need the BQL: engine threads
+ * run without it while the BQL side waits for them.  Anything that is
+ * not RAM (MMIO, a hole, config space, bus mastering off) is refused.
+ */
+uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
+                         bool is_write, TGPUSysmemMap *m)
 {
-    return pci_dma_rw(PCI_DEVICE(s), pa, buf, len,
-                      is_write ? DMA_DIRECTION_FROM_DEVICE :
-                                 DMA_DIRECTION_TO_DEVICE,
-                      MEMTXATTRS_UNSPECIFIED) == MEMTX_OK;
+    int64_t l;
+
+    m->mapped = false;
+    if (!*len) {
+        return NULL;
+    }
+    l = address_space_cache_init(&m->cache,
+                                 pci_get_address_space(PCI_DEVICE(s)), pa,
+                                 *len, is_write);
+    /* ptr is set exactly when the cache maps RAM directly */
+    if (l <= 0 || !m->cache.ptr) {
+        address_space_cache_destroy(&m->cache);
+        return NULL;
+    }
+    m->mapped = true;
+    m->is_write = is_write;
+    *len = l;
+    return m->cache.ptr;
+}
+
+/* End a mapping; the first WRITTEN bytes were written (they become dirty). */
+void tgpu_sysmem_unmap(TGPUSysmemMap *m, uint64_t written)
+{
+    if (!m->mapped) {
+        return;
+    }
+    if (m->is_write && written) {
+        address_space_cache_invalidate(&m->cache, 0, written);
+    }
+    address_space_cache_destroy(&m->cache);
+    m->mapped = false;
+}
+
+/* Copy to or from guest RAM; false when part of it is not RAM. */
+bool tgpu_sysmem_rw(TGPUState *s, uint64_t pa, void *buf, uint64_t len,
+                    bool is_write)
+{
+    uint8_t *b = buf;
+
+    while (len) {
+        TGPUSysmemMap m;
+        uint64_t n = len;
+        uint8_t *p = tgpu_sysmem_map(s, pa, &n, is_write, &m);
+
+        if (!p) {
+            return false;
+        }
+        if (is_write) {
+            memcpy(p, b, n);
+        } else {
+            memcpy(b, p, n);
+        }
+        tgpu_sysmem_unmap(&m, n);
+        pa += n;
+        b += n;
+        len -= n;
+    }
+    return true;
 }
 
 /* ---- TLB ---- */
@@ -309,7 +371,7 @@ void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
         rec[TGPU_FAULT_REC_TYPE] = type;
         rec[TGPU_FAULT_REC_VALID] = 1;
         at = base + (uint64_t)s->fault_buf_put * TGPU_FAULT_RECORD_SIZE;
-        ok = in_sysmem ? sysmem_rw(s, at, rec, sizeof(rec), true)
+        ok = in_sysmem ? tgpu_sysmem_rw(s, at, rec, sizeof(rec), true)
                        : tgpu_vram_rw(s, at, rec, sizeof(rec), true);
     }
     if (ok) {
@@ -411,7 +473,7 @@ MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
             return MEMTX_DECODE_ERROR;
         }
         n = MIN(len, x.avail);
-        ok = x.sysmem ? sysmem_rw(s, x.pa, p, n, is_write)
+        ok = x.sysmem ? tgpu_sysmem_rw(s, x.pa, p, n, is_write)
                       : tgpu_vram_rw(s, x.pa, p, n, is_write);
         if (!ok) {
             tgpu_mmu_forget(s, &ctx, va);
@@ -485,23 +547,6 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
     }
     *len = done;
     return 0;
-}
-
-/*
- * Is guest-physical PA RAM (not MMIO, not a hole, bus mastering on)?
- * Engine threads reach only RAM: anything else would need the BQL.
- */
-bool tgpu_mmu_sysmem_is_ram(TGPUState *s, uint64_t pa, bool is_write)
-{
-    MemoryRegion *mr;
-    hwaddr xlat, l = 1;
-
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(pci_get_address_space(PCI_DEVICE(s)), pa,
-                                 &xlat, &l, is_write,
-                                 MEMTXATTRS_UNSPECIFIED);
-    return l && memory_access_is_direct(mr, is_write,
-                                        MEMTXATTRS_UNSPECIFIED);
 }
 
 /* ---- registers ---- */

@@ -52,12 +52,35 @@ static const TGPUModel tgpu_models[] = {
     },
 };
 
+/*
+ * Registers take aligned 32-bit accesses; a 64-bit one arrives as two.
+ * Anything else is refused, visibly: a read returns all ones, a write is
+ * ignored.
+ */
+static bool tgpu_mmio_access_ok(hwaddr addr, unsigned size, bool is_write)
+{
+    if (size == 4 && !(addr & 3)) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "tgpu: %s %u-byte %s at BAR0 0x%06" HWADDR_PRIx
+                  " refused: registers take aligned 32- and 64-bit "
+                  "accesses; %s\n", size < 4 ? "narrow" : "unaligned",
+                  size, is_write ? "write" : "read", addr,
+                  is_write ? "ignored" : "reads all ones");
+    trace_tgpu_mmio_bad_access(addr, size, is_write);
+    return false;
+}
+
 static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     TGPUState *s = opaque;
     uint32_t val = TGPU_REG_BADF;
     bool ok = false;
 
+    if (!tgpu_mmio_access_ok(addr, size, false)) {
+        return MAKE_64BIT_MASK(0, size * 8);
+    }
     if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
         val = tgpu_pmc_read(s, addr - TGPU_PMC_BASE, &ok);
     } else if (addr >= TGPU_PTIMER_BASE &&
@@ -96,6 +119,9 @@ static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     TGPUState *s = opaque;
     bool ok = false;
 
+    if (!tgpu_mmio_access_ok(addr, size, true)) {
+        return;
+    }
     trace_tgpu_mmio_write(addr, size, val);
     if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
         ok = tgpu_pmc_write(s, addr - TGPU_PMC_BASE, val);
@@ -121,14 +147,19 @@ static const MemoryRegionOps tgpu_mmio_ops = {
     .read = tgpu_mmio_read,
     .write = tgpu_mmio_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
-    /* 64-bit accesses are split into two 32-bit register accesses. */
+    /*
+     * Every size and alignment reaches tgpu_mmio_access_ok(), which logs
+     * what it refuses; 64-bit accesses are split into two 32-bit ones.
+     */
     .valid = {
-        .min_access_size = 4,
+        .min_access_size = 1,
         .max_access_size = 8,
+        .unaligned = true,
     },
     .impl = {
-        .min_access_size = 4,
+        .min_access_size = 1,
         .max_access_size = 4,
+        .unaligned = true,
     },
 };
 

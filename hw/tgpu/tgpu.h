@@ -310,6 +310,14 @@ uint64_t tgpu_ptimer_now(TGPUState *s);
 uint32_t tgpu_ptimer_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-mmu.c: the GPU address space of a channel */
+
+/* A run of guest RAM mapped for direct access, never an MMIO bounce. */
+typedef struct TGPUSysmemMap {
+    MemoryRegionCache cache;
+    bool mapped;
+    bool is_write;
+} TGPUSysmemMap;
+
 MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
                         uint64_t va, void *buf, uint64_t len, bool is_write);
 void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
@@ -319,7 +327,11 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
                            bool is_write, uint64_t *pa, bool *sysmem,
                            uint64_t *len);
 void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va);
-bool tgpu_mmu_sysmem_is_ram(TGPUState *s, uint64_t pa, bool is_write);
+uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
+                         bool is_write, TGPUSysmemMap *m);
+void tgpu_sysmem_unmap(TGPUSysmemMap *m, uint64_t written);
+bool tgpu_sysmem_rw(TGPUState *s, uint64_t pa, void *buf, uint64_t len,
+                    bool is_write);
 void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
                            unsigned int engine, uint64_t va, bool is_write,
                            int type);

@@ -88,12 +88,7 @@ static Chan *chan_cfg(T *t, int ch)
 /* Configure, enable and bind the copy class on subchannel SC. */
 static Chan *ce_chan_up_cfg(T *t, Chan *c)
 {
-    g_autofree PB *pb = pb_new();
-
-    chan_up_cfg(t, c);
-    pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COPY);
-    run(t, c, pb);
-    return c;
+    return chan_up_class(t, c, SC, TGPU_CLASS_COPY);
 }
 
 static Chan *ce_chan_up(T *t, int ch)

@@ -1624,6 +1624,62 @@ static void test_hostile_self_dma(void)
     tgpu_stop(&t);
 }
 
+/*
+ * q35's ECAM window, opened as firmware opens it (PCIEXBAR), is MMIO:
+ * a semaphore release or an MMU fault record aimed at the device's own
+ * configuration space is refused, so a channel cannot clear its COMMAND
+ * or move its BARs through it.
+ */
+#define Q35_PCIEXBAR        0x60
+#define ECAM_BASE           0xb0000000u
+#define ECAM_TGPU           (ECAM_BASE + (4u << 15))    /* 00:04.0 */
+
+static void test_hostile_ecam(void)
+{
+    g_autofree PB *pb = pb_new();
+    QPCIDevice *mch;
+    uint16_t cmd;
+    T t;
+    Chan *c;
+
+    tgpu_start_std(&t);
+    mch = qpci_device_find(t.bus, QPCI_DEVFN(0, 0));
+    g_assert_nonnull(mch);
+    qpci_config_writel(mch, Q35_PCIEXBAR + 4, 0);
+    qpci_config_writel(mch, Q35_PCIEXBAR, ECAM_BASE | 1);
+    g_free(mch);
+    /* the window works: it shows the device's identity */
+    g_assert_cmphex(qtest_readw(t.qts, ECAM_TGPU + PCI_VENDOR_ID), ==,
+                    TGPU_PCI_VENDOR_ID);
+    cmd = qpci_config_readw(t.dev, PCI_COMMAND);
+    g_assert_cmphex(qtest_readw(t.qts, ECAM_TGPU + PCI_COMMAND), ==, cmd);
+
+    /* a release of 0 into its own COMMAND register */
+    c = chan_up(&t, 1);
+    pb_release(pb, SYS(ECAM_TGPU + PCI_COMMAND), 0);
+    submit(&t, c, pb);
+    expect_err(&t, c, TGPU_ERR_SEM_FAULT, ECAM_TGPU + PCI_COMMAND);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_COMMAND), ==, cmd);
+
+    /* the fault buffer in config space: the record is dropped */
+    wr(&t, TGPU_MMU_FAULT_BUF_LO, ECAM_TGPU | TGPU_FAULT_BUF_SYSMEM);
+    wr(&t, TGPU_MMU_FAULT_BUF_HI, 0);
+    wr(&t, TGPU_MMU_FAULT_BUF_SIZE, 4);
+    wr(&t, TGPU_MMU_INTR, ~0u);
+    c = chan_up(&t, 1);
+    pb->n = 0;
+    pb_release(pb, VRAM_GAP, 0x5a5a5a5a);
+    submit(&t, c, pb);
+    expect_err(&t, c, TGPU_ERR_SEM_FAULT, (uint32_t)VRAM_GAP);
+    g_assert_cmphex(rd(&t, TGPU_MMU_INTR), ==, TGPU_MMU_INTR_OVERFLOW);
+    g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 0);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_COMMAND), ==, cmd);
+    g_assert_cmphex(qpci_config_readl(t.dev, PCI_BASE_ADDRESS_0), ==,
+                    t.bar0.addr);
+    check_alive(&t, 0xecab);
+    tgpu_stop(&t);
+}
+
 /* Without bus mastering, system memory is out of reach: a fault. */
 static void test_hostile_no_bus_master(void)
 {
@@ -2427,6 +2483,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/channel/hostile/gp-put", test_hostile_gp_put);
     qtest_add_func("/tgpu/channel/hostile/many", test_hostile_many);
     qtest_add_func("/tgpu/channel/hostile/self-dma", test_hostile_self_dma);
+    qtest_add_func("/tgpu/channel/hostile/ecam", test_hostile_ecam);
     qtest_add_func("/tgpu/channel/hostile/no-bus-master",
                    test_hostile_no_bus_master);
     qtest_add_func("/tgpu/channel/reset/channel", test_reset_channel);

@@ -43,14 +43,9 @@ static uint32_t seq;
 
 static Chan *gr_chan_up(T *t, int ch)
 {
-    g_autofree PB *pb = pb_new();
-    Chan *c = chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch),
-                        L_PB_SIZE);
-
-    chan_up_cfg(t, c);
-    pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
-    run(t, c, pb);
-    return c;
+    return chan_up_class(t, chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch),
+                                      L_PB(ch), L_PB_SIZE),
+                         SC, TGPU_CLASS_COMPUTE);
 }
 
 static void gr_start(T *t)

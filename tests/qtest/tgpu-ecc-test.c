@@ -345,6 +345,14 @@ static void test_inforom_corrupt(void)
 
     /* not a file: a character device would be read without end */
     expect_start_fails("/dev/zero", "is not a regular file");
+    /* a FIFO with no writer: refused at once, not waited on in open() */
+    {
+        g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+
+        g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+        expect_start_fails(fifo, "is not a regular file");
+        g_assert_cmpint(unlink(fifo), ==, 0);
+    }
 
     /* a well-formed file still starts: the cases above were the reason */
     write_rom(path, &rom);

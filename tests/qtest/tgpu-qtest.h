@@ -90,6 +90,8 @@ typedef struct T {
     QTestState *qts;
     QPCIBus *bus;
     QPCIDevice *dev;
+    int devfn;              /* 0: TGPU_DEVFN on the root bus */
+    QPCIDevice *port;       /* the root port it is behind, if any */
     QPCIBar bar0, bar1;
     uint32_t nch;           /* PMC_CHANNELS */
     uint64_t msi;           /* where MSI-X messages land (guest RAM) */
@@ -114,12 +116,42 @@ typedef struct PB {
 
 /* ---- device, registers ------------------------------------------------ */
 
+/* Where tgpu_start_port() puts the root port, and its windows. */
+#define PORT_DEVFN          QPCI_DEVFN(5, 0)
+#define PORT_BUS            1
+#define PORT_MEM_BASE       0xe0000000u     /* libqos allocates BARs here */
+#define PORT_MEM_LIMIT      0xefffffffu
+
+/*
+ * Program the root port as firmware would: bus numbers, one memory
+ * window over libqos' MMIO allocations (a 64-bit BAR in it is reached
+ * too: QEMU's windows alias one secondary address space), no
+ * prefetchable window, and memory decoding plus bus mastering on.
+ */
+static inline void port_setup(T *t)
+{
+    t->port = qpci_device_find(t->bus, PORT_DEVFN);
+    g_assert_nonnull(t->port);
+    qpci_config_writeb(t->port, PCI_PRIMARY_BUS, 0);
+    qpci_config_writeb(t->port, PCI_SECONDARY_BUS, PORT_BUS);
+    qpci_config_writeb(t->port, PCI_SUBORDINATE_BUS, PORT_BUS);
+    qpci_config_writew(t->port, PCI_MEMORY_BASE, PORT_MEM_BASE >> 16);
+    qpci_config_writew(t->port, PCI_MEMORY_LIMIT, PORT_MEM_LIMIT >> 16);
+    qpci_config_writew(t->port, PCI_PREF_MEMORY_BASE, 0xfff0);
+    qpci_config_writew(t->port, PCI_PREF_MEMORY_LIMIT, 0);
+    qpci_config_writew(t->port, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+}
+
 static inline void tgpu_map(T *t)
 {
     uint64_t size;
 
     t->bus = qpci_new_pc(t->qts, NULL);
-    t->dev = qpci_device_find(t->bus, TGPU_DEVFN);
+    if (t->devfn) {
+        port_setup(t);
+    }
+    t->dev = qpci_device_find(t->bus, t->devfn ? t->devfn : TGPU_DEVFN);
     g_assert_nonnull(t->dev);
     qpci_device_enable(t->dev);
     t->bar0 = qpci_iomap(t->dev, TGPU_BAR0, NULL);
@@ -130,6 +162,8 @@ static inline void tgpu_map(T *t)
 static inline void tgpu_unmap(T *t)
 {
     g_free(t->dev);
+    g_free(t->port);
+    t->port = NULL;
     qpci_free_pc(t->bus);
 }
 
@@ -141,6 +175,32 @@ static inline void tgpu_start(T *t, const char *opts)
                          opts ? "," : "", opts ? opts : "");
     tgpu_map(t);
     t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+}
+
+/* The device behind a PCIe root port with a power controller. */
+static inline void tgpu_start_port(T *t, const char *opts)
+{
+    memset(t, 0, sizeof(*t));
+    t->devfn = QPCI_DEVFN(0, 0) | PORT_BUS << 8;
+    t->qts = qtest_initf("-M q35 -nodefaults "
+                         "-device pcie-root-port,id=rp0,addr=05.0,slot=1,"
+                         "chassis=1 "
+                         "-device tgpu,bus=rp0,vram-size=64M%s%s",
+                         opts ? "," : "", opts ? opts : "");
+    tgpu_map(t);
+    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+}
+
+/*
+ * After a reset of the function (FLR, slot power cycle), which clears
+ * its BARs and COMMAND: put them back where tgpu_map() had them.
+ */
+static inline void tgpu_restore_bars(T *t)
+{
+    qpci_config_writel(t->dev, PCI_BASE_ADDRESS_0, t->bar0.addr);
+    qpci_config_writel(t->dev, PCI_BASE_ADDRESS_1, (uint32_t)t->bar1.addr);
+    qpci_config_writel(t->dev, PCI_BASE_ADDRESS_2, t->bar1.addr >> 32);
+    qpci_device_enable(t->dev);
 }
 
 static inline void tgpu_stop(T *t)
@@ -758,6 +818,18 @@ static inline void run(T *t, Chan *c, const PB *pb)
 {
     submit(t, c, pb);
     wait_done(t, c);
+}
+
+/* Write and enable a configured channel, and bind CLS on SUBCH. */
+static inline Chan *chan_up_class(T *t, Chan *c, uint32_t subch,
+                                  uint32_t cls)
+{
+    g_autofree PB *pb = pb_new();
+
+    chan_up_cfg(t, c);
+    pb_m(pb, subch, TGPU_M_SET_OBJECT, cls);
+    run(t, c, pb);
+    return c;
 }
 
 /*

@@ -280,6 +280,59 @@ static void test_registers_rw(void)
     tgpu_stop(&t);
 }
 
+/*
+ * 1- and 2-byte and unaligned BAR0 accesses are refused, visibly: a read
+ * returns all ones, a write changes nothing, and each logs a
+ * LOG_GUEST_ERROR line (QEMU's -d guest_errors).
+ */
+static void test_narrow_access(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("tgpu-narrow-XXXXXX", NULL);
+    g_autofree char *log = g_build_filename(dir, "qemu.log", NULL);
+    g_autofree char *text = NULL;
+    static const char *const lines[] = {
+        "narrow 1-byte read at BAR0 0x00000c refused",
+        "narrow 2-byte read at BAR0 0x00000e refused",
+        "narrow 1-byte write at BAR0 0x00000d refused",
+        "narrow 2-byte write at BAR0 0x00000c refused",
+        "unaligned 4-byte read at BAR0 0x00000e refused",
+        "unaligned 4-byte write at BAR0 0x000009 refused",
+    };
+    uint64_t scratch;
+    TGPUTest t;
+
+    g_assert_nonnull(dir);
+    t.qts = qtest_initf("-M q35 -nodefaults -d guest_errors -D %s "
+                        "-device tgpu,addr=04.0", log);
+    t.bus = qpci_new_pc(t.qts, NULL);
+    t.dev = qpci_device_find(t.bus, TGPU_DEVFN);
+    g_assert_nonnull(t.dev);
+    qpci_device_enable(t.dev);
+    t.bar0 = qpci_iomap(t.dev, TGPU_BAR0, NULL);
+    scratch = t.bar0.addr + TGPU_PMC_SCRATCH;
+
+    wr(&t, TGPU_PMC_SCRATCH, 0x11223344);
+    g_assert_cmphex(qtest_readb(t.qts, scratch), ==, 0xff);
+    g_assert_cmphex(qtest_readw(t.qts, scratch + 2), ==, 0xffff);
+    qtest_writeb(t.qts, scratch + 1, 0x55);
+    qtest_writew(t.qts, scratch, 0x5555);
+    g_assert_cmphex(qtest_readl(t.qts, scratch + 2), ==, 0xffffffff);
+    qtest_writel(t.qts, scratch - 3, 0);
+    g_assert_cmphex(rd(&t, TGPU_PMC_SCRATCH), ==, 0x11223344);
+    /* an aligned 64-bit access still works */
+    g_assert_cmphex(qtest_readq(t.qts, t.bar0.addr + TGPU_PMC_BOOT_0) >> 32,
+                    ==, TGPU_MAGIC);
+    tgpu_stop(&t);
+
+    g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+    for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+        g_test_message("expect: %s", lines[i]);
+        g_assert_nonnull(strstr(text, lines[i]));
+    }
+    unlink(log);
+    rmdir(dir);
+}
+
 static void test_reset(void)
 {
     QDict *resp;
@@ -498,6 +551,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/bad-properties", test_bad_properties);
     qtest_add_func("/tgpu/vram-aperture", test_vram_aperture);
     qtest_add_func("/tgpu/registers", test_registers_rw);
+    qtest_add_func("/tgpu/narrow-access", test_narrow_access);
     qtest_add_func("/tgpu/capabilities", test_capabilities);
     qtest_add_func("/tgpu/reset", test_reset);
     qtest_add_func("/tgpu/flr", test_flr);

@@ -1,0 +1,252 @@
+/*
+ * QTest testcase for tgpu: a guest resets the device, powers its slot off
+ * or invalidates the TLB while an engine moves system memory, just after
+ * it turned bus mastering off.  The engine thread's next access to guest
+ * memory then finds no RAM there; had it bounced through MMIO it would
+ * have waited for the BQL, which the main thread holds while it waits
+ * for the engine -- QEMU hung for good (docs/hw/registers.md, "Engines
+ * and the big lock").  Each case runs 20 times; each must finish, and
+ * the device must answer and run work afterwards.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "tgpu-qtest.h"
+#include "tgpu/copy.h"
+#include "tgpu-kernel.h"
+
+/* VRAM */
+#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
+#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
+#define L_PB_SIZE           0x8000u
+#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
+#define L_SEM               0x400000u
+#define L_FAULTBUF          0x500000u
+#define L_PARAM             0x580000u
+#define L_CODE              0x600000u
+#define L_DST               0x1000000u
+
+/* guest RAM: what the engines read and write */
+#define G_DATA              0x2000000u
+
+#define SC_COPY             4
+#define CH_GR               1               /* bypass, compute runlist */
+#define CH_CE0              16              /* bypass, runlist CE0 */
+#define CH_INV              24              /* bypass, runlist CE1: MEM_OP */
+#define FAULTBUF_SIZE       64
+
+#define ITERATIONS          20
+
+typedef enum Engine { ENG_COPY, ENG_COMPUTE } Engine;
+
+typedef enum Trigger {
+    TRIG_FLR,           /* COMMAND = 0, then Initiate FLR */
+    TRIG_SLOT,          /* COMMAND = 0, then the slot's power off and on */
+    TRIG_INV_REG,       /* COMMAND = memory only, then MMU_INVALIDATE */
+    TRIG_INV_MEM_OP,    /* COMMAND = memory only, then a MEM_OP invalidate */
+} Trigger;
+
+typedef struct Case {
+    Engine engine;
+    Trigger trigger;
+} Case;
+
+static void chan_up_std(T *t, int ch, uint32_t subch, uint32_t cls)
+{
+    chan_up_class(t, chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch),
+                               L_PB_SIZE), subch, cls);
+}
+
+/* Everything a test programs, again after each reset of the function. */
+static void setup(T *t)
+{
+    runlists_std(t);
+    wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
+    wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
+    wr(t, TGPU_MMU_FAULT_BUF_SIZE, FAULTBUF_SIZE);
+    chan_up_std(t, CH_CE0, SC_COPY, TGPU_CLASS_COPY);
+    chan_up_std(t, CH_GR, SC, TGPU_CLASS_COMPUTE);
+    /* on a runlist of its own: its MEM_OP runs while the engine works */
+    chan_up_std(t, CH_INV, SC_COPY, TGPU_CLASS_COPY);
+}
+
+static bool engine_busy(T *t, Engine e)
+{
+    return e == ENG_COPY ?
+        rd(t, TGPU_CE_REG(0, TGPU_CE_STATUS)) & TGPU_CE_STATUS_BUSY :
+        rd(t, TGPU_GR_STATUS) & TGPU_GR_STATUS_BUSY;
+}
+
+/*
+ * A launch that moves system memory for seconds: the copy engine reads
+ * the same 4 KiB line of guest RAM 2^20 times (each line mapped on its
+ * own), or a warp loads, increments and stores a word of guest RAM in an
+ * endless loop.  Returns once the engine is under way.
+ */
+static void start_dma(T *t, Engine e)
+{
+    static const uint64_t rmw[] = {
+        LD(LDC, 64, 2, RZ, 0),                  /* r2:r3 = the address */
+        LD(LDG, 32, 8, 2, 0),
+        RI(IADD, 8, 8, 1),
+        ST(STG, 32, 2, 0, 8),
+        BRA(1),
+    };
+    g_autofree PB *pb = pb_new();
+    uint64_t addr = SYS(G_DATA);
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+
+    pa_wr32(t, SYS(G_DATA), 0);
+    if (e == ENG_COPY) {
+        pb_hdr(pb, TGPU_PB_OP_INC, SC_COPY, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+        pb_dw(pb, addr >> 32);
+        pb_dw(pb, (uint32_t)addr);
+        pb_dw(pb, 0);
+        pb_dw(pb, L_DST);
+        pb_hdr(pb, TGPU_PB_OP_INC, SC_COPY, TGPU_CE_M_PITCH_IN, 4);
+        pb_dw(pb, 0);
+        pb_dw(pb, 0);
+        pb_dw(pb, 4096);
+        pb_dw(pb, 1u << 20);
+        pb_m(pb, SC_COPY, TGPU_CE_M_LAUNCH_DMA,
+             TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED,
+                            TGPU_CE_SEM_NONE, TGPU_CE_INTR_NONE) |
+             TGPU_CE_LAUNCH_MULTI_LINE);
+        submit(t, &t->ch[CH_CE0], pb);
+        while (!rd(t, TGPU_CE_REG(0, TGPU_CE_PROGRESS_LO)) &&
+               g_get_monotonic_time() < end) {
+            g_usleep(100);
+        }
+        g_assert_cmpuint(rd(t, TGPU_CE_REG(0, TGPU_CE_PROGRESS_LO)), >, 0);
+    } else {
+        Kernel k = { rmw, ARRAY_SIZE(rmw), { 1 }, { 32 }, 0, &addr,
+                     sizeof(addr) };
+
+        pb_kernel_at(t, pb, &k, L_CODE, L_PARAM, L_SEM, 1);
+        submit(t, &t->ch[CH_GR], pb);
+        while (!pa_rd32(t, SYS(G_DATA)) && g_get_monotonic_time() < end) {
+            g_usleep(100);
+        }
+        g_assert_cmpuint(pa_rd32(t, SYS(G_DATA)), >, 0);
+    }
+    g_assert_true(engine_busy(t, e));
+}
+
+static uint16_t exp_cap(QPCIDevice *d)
+{
+    uint8_t cap = qpci_find_capability(d, PCI_CAP_ID_EXP, 0);
+
+    g_assert_cmpuint(cap, !=, 0);
+    return cap;
+}
+
+static void trigger(T *t, Trigger trig)
+{
+    g_autofree PB *pb = pb_new();
+    uint16_t cap, ctl;
+
+    switch (trig) {
+    case TRIG_FLR:
+        cap = exp_cap(t->dev);
+        qpci_config_writew(t->dev, PCI_COMMAND, 0);
+        ctl = qpci_config_readw(t->dev, cap + PCI_EXP_DEVCTL);
+        qpci_config_writew(t->dev, cap + PCI_EXP_DEVCTL,
+                           ctl | PCI_EXP_DEVCTL_BCR_FLR);
+        break;
+    case TRIG_SLOT:
+        /* power off with the power indicator on: no unplug, a reset */
+        cap = exp_cap(t->port);
+        qpci_config_writew(t->dev, PCI_COMMAND, 0);
+        ctl = qpci_config_readw(t->port, cap + PCI_EXP_SLTCTL);
+        ctl = (ctl & ~PCI_EXP_SLTCTL_PIC) | PCI_EXP_SLTCTL_PWR_IND_ON;
+        qpci_config_writew(t->port, cap + PCI_EXP_SLTCTL,
+                           ctl | PCI_EXP_SLTCTL_PCC);
+        qpci_config_writew(t->port, cap + PCI_EXP_SLTCTL,
+                           ctl & ~PCI_EXP_SLTCTL_PCC);
+        break;
+    case TRIG_INV_REG:
+        qpci_config_writew(t->dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
+        wr(t, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
+        break;
+    case TRIG_INV_MEM_OP:
+        qpci_config_writew(t->dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
+        pb_mem_op_c(pb, 0, 0, 0, TGPU_MEM_OP_TLB_INVALIDATE_ASID);
+        submit(t, &t->ch[CH_INV], pb);
+        /* the host unit runs it under the BQL: let the main loop turn */
+        wait_done(t, &t->ch[CH_INV]);
+        break;
+    }
+}
+
+/* The device answers, its engines stop, and it runs work again. */
+static void check_recovered(T *t, Engine e, Trigger trig)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+
+    if (trig == TRIG_FLR || trig == TRIG_SLOT) {
+        tgpu_restore_bars(t);
+        g_assert_cmphex(rd(t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
+        g_assert_false(engine_busy(t, e));
+    } else {
+        /* bus mastering off: the engine's next access to guest RAM faults */
+        g_assert_cmphex(rd(t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
+        while (engine_busy(t, e) && g_get_monotonic_time() < end) {
+            g_usleep(100);
+        }
+        qpci_device_enable(t->dev);
+        /* a reset of the function, with bus mastering on, to start afresh */
+        qpci_config_writew(t->dev, exp_cap(t->dev) + PCI_EXP_DEVCTL,
+                           qpci_config_readw(t->dev, exp_cap(t->dev) +
+                                             PCI_EXP_DEVCTL) |
+                           PCI_EXP_DEVCTL_BCR_FLR);
+        tgpu_restore_bars(t);
+        g_assert_false(engine_busy(t, e));
+    }
+    setup(t);
+    run_release(t, &t->ch[CH_GR], L_SEM + 0x40, 0x5eed);
+}
+
+static void test_case(const void *opaque)
+{
+    const Case *c = opaque;
+    T t;
+
+    if (c->trigger == TRIG_SLOT) {
+        tgpu_start_port(&t, NULL);
+    } else {
+        tgpu_start(&t, NULL);
+    }
+    setup(&t);
+    for (int i = 0; i < ITERATIONS; i++) {
+        start_dma(&t, c->engine);
+        trigger(&t, c->trigger);
+        check_recovered(&t, c->engine, c->trigger);
+    }
+    tgpu_stop(&t);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const engines[] = { "copy", "compute" };
+    static const char *const triggers[] = {
+        "flr", "slot-power-off", "mmu-invalidate", "mem-op-invalidate",
+    };
+    static Case cases[2 * 4];
+
+    g_test_init(&argc, &argv, NULL);
+    for (int e = 0; e < 2; e++) {
+        for (int trig = 0; trig < 4; trig++) {
+            Case *c = &cases[e * 4 + trig];
+            g_autofree char *path = NULL;
+
+            *c = (Case) { e, trig };
+            path = g_strdup_printf("/tgpu/reset-during-dma/%s/%s",
+                                   engines[e], triggers[trig]);
+            qtest_add_data_func(path, c, test_case);
+        }
+    }
+    return g_test_run();
+}

@@ -5,13 +5,14 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check check-fresh bench shell clean distclean help
 
 all: qemu kmd umd image
 
 help:
 	@echo "make run     build everything, boot the guest, run the demo"
 	@echo "make check   build everything, run every test suite"
+	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
 	@echo "make qemu | kernel | kmd | umd | image   build one piece"
@@ -48,6 +49,10 @@ shell: all
 
 check: all
 	@scripts/check
+
+# Needs nothing built here: it starts from a bare Debian root.
+check-fresh:
+	@scripts/check-fresh
 
 bench: all
 	@scripts/bench

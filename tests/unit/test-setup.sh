@@ -38,9 +38,15 @@ for p in "${pkgs[@]}"; do
         rc=1
         continue
     fi
+    # "-": a package dpkg knows but that is not installed
+    if [ "$v" = - ]; then
+        status="unknown ok not-installed" st=not-installed v=
+    else
+        status="install ok installed" st=installed
+    fi
     line=${fmt//'${Package}'/$p}
-    line=${line//'${Status}'/install ok installed}
-    line=${line//'${db:Status-Status}'/installed}
+    line=${line//'${Status}'/$status}
+    line=${line//'${db:Status-Status}'/$st}
     line=${line//'${Version}'/$v}
     printf "$line"
 done
@@ -89,13 +95,16 @@ all_packages="build-essential git pkg-config ninja-build python3-venv
     zstd file dpkg-dev seabios meson python3-pycotap qemu-system-data"
 
 # world MISSING...: a system with everything but MISSING, without the
-# tgpu apt sources unless SOURCES=1
+# tgpu apt sources unless SOURCES=1.  A missing package is unknown to
+# dpkg, or known but not installed (config files left, say) when
+# KNOWN lists it: dpkg-query prints a line for that one.
 world() {
     local p
     : >"$tmp/calls"
     : >"$tmp/installed"
     rm -f "$tmp/tgpu.sources"
     for p in $all_packages; do
+        case " ${KNOWN:-} " in *" $p "*) echo "$p -" >>"$tmp/installed" ;; esac
         case " $* " in *" $p "*) continue ;; esac
         case "$p" in
             meson) echo "meson 1.7.0-1~bpo12+1" ;;
@@ -152,6 +161,14 @@ check "missing packages: says what it installs" \
     grep -q 'installing: seabios$' "$tmp/out"
 check "missing packages: writes the apt sources (backports, trixie deb-src)" \
     grep -q '^Suites: trixie' "$tmp/tgpu.sources"
+
+# --- a package dpkg knows but that is not installed, queried last ----------
+KNOWN="seabios qemu-system-data" world seabios qemu-system-data
+run_setup
+check "known but not installed: exits 0" [ "$rc" -eq 0 ]
+check "known but not installed: installs seabios and qemu-system-data" \
+    [ "$(installs | tr '\n' ' ')" = \
+      "apt-get install -y -q --no-install-recommends seabios apt-get install -y -q --no-install-recommends -t bookworm-backports qemu-system-data " ]
 
 # --- a backport that is too old --------------------------------------------
 SOURCES=1

@@ -327,6 +327,13 @@ static void tgpu_exit(PCIDevice *pdev)
     pcie_aer_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
     pcie_cap_exit(pdev);
+    /*
+     * A subregion holds a reference on its owner, even when the container
+     * has the same owner (QEMU 10.0): unless they are taken apart here,
+     * the device keeps itself alive after an unplug, and its VRAM too.
+     */
+    memory_region_del_subregion(&s->bar1, &s->vram);
+    memory_region_del_subregion(&s->bar0, &s->mmio);
 }
 
 static void tgpu_reset_hold(Object *obj, ResetType type)

@@ -7,8 +7,9 @@
  * without the BQL, in steps of at most TGPU_CE_CHUNK bytes, and between steps
  * honours a reset, a kill, a disable or a VM stop.  The thread touches
  * only RAM (VRAM, or guest RAM mapped by tgpu_sysmem_map()), never MMIO:
- * it never needs the BQL, so the BQL side may wait for it.  MMU faults, the semaphore and the interrupt of a
- * finished launch are done by done_bh, under the BQL.
+ * it never needs the BQL, so the BQL side may wait for it.  MMU faults,
+ * the semaphore and the interrupt of a finished launch are done by
+ * done_bh, under the BQL.
  *
  * Copyright (c) 2026 The tgpu authors
  *

@@ -231,7 +231,59 @@ static void test_case(const void *opaque)
     tgpu_stop(&t);
 }
 
-/* ---- hot-unplug ----------------------------------------------------------- */
+/*
+ * What a second fuzzing campaign hung QEMU with, on no reset at all:
+ * bus mastering toggled, D3hot and back, and bursts of MMU_INVALIDATE,
+ * in a seeded random order while both engines move system memory.  20
+ * rounds of 16 steps, each round ended by an FLR; the device must answer
+ * and run work after each.
+ */
+static void test_mixed(void)
+{
+    uint32_t seed = 0x7e5e7u;
+    uint8_t pm;
+    T t;
+
+    tgpu_start(&t, NULL);
+    pm = qpci_find_capability(t.dev, PCI_CAP_ID_PM, 0);
+    g_assert_cmpuint(pm, !=, 0);
+    setup(&t);
+    for (int round = 0; round < ITERATIONS; round++) {
+        start_dma(&t, ENG_COPY);
+        start_dma(&t, ENG_COMPUTE);
+        for (int i = 0; i < 16; i++) {
+            seed = seed * 1103515245u + 12345u;
+            switch ((seed >> 16) % 5) {
+            case 0:
+                qpci_config_writew(t.dev, PCI_COMMAND,
+                                   PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+                break;
+            case 1:
+                qpci_config_writew(t.dev, PCI_COMMAND, PCI_COMMAND_MEMORY);
+                break;
+            case 2:
+                qpci_config_writew(t.dev, pm + PCI_PM_CTRL, 3);  /* D3hot */
+                break;
+            case 3:
+                qpci_config_writew(t.dev, pm + PCI_PM_CTRL, 0);  /* D0 */
+                break;
+            default:
+                /* in D3hot or with memory off these go nowhere */
+                for (int j = 0; j < 8; j++) {
+                    wr(&t, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
+                }
+                break;
+            }
+        }
+        qpci_config_writew(t.dev, pm + PCI_PM_CTRL, 0);
+        trigger(&t, TRIG_FLR);
+        check_recovered(&t, ENG_COPY, TRIG_FLR);
+        g_assert_false(engine_busy(&t, ENG_COMPUTE));
+    }
+    tgpu_stop(&t);
+}
+
+/* ---- hot-unplug ------------------------------------------------------ */
 
 #define UNPLUG_CYCLES       50
 #define UNPLUG_TOUCH        (8 * MiB)       /* VRAM written per cycle */
@@ -364,6 +416,7 @@ int main(int argc, char **argv)
             qtest_add_data_func(path, c, test_case);
         }
     }
+    qtest_add_func("/tgpu/reset-during-dma/mixed", test_mixed);
     qtest_add_func("/tgpu/hotplug/unplug-leak", test_unplug_leak);
     return g_test_run();
 }

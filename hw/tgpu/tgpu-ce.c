@@ -22,7 +22,6 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/units.h"
-#include "system/runstate.h"
 #include "tgpu.h"
 #include "tgpu-stream-copy.h"
 #include "trace.h"
@@ -35,13 +34,6 @@
 #define CE_PATTERN_SIZE     (64 * KiB)
 /* Blocks from this size up are streamed past the CPU caches. */
 #define CE_STREAM_MIN       (64 * KiB)
-
-enum {
-    CE_IDLE,
-    CE_QUEUED,          /* launched, the thread has not taken it yet */
-    CE_RUNNING,
-    CE_DONE,            /* the thread finished: done_bh reports it */
-};
 
 /* How a launch ended, as the thread found it. */
 /*
@@ -57,6 +49,24 @@ typedef struct CeXlate {
     uint64_t va, pa, len;
     uint64_t gen;
 } CeXlate;
+
+typedef struct TGPUCopyEngine TGPUCopyEngine;
+
+/*
+ * What a copy engine is asked to do: the launch as the channel's methods
+ * set it up, captured under the BQL so the engine thread needs nothing
+ * else of the channel.
+ */
+typedef struct TGPUCopyJob {
+    TGPUVmCtx vm;
+    uint32_t launch;
+    uint64_t src, dst;
+    uint32_t pitch_in, pitch_out, line_length, line_count;
+    uint64_t desc;
+    uint32_t const_a, const_b, remap;
+    uint64_t sem_addr;
+    uint32_t sem_payload;
+} TGPUCopyJob;
 
 typedef struct CeRun {
     TGPUCopyEngine *ce;
@@ -74,44 +84,46 @@ typedef struct CeRun {
     CeXlate xl[2];              /* the last run read [0] and written [1] */
 } CeRun;
 
+/* One copy engine: the engine object, its launch and its registers. */
+struct TGPUCopyEngine {
+    TGPUEngine e;
+    unsigned int index;         /* 0: CE0, 1: CE1 */
+    TGPUCopyJob job;            /* set while IDLE, read by the thread */
+    CeRun run;                  /* the thread's own, while it runs */
+    /* the result and the registers, under e.lock */
+    uint32_t chid;
+    uint32_t launches;
+    uint32_t error;             /* TGPU_CE_ERR_* */
+    uint64_t error_va;
+    int fault_type;             /* TGPU_FAULT_*, with TGPU_CE_ERR_FAULT */
+    bool fault_write;
+    uint64_t progress;
+    uint32_t desc_done;
+    uint64_t bytes;
+};
+
 static const char *const ce_names[TGPU_CE_COUNT] = { "CE0", "CE1" };
 
-static void ce_update_stop(TGPUCopyEngine *ce)
+static TGPUCopyEngine *ce_of(TGPUEngine *e)
 {
-    qatomic_set(&ce->stop, ce->abort || ce->paused || ce->quit);
+    return container_of(e, TGPUCopyEngine, e);
 }
 
 /* ---- the engine thread: moving bytes --------------------------------- */
 
-/*
- * Between steps: publish the progress, hold while the VM is stopped, and
- * tell whether to go on (false: the launch was cancelled).
- */
+/* Between steps (see tgpu_engine_checkpoint); false: cancelled. */
 static bool ce_checkpoint(CeRun *r)
 {
-    TGPUCopyEngine *ce = r->ce;
-    bool go;
-
     r->since_check = 0;
     r->steps = 0;
-    QEMU_LOCK_GUARD(&ce->lock);
-    ce->progress = r->progress;
-    ce->desc_done = r->desc_done;
-    while (ce->paused && !ce->abort && !ce->quit) {
-        ce->parked = true;
-        qemu_cond_broadcast(&ce->idle);
-        qemu_cond_wait(&ce->wake, &ce->lock);
-    }
-    ce->parked = false;
-    go = !ce->abort && !ce->quit;
-    return go;
+    return tgpu_engine_checkpoint(&r->ce->e);
 }
 
 static bool ce_step(CeRun *r, uint64_t bytes)
 {
     r->since_check += bytes;
     if (++r->steps >= CE_STEPS || r->since_check >= TGPU_CE_CHUNK ||
-        qatomic_read(&r->ce->stop)) {
+        tgpu_engine_should_stop(&r->ce->e)) {
         return ce_checkpoint(r);
     }
     return true;
@@ -145,7 +157,7 @@ typedef struct CeMap {
 static int ce_map(CeRun *r, uint64_t va, uint64_t max, bool is_write,
                   CeMap *m)
 {
-    TGPUState *s = r->ce->s;
+    TGPUState *s = r->ce->e.s;
     CeXlate *c = &r->xl[is_write];
     uint64_t gen = qatomic_read(&s->tlb_gen);
     uint64_t pa, n;
@@ -192,7 +204,7 @@ static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
     if (m->sysmem) {
         tgpu_sysmem_unmap(&m->sys, done);
     } else if (is_write && done) {
-        memory_region_set_dirty(&r->ce->s->vram, m->vram, done);
+        memory_region_set_dirty(&r->ce->e.s->vram, m->vram, done);
     }
 }
 
@@ -214,23 +226,23 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
         uint64_t n;
         int fault;
 
-        qemu_mutex_lock(&r->ce->run_lock);
+        qemu_mutex_lock(&r->ce->e.run_lock);
         fault = ce_map(r, src, len, false, &sm);
         if (fault) {
-            qemu_mutex_unlock(&r->ce->run_lock);
+            qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, src, fault, false);
         }
         fault = ce_map(r, dst, sm.len, true, &dm);
         if (fault) {
             ce_unmap(r, &sm, false, 0);
-            qemu_mutex_unlock(&r->ce->run_lock);
+            qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
         }
         n = MIN(sm.len, dm.len);
         ce_memmove(dm.p, sm.p, n);
         ce_unmap(r, &dm, true, n);
         ce_unmap(r, &sm, false, n);
-        qemu_mutex_unlock(&r->ce->run_lock);
+        qemu_mutex_unlock(&r->ce->e.run_lock);
         src += n;
         dst += n;
         len -= n;
@@ -252,16 +264,16 @@ static bool ce_fill(CeRun *r, uint64_t dst, uint64_t len)
         CeMap dm;
         int fault;
 
-        qemu_mutex_lock(&r->ce->run_lock);
+        qemu_mutex_lock(&r->ce->e.run_lock);
         fault = ce_map(r, dst + at, MIN(len - at, r->pattern_len - ph), true,
                        &dm);
         if (fault) {
-            qemu_mutex_unlock(&r->ce->run_lock);
+            qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst + at, fault, true);
         }
         memcpy(dm.p, r->pattern + ph, dm.len);
         ce_unmap(r, &dm, true, dm.len);
-        qemu_mutex_unlock(&r->ce->run_lock);
+        qemu_mutex_unlock(&r->ce->e.run_lock);
         at += dm.len;
         r->progress += dm.len;
         if (!ce_step(r, dm.len)) {
@@ -281,10 +293,10 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
         CeMap m;
         int fault;
 
-        qemu_mutex_lock(&r->ce->run_lock);
+        qemu_mutex_lock(&r->ce->e.run_lock);
         fault = ce_map(r, va, len, is_write, &m);
         if (fault) {
-            qemu_mutex_unlock(&r->ce->run_lock);
+            qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, err, va, fault, is_write);
         }
         if (is_write) {
@@ -293,7 +305,7 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
             memcpy(b, m.p, m.len);
         }
         ce_unmap(r, &m, is_write, m.len);
-        qemu_mutex_unlock(&r->ce->run_lock);
+        qemu_mutex_unlock(&r->ce->e.run_lock);
         va += m.len;
         b += m.len;
         len -= m.len;
@@ -531,7 +543,7 @@ static bool ce_run_chain(CeRun *r)
     CeDesc d;
 
     if (r->error || !n) {
-        return !r->error && !qatomic_read(&r->ce->abort);
+        return !r->error && !qatomic_read(&r->ce->e.abort);
     }
     stl_le_p(fill, r->job->const_a);
     ce_pattern(r, fill, sizeof(fill));
@@ -568,52 +580,39 @@ static void ce_run(CeRun *r)
     }
 }
 
-static void *ce_thread(void *opaque)
+/* The engine's thread: run the queued launch. */
+static void ce_engine_run(TGPUEngine *e)
 {
-    TGPUCopyEngine *ce = opaque;
+    TGPUCopyEngine *ce = ce_of(e);
+    CeRun *r = &ce->run;
 
-    rcu_register_thread();
-    qemu_mutex_lock(&ce->lock);
-    for (;;) {
-        CeRun r = { .ce = ce };
-        TGPUCopyJob job;
+    *r = (CeRun) { .ce = ce, .job = &ce->job };
+    trace_tgpu_ce_start(ce->index, ce->job.vm.chid, ce->job.launch,
+                        ce->job.src, ce->job.dst);
+    ce_run(r);
+    g_free(r->pattern);
+    r->pattern = NULL;
+}
 
-        while (!ce->quit && (ce->state != CE_QUEUED || ce->paused)) {
-            qemu_cond_wait(&ce->wake, &ce->lock);
-        }
-        if (ce->quit) {
-            break;
-        }
-        ce->state = CE_RUNNING;
-        job = ce->job;
-        r.job = &job;
-        qemu_mutex_unlock(&ce->lock);
+/* Under e->lock, on the thread: the progress, at the end the result. */
+static void ce_engine_publish(TGPUEngine *e, bool end, bool cancelled)
+{
+    TGPUCopyEngine *ce = ce_of(e);
+    CeRun *r = &ce->run;
 
-        trace_tgpu_ce_start(ce->index, job.vm.chid, job.launch, job.src,
-                            job.dst);
-        ce_run(&r);
-        g_free(r.pattern);
-
-        qemu_mutex_lock(&ce->lock);
-        ce->progress = r.progress;
-        ce->desc_done = r.desc_done;
-        ce->bytes += r.progress;
-        if (ce->abort || ce->quit) {
-            ce->state = CE_IDLE;
-        } else {
-            ce->error = r.error;
-            ce->error_va = r.error_va;
-            ce->fault_type = r.fault_type;
-            ce->fault_write = r.fault_write;
-            ce->state = CE_DONE;
-            qemu_bh_schedule(ce->done_bh);
-        }
-        trace_tgpu_ce_end(ce->index, job.vm.chid, r.progress, r.error);
-        qemu_cond_broadcast(&ce->idle);
+    ce->progress = r->progress;
+    ce->desc_done = r->desc_done;
+    if (!end) {
+        return;
     }
-    qemu_mutex_unlock(&ce->lock);
-    rcu_unregister_thread();
-    return NULL;
+    ce->bytes += r->progress;
+    if (!cancelled) {
+        ce->error = r->error;
+        ce->error_va = r->error_va;
+        ce->fault_type = r->fault_type;
+        ce->fault_write = r->fault_write;
+    }
+    trace_tgpu_ce_end(ce->index, ce->job.vm.chid, r->progress, r->error);
 }
 
 /* ---- under the BQL: launches and their end ----------------------------- */
@@ -624,47 +623,40 @@ static void ce_finish(TGPUState *s, TGPUChannel *ch, const TGPUCopyJob *j)
     tgpu_launch_done(s, ch, j->launch, j->sem_addr, j->sem_payload);
 }
 
-static void ce_done_bh(void *opaque)
+/* Under the BQL: the launch ended; the thread leaves it alone now. */
+static void ce_engine_done(TGPUEngine *e)
 {
-    TGPUCopyEngine *ce = opaque;
-    TGPUState *s = ce->s;
-    TGPUCopyJob job;
-    TGPUChannel *ch;
-    uint32_t err;
-    uint64_t va;
-    int type;
-    bool is_write;
+    TGPUCopyEngine *ce = ce_of(e);
+    TGPUState *s = e->s;
+    const TGPUCopyJob *job = &ce->job;
+    TGPUChannel *ch = &s->chan[job->vm.chid];
+    uint32_t err = ce->error;
+    uint64_t va = ce->error_va;
+    int type = ce->fault_type;
 
-    WITH_QEMU_LOCK_GUARD(&ce->lock) {
-        if (ce->state != CE_DONE) {
-            return;
-        }
-        ce->state = CE_IDLE;
-        job = ce->job;
-        err = ce->error;
-        va = ce->error_va;
-        type = ce->fault_type;
-        is_write = ce->fault_write;
-    }
-    ch = &s->chan[job.vm.chid];
-    ch->ce_wait = false;
     if (err == TGPU_CE_ERR_FAULT ||
         (err == TGPU_CE_ERR_DESC_FAULT && type)) {
-        tgpu_mmu_report_fault(s, &job.vm,
-                              TGPU_FAULT_ENGINE_CE0 + ce->index, va,
-                              is_write, type);
+        tgpu_mmu_report_fault(s, &job->vm, e->fault_engine, va,
+                              ce->fault_write, type);
     }
     if (err) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "tgpu: %s: channel %u: launch failed at 0x%010"
-                      PRIx64 ": %s\n", ce_names[ce->index], job.vm.chid,
+                      PRIx64 ": %s\n", e->name, job->vm.chid,
                       va, tgpu_ce_error_meaning(err));
         tgpu_chan_fail(s, ch, TGPU_ERR_COPY,
                        TGPU_CE_ERR_INFO(ce->index, err));
     } else {
-        ce_finish(s, ch, &job);
+        ce_finish(s, ch, job);
     }
     tgpu_host_kick(s);
+}
+
+static void ce_engine_cancelled(TGPUEngine *e, int chid)
+{
+    if (chid >= 0) {
+        trace_tgpu_ce_cancel(ce_of(e)->index, chid);
+    }
 }
 
 /* Why LAUNCH_DMA cannot run, or TGPU_CE_ERR_NONE. */
@@ -703,10 +695,10 @@ static uint32_t ce_launch_check(TGPUChannel *ch, uint32_t launch)
     return TGPU_CE_ERR_NONE;
 }
 
-static TGPUMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
-                                    uint32_t launch)
+static TGPUMethodResult ce_launch(TGPUCopyEngine *ce, TGPUChannel *ch,
+                                  uint32_t launch)
 {
-    TGPUCopyEngine *ce = &s->ce[ch->engine - TGPU_RUNLIST_CE0];
+    TGPUState *s = ce->e.s;
     uint32_t err = ce_launch_check(ch, launch);
     TGPUCopyJob job = {
         .vm = tgpu_chan_vm(ch),
@@ -730,28 +722,24 @@ static TGPUMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
     };
 
     trace_tgpu_ce_launch(ce->index, ch->id, launch);
-    WITH_QEMU_LOCK_GUARD(&ce->lock) {
-        /* the runlist holds other channels back while the engine is busy */
-        assert(ce->state == CE_IDLE);
+    WITH_QEMU_LOCK_GUARD(&ce->e.lock) {
         ce->chid = ch->id;
         ce->launches++;
         ce->error = err;
         ce->error_va = 0;
         ce->progress = 0;
         ce->desc_done = 0;
-        if (!err && (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
-                    TGPU_CE_TRANSFER_NONE) {
-            ce->job = job;
-            ce->state = CE_QUEUED;
-            qemu_cond_signal(&ce->wake);
-            ch->ce_wait = true;
-            return TGPU_MTHD_LAUNCHED;
-        }
+    }
+    if (!err && (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
+                TGPU_CE_TRANSFER_NONE) {
+        ce->job = job;
+        tgpu_engine_queue(&ce->e, ch->id);
+        return TGPU_MTHD_LAUNCHED;
     }
     if (err) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "tgpu: %s: channel %u: LAUNCH_DMA 0x%08x refused: "
-                      "%s\n", ce_names[ce->index], ch->id, launch,
+                      "%s\n", ce->e.name, ch->id, launch,
                       tgpu_ce_error_meaning(err));
         tgpu_chan_fail(s, ch, TGPU_ERR_COPY, TGPU_CE_ERR_INFO(ce->index, err));
         return TGPU_MTHD_ERROR;
@@ -760,8 +748,8 @@ static TGPUMethodResult ce_launch(TGPUState *s, TGPUChannel *ch,
     return ch->error ? TGPU_MTHD_ERROR : TGPU_MTHD_OK;
 }
 
-TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
-                                  uint32_t mthd, uint32_t data)
+static TGPUMethodResult ce_engine_method(TGPUEngine *e, TGPUChannel *ch,
+                                        uint32_t mthd, uint32_t data)
 {
     switch (mthd) {
     case TGPU_CE_M_NOP:
@@ -776,7 +764,7 @@ TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
         ch->ce_sem_payload = data;
         return TGPU_MTHD_OK;
     case TGPU_CE_M_LAUNCH_DMA:
-        return ce_launch(s, ch, data);
+        return ce_launch(ce_of(e), ch, data);
     case TGPU_CE_M_OFFSET_IN_UPPER:
         ch->ce_in_upper = data;
         return TGPU_MTHD_OK;
@@ -817,89 +805,18 @@ TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
         ch->ce_remap = data;
         return TGPU_MTHD_OK;
     }
-    tgpu_chan_fail(s, ch, TGPU_ERR_ENGINE, TGPU_CLASS_COPY << 16 | mthd);
+    tgpu_chan_fail(e->s, ch, TGPU_ERR_ENGINE, TGPU_CLASS_COPY << 16 | mthd);
     return TGPU_MTHD_ERROR;
 }
 
-bool tgpu_ce_busy(TGPUState *s, unsigned int i)
-{
-    QEMU_LOCK_GUARD(&s->ce[i].lock);
-    return s->ce[i].state != CE_IDLE;
-}
-
-/*
- * Drop the engine's launch, waiting for its thread to reach the end of
- * a step.  Returns the channel it worked for, or -1 when it was idle.
- */
-int tgpu_ce_cancel(TGPUState *s, unsigned int i)
-{
-    TGPUCopyEngine *ce = &s->ce[i];
-    int chid = -1;
-
-    qemu_bh_cancel(ce->done_bh);
-    QEMU_LOCK_GUARD(&ce->lock);
-    if (ce->state != CE_IDLE) {
-        chid = ce->job.vm.chid;
-        trace_tgpu_ce_cancel(i, chid);
-    }
-    if (ce->state == CE_RUNNING) {
-        ce->abort = true;
-        ce_update_stop(ce);
-        qemu_cond_broadcast(&ce->wake);
-        while (ce->state == CE_RUNNING) {
-            qemu_cond_wait(&ce->idle, &ce->lock);
-        }
-        ce->abort = false;
-        ce_update_stop(ce);
-    }
-    ce->state = CE_IDLE;
-    return chid;
-}
-
-/*
- * Wait until no engine thread uses a run of memory it translated before
- * now: after a TLB invalidation, nothing it dropped is in use any more.
- * The threads take run_lock before mmu_lock; the caller holds neither.
- */
-void tgpu_ce_quiesce(TGPUState *s)
-{
-    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        qemu_mutex_lock(&s->ce[i].run_lock);
-        qemu_mutex_unlock(&s->ce[i].run_lock);
-    }
-}
-
-void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid)
-{
-    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        bool mine;
-
-        WITH_QEMU_LOCK_GUARD(&s->ce[i].lock) {
-            mine = s->ce[i].state != CE_IDLE && s->ce[i].job.vm.chid == chid;
-        }
-        if (mine) {
-            tgpu_ce_cancel(s, i);
-        }
-    }
-}
-
-/* A stopped VM: every engine holds at the end of its step until it runs. */
-static void ce_vm_state_change(void *opaque, bool running, RunState state)
-{
-    TGPUState *s = opaque;
-
-    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        TGPUCopyEngine *ce = &s->ce[i];
-
-        QEMU_LOCK_GUARD(&ce->lock);
-        ce->paused = !running;
-        ce_update_stop(ce);
-        qemu_cond_broadcast(&ce->wake);
-        while (!running && ce->state == CE_RUNNING && !ce->parked) {
-            qemu_cond_wait(&ce->idle, &ce->lock);
-        }
-    }
-}
+static const TGPUEngineOps ce_engine_ops = {
+    .cls = TGPU_CLASS_COPY,
+    .method = ce_engine_method,
+    .run = ce_engine_run,
+    .publish = ce_engine_publish,
+    .done = ce_engine_done,
+    .cancelled = ce_engine_cancelled,
+};
 
 /* ---- registers and life cycle ------------------------------------------ */
 
@@ -912,15 +829,16 @@ uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok)
     if (i >= TGPU_CE_COUNT) {
         return TGPU_REG_BADF;
     }
-    ce = &s->ce[i];
-    QEMU_LOCK_GUARD(&ce->lock);
+    ce = s->ce[i];
+    QEMU_LOCK_GUARD(&ce->e.lock);
     *ok = true;
     switch ((addr - TGPU_CE_BASE) % TGPU_CE_STRIDE) {
     case TGPU_CE_STATUS:
-        if (ce->state == CE_IDLE) {
+        if (ce->e.state == TGPU_ENGINE_IDLE) {
             return 0;
         }
-        return TGPU_CE_STATUS_BUSY | (ce->paused ? TGPU_CE_STATUS_PAUSED : 0);
+        return TGPU_CE_STATUS_BUSY |
+               (ce->e.paused ? TGPU_CE_STATUS_PAUSED : 0);
     case TGPU_CE_CHID:
         return ce->chid;
     case TGPU_CE_LAUNCHES:
@@ -949,10 +867,10 @@ uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok)
 void tgpu_ce_reset(TGPUState *s)
 {
     for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        TGPUCopyEngine *ce = &s->ce[i];
+        TGPUCopyEngine *ce = s->ce[i];
 
-        tgpu_ce_cancel(s, i);
-        QEMU_LOCK_GUARD(&ce->lock);
+        tgpu_engine_reset(&ce->e);
+        QEMU_LOCK_GUARD(&ce->e.lock);
         ce->chid = 0xffffffff;
         ce->launches = 0;
         ce->error = 0;
@@ -967,43 +885,24 @@ void tgpu_ce_reset(TGPUState *s)
 void tgpu_ce_init(TGPUState *s)
 {
     for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        TGPUCopyEngine *ce = &s->ce[i];
+        TGPUCopyEngine *ce = g_new0(TGPUCopyEngine, 1);
         g_autofree char *name = g_strdup_printf("tgpu-ce%u", i);
 
-        ce->s = s;
+        s->ce[i] = ce;
         ce->index = i;
-        ce->state = CE_IDLE;
         ce->chid = 0xffffffff;
-        ce->paused = !runstate_is_running();
-        ce_update_stop(ce);
-        qemu_mutex_init(&ce->lock);
-        qemu_mutex_init(&ce->run_lock);
-        qemu_cond_init(&ce->wake);
-        qemu_cond_init(&ce->idle);
-        ce->done_bh = qemu_bh_new_guarded(ce_done_bh, ce,
-                                          &DEVICE(s)->mem_reentrancy_guard);
-        tgpu_engine_thread_create(s->ce_thread_ctx[i], &ce->thread, name,
-                                  ce_thread, ce);
+        tgpu_engine_init(&ce->e, s, &ce_engine_ops, ce_names[i], name,
+                         TGPU_RUNLIST_CE0 + i, TGPU_ENGINE_CE0 << i,
+                         TGPU_FAULT_ENGINE_CE0 + i, s->ce_thread_ctx[i]);
+        s->engine[TGPU_RUNLIST_CE0 + i] = &ce->e;
     }
-    s->ce_vmstate = qemu_add_vm_change_state_handler(ce_vm_state_change, s);
 }
 
 void tgpu_ce_exit(TGPUState *s)
 {
-    qemu_del_vm_change_state_handler(s->ce_vmstate);
     for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
-        TGPUCopyEngine *ce = &s->ce[i];
-
-        WITH_QEMU_LOCK_GUARD(&ce->lock) {
-            ce->quit = true;
-            ce_update_stop(ce);
-            qemu_cond_broadcast(&ce->wake);
-        }
-        qemu_thread_join(&ce->thread);
-        qemu_bh_delete(ce->done_bh);
-        qemu_cond_destroy(&ce->idle);
-        qemu_cond_destroy(&ce->wake);
-        qemu_mutex_destroy(&ce->run_lock);
-        qemu_mutex_destroy(&ce->lock);
+        tgpu_engine_exit(&s->ce[i]->e);
+        g_free(s->ce[i]);
+        s->ce[i] = NULL;
     }
 }

@@ -30,7 +30,6 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/units.h"
-#include "system/runstate.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -42,7 +41,6 @@
 /* warp instructions between two looks at cancel and VM stop */
 #define GR_CHECK_EVERY      65536
 
-enum { GR_IDLE, GR_QUEUED, GR_RUNNING, GR_DONE };
 enum { WARP_RUN, WARP_BAR, WARP_SLEEP, WARP_EXITED };
 enum { SIMT_SSY, SIMT_DIV };
 
@@ -108,26 +106,7 @@ struct TGPUKernel {
     bool fault_write;
 };
 
-typedef struct TGPUComputeEngine {
-    TGPUState *s;
-    QemuThread thread;
-    QemuMutex lock;
-    /* held while a global access uses its translations (tgpu_gr_quiesce) */
-    QemuMutex run_lock;
-    QemuCond wake, idle;
-    QEMUBH *done_bh;
-    int state;
-    bool quit, paused, parked, abort, stop;
-    TGPUKernel *k;          /* the kernel the thread works on */
-    bool finished;          /* ... and it ended (else: its slice did) */
-    uint64_t slice_insns;   /* warp instructions per timeslice */
-    VMChangeStateEntry *vmstate;
-    /* registers */
-    uint32_t chid, launches, preempts;
-    uint64_t warp_insns, lane_ops;
-    uint32_t error, err_pc, err_warp, err_lane, err_info;
-    uint64_t err_cta, err_va;
-} TGPUComputeEngine;
+typedef struct TGPUComputeEngine TGPUComputeEngine;
 
 /* A kernel's run on the thread, with what it counts. */
 typedef struct GrRun {
@@ -148,9 +127,24 @@ typedef struct GrRun {
     uint64_t v64[W];
 } GrRun;
 
-static void gr_update_stop(TGPUComputeEngine *gr)
+/* The compute engine: the engine object, its kernel, its registers. */
+struct TGPUComputeEngine {
+    TGPUEngine e;
+    TGPUKernel *k;          /* the kernel queued or on the thread */
+    uint64_t slice_insns;   /* warp instructions per timeslice */
+    GrRun run;              /* the thread's own, while it runs */
+    bool run_finished;      /* the thread's: the kernel ended */
+    bool finished;          /* ... as published: else its slice did */
+    /* registers, under e.lock */
+    uint32_t chid, launches, preempts;
+    uint64_t warp_insns, lane_ops;
+    uint32_t error, err_pc, err_warp, err_lane, err_info;
+    uint64_t err_cta, err_va;
+};
+
+static TGPUComputeEngine *gr_of(TGPUEngine *e)
 {
-    qatomic_set(&gr->stop, gr->abort || gr->paused || gr->quit);
+    return container_of(e, TGPUComputeEngine, e);
 }
 
 /* ---- decoding ------------------------------------------------------------ */
@@ -373,7 +367,7 @@ static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
                       void *buf, unsigned int len, bool is_write,
                       int atomic, uint32_t b, uint32_t c)
 {
-    TGPUState *s = r->gr->s;
+    TGPUState *s = r->gr->e.s;
     uint64_t vpn = va >> TGPU_PAGE_SHIFT, pa, n;
     uint8_t *p;
     bool sysmem;
@@ -741,7 +735,7 @@ static void gr_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
         u = warp;
         break;
     case TGPU_SR_SMID:
-        u = cta % r->gr->s->sm_count;
+        u = cta % r->gr->e.s->sm_count;
         break;
     case TGPU_SR_CLOCK_LO:
         u = cycles;
@@ -1547,9 +1541,9 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_LDG:
         case TGPU_OP_STG:
             /* an invalidation waits for this instruction's accesses */
-            qemu_mutex_lock(&r->gr->run_lock);
+            qemu_mutex_lock(&r->gr->e.run_lock);
             ok = gr_ld_st(r, w, in, exec);
-            qemu_mutex_unlock(&r->gr->run_lock);
+            qemu_mutex_unlock(&r->gr->e.run_lock);
             if (!ok) {
                 goto out;
             }
@@ -1566,11 +1560,11 @@ static inline QEMU_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_ATOMS:
             r->tlb_valid = false;
             if (in->op == TGPU_OP_ATOMG) {
-                qemu_mutex_lock(&r->gr->run_lock);
+                qemu_mutex_lock(&r->gr->e.run_lock);
             }
             ok = !exec || gr_atom(r, w, in, exec);
             if (in->op == TGPU_OP_ATOMG) {
-                qemu_mutex_unlock(&r->gr->run_lock);
+                qemu_mutex_unlock(&r->gr->e.run_lock);
             }
             if (!ok) {
                 goto out;
@@ -1711,7 +1705,7 @@ static bool cta_run(GrRun *r, bool *done)
 static bool gr_fetch(GrRun *r)
 {
     TGPUKernel *k = r->k;
-    TGPUState *s = r->gr->s;
+    TGPUState *s = r->gr->e.s;
     g_autofree uint64_t *raw = g_new(uint64_t, k->ninsns);
     uint64_t done = 0, len = (uint64_t)k->ninsns * TGPU_INSN_SIZE;
 
@@ -1720,7 +1714,7 @@ static bool gr_fetch(GrRun *r)
         bool sysmem;
         int fault;
 
-        QEMU_LOCK_GUARD(&r->gr->run_lock);
+        QEMU_LOCK_GUARD(&r->gr->e.run_lock);
         fault = tgpu_mmu_translate_run(s, &k->vm, TGPU_ACC_COMPUTE,
                                        k->prog_va + done, len - done, false,
                                        &pa, &sysmem, &n);
@@ -1758,23 +1752,10 @@ static bool gr_fetch(GrRun *r)
     return true;
 }
 
-/* Between steps: publish counters, hold while the VM is stopped. */
+/* Between steps (see tgpu_engine_checkpoint); false: cancelled. */
 static bool gr_checkpoint(GrRun *r)
 {
-    TGPUComputeEngine *gr = r->gr;
-
-    QEMU_LOCK_GUARD(&gr->lock);
-    gr->warp_insns += r->warp_insns;
-    gr->lane_ops += r->lane_ops;
-    r->warp_insns = 0;
-    r->lane_ops = 0;
-    while (gr->paused && !gr->abort && !gr->quit) {
-        gr->parked = true;
-        qemu_cond_broadcast(&gr->idle);
-        qemu_cond_wait(&gr->wake, &gr->lock);
-    }
-    gr->parked = false;
-    return !gr->abort && !gr->quit;
+    return tgpu_engine_checkpoint(&r->gr->e);
 }
 
 /* Run K for one slice.  Returns true when the kernel ended (or failed). */
@@ -1809,46 +1790,34 @@ static bool gr_run(GrRun *r)
     return false;
 }
 
-static void *gr_thread(void *opaque)
+/* The engine's thread: run the queued kernel for a slice. */
+static void gr_engine_run(TGPUEngine *e)
 {
-    TGPUComputeEngine *gr = opaque;
+    TGPUComputeEngine *gr = gr_of(e);
+    GrRun *r = &gr->run;
 
-    rcu_register_thread();
-    qemu_mutex_lock(&gr->lock);
-    for (;;) {
-        GrRun r = { .gr = gr };
-        bool finished;
+    memset(r, 0, sizeof(*r));
+    r->gr = gr;
+    r->k = gr->k;
+    r->budget = gr->slice_insns;
+    r->vram = memory_region_get_ram_ptr(&e->s->vram);
+    trace_tgpu_gr_slice(r->k->vm.chid, r->k->cta, r->budget);
+    gr->run_finished = gr_run(r);
+}
 
-        while (!gr->quit && (gr->state != GR_QUEUED || gr->paused)) {
-            qemu_cond_wait(&gr->wake, &gr->lock);
-        }
-        if (gr->quit) {
-            break;
-        }
-        gr->state = GR_RUNNING;
-        r.k = gr->k;
-        r.budget = gr->slice_insns;
-        r.vram = memory_region_get_ram_ptr(&gr->s->vram);
-        qemu_mutex_unlock(&gr->lock);
+/* Under e->lock, on the thread: the counters, at the end how it ended. */
+static void gr_engine_publish(TGPUEngine *e, bool end, bool cancelled)
+{
+    TGPUComputeEngine *gr = gr_of(e);
+    GrRun *r = &gr->run;
 
-        trace_tgpu_gr_slice(r.k->vm.chid, r.k->cta, r.budget);
-        finished = gr_run(&r);
-
-        qemu_mutex_lock(&gr->lock);
-        gr->warp_insns += r.warp_insns;
-        gr->lane_ops += r.lane_ops;
-        if (gr->abort || gr->quit) {
-            gr->state = GR_IDLE;
-        } else {
-            gr->finished = finished;
-            gr->state = GR_DONE;
-            qemu_bh_schedule(gr->done_bh);
-        }
-        qemu_cond_broadcast(&gr->idle);
+    gr->warp_insns += r->warp_insns;
+    gr->lane_ops += r->lane_ops;
+    r->warp_insns = 0;
+    r->lane_ops = 0;
+    if (end && !cancelled) {
+        gr->finished = gr->run_finished;
     }
-    qemu_mutex_unlock(&gr->lock);
-    rcu_unregister_thread();
-    return NULL;
 }
 
 /* ---- under the BQL ------------------------------------------------------- */
@@ -1863,19 +1832,16 @@ static void gr_kernel_free(TGPUKernel *k)
     }
 }
 
-static void gr_done_bh(void *opaque)
+/* Under the BQL: the slice ended, and perhaps the kernel. */
+static void gr_engine_done(TGPUEngine *e)
 {
-    TGPUComputeEngine *gr = opaque;
-    TGPUState *s = gr->s;
+    TGPUComputeEngine *gr = gr_of(e);
+    TGPUState *s = e->s;
     TGPUChannel *ch;
     TGPUKernel *k;
     bool finished;
 
-    WITH_QEMU_LOCK_GUARD(&gr->lock) {
-        if (gr->state != GR_DONE) {
-            return;
-        }
-        gr->state = GR_IDLE;
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
         k = gr->k;
         gr->k = NULL;
         finished = gr->finished;
@@ -1892,7 +1858,6 @@ static void gr_done_bh(void *opaque)
         }
     }
     ch = &s->chan[k->vm.chid];
-    ch->gr_wait = false;
     if (!finished) {
         /* the slice is over: the host unit resumes it in its turn */
         tgpu_host_kick(s);
@@ -1902,7 +1867,7 @@ static void gr_done_bh(void *opaque)
     if (k->error) {
         if (k->error == TGPU_KERR_MMU_FAULT ||
             (k->error == TGPU_KERR_PROGRAM_FAULT && k->fault_type)) {
-            tgpu_mmu_report_fault(s, &k->vm, TGPU_FAULT_ENGINE_COMPUTE,
+            tgpu_mmu_report_fault(s, &k->vm, e->fault_engine,
                                   k->err_va, k->fault_write, k->fault_type);
         }
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -1926,23 +1891,27 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
     /* modelled time: one warp instruction per SM clock cycle */
     uint64_t khz = (uint64_t)s->model->clk_sm_boost_mhz * 1000;
 
-    QEMU_LOCK_GUARD(&gr->lock);
-    assert(gr->state == GR_IDLE);
-    gr->k = ch->gr_kernel;
-    gr->chid = ch->id;
-    gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000, 1);
-    gr->state = GR_QUEUED;
-    ch->gr_wait = true;
-    qemu_cond_signal(&gr->wake);
+    WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
+        gr->k = ch->gr_kernel;
+        gr->chid = ch->id;
+        gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000, 1);
+    }
+    tgpu_engine_queue(&gr->e, ch->id);
 }
 
-bool tgpu_gr_resume(TGPUState *s, TGPUChannel *ch)
+/* A kernel whose slice ended goes on before anything after it. */
+static bool gr_engine_resume(TGPUEngine *e, TGPUChannel *ch)
 {
-    if (!ch->gr_kernel || ch->gr_wait) {
+    if (!ch->gr_kernel || ch->engine_wait) {
         return false;
     }
-    gr_start(s, ch);
+    gr_start(e->s, ch);
     return true;
+}
+
+static bool gr_engine_holds(TGPUEngine *e, TGPUChannel *ch)
+{
+    return ch->gr_kernel;
 }
 
 static uint32_t gr_launch_check(TGPUChannel *ch, uint32_t launch)
@@ -1982,7 +1951,7 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
                         << 32 | ch->gr_param_lower;
     TGPUKernel *k;
 
-    WITH_QEMU_LOCK_GUARD(&gr->lock) {
+    WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->launches++;
         gr->chid = ch->id;
         gr->error = err;
@@ -2013,7 +1982,7 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
         tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, param_va, k->param,
                     k->param_size, false)) {
         g_free(k);
-        WITH_QEMU_LOCK_GUARD(&gr->lock) {
+        WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
             gr->error = TGPU_KERR_CONST;
             gr->err_pc = gr->err_warp = gr->err_lane = gr->err_info = 0;
             gr->err_cta = 0;
@@ -2032,9 +2001,11 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
     return TGPU_MTHD_LAUNCHED;
 }
 
-TGPUMethodResult tgpu_gr_method(TGPUState *s, TGPUChannel *ch,
-                                uint32_t mthd, uint32_t data)
+static TGPUMethodResult gr_engine_method(TGPUEngine *e, TGPUChannel *ch,
+                                        uint32_t mthd, uint32_t data)
 {
+    TGPUState *s = e->s;
+
     switch (mthd) {
     case TGPU_GR_M_NOP:
         return TGPU_MTHD_OK;
@@ -2086,91 +2057,45 @@ TGPUMethodResult tgpu_gr_method(TGPUState *s, TGPUChannel *ch,
     return TGPU_MTHD_ERROR;
 }
 
-bool tgpu_gr_busy(TGPUState *s)
+/* The kernel on the engine was dropped: it stays the channel's. */
+static void gr_engine_cancelled(TGPUEngine *e, int chid)
 {
-    QEMU_LOCK_GUARD(&s->gr->lock);
-    return s->gr->state != GR_IDLE;
-}
+    TGPUComputeEngine *gr = gr_of(e);
 
-/*
- * Stop the engine's slice at its next check and forget that kernel.
- * Returns the channel whose kernel it ran, or -1.
- */
-int tgpu_gr_cancel(TGPUState *s)
-{
-    TGPUComputeEngine *gr = s->gr;
-    int chid = -1;
-
-    qemu_bh_cancel(gr->done_bh);
-    QEMU_LOCK_GUARD(&gr->lock);
-    if (gr->state == GR_RUNNING) {
-        gr->abort = true;
-        gr_update_stop(gr);
-        qemu_cond_broadcast(&gr->wake);
-        while (gr->state == GR_RUNNING) {
-            qemu_cond_wait(&gr->idle, &gr->lock);
-        }
-        gr->abort = false;
-        gr_update_stop(gr);
-    }
     if (gr->k) {
-        chid = gr->k->vm.chid;
-        trace_tgpu_gr_cancel(chid);
-        s->chan[chid].gr_wait = false;
+        trace_tgpu_gr_cancel(gr->k->vm.chid);
     }
     gr->k = NULL;
-    gr->state = GR_IDLE;
-    return chid;
 }
 
-/*
- * Wait until the compute engine uses no translation it made before now
- * (see tgpu_ce_quiesce): a global access lasts one warp instruction.
- */
-void tgpu_gr_quiesce(TGPUState *s)
+/* The channel goes away: its kernel too, run or waiting for a slice. */
+static void gr_engine_forget(TGPUEngine *e, TGPUChannel *ch)
 {
-    qemu_mutex_lock(&s->gr->run_lock);
-    qemu_mutex_unlock(&s->gr->run_lock);
-}
-
-/* The channel goes away: its kernel, running or waiting for a slice. */
-void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch)
-{
-    bool mine;
-
-    WITH_QEMU_LOCK_GUARD(&s->gr->lock) {
-        mine = s->gr->k && s->gr->k->vm.chid == ch->id;
-    }
-    if (mine) {
-        tgpu_gr_cancel(s);
-    }
     gr_kernel_free(ch->gr_kernel);
     ch->gr_kernel = NULL;
-    ch->gr_wait = false;
 }
 
-static void gr_vm_state_change(void *opaque, bool running, RunState state)
-{
-    TGPUComputeEngine *gr = ((TGPUState *)opaque)->gr;
-
-    QEMU_LOCK_GUARD(&gr->lock);
-    gr->paused = !running;
-    gr_update_stop(gr);
-    qemu_cond_broadcast(&gr->wake);
-    while (!running && gr->state == GR_RUNNING && !gr->parked) {
-        qemu_cond_wait(&gr->idle, &gr->lock);
-    }
-}
+static const TGPUEngineOps gr_engine_ops = {
+    .cls = TGPU_CLASS_COMPUTE,
+    .method = gr_engine_method,
+    .run = gr_engine_run,
+    .publish = gr_engine_publish,
+    .done = gr_engine_done,
+    .cancelled = gr_engine_cancelled,
+    .holds = gr_engine_holds,
+    .resume = gr_engine_resume,
+    .forget = gr_engine_forget,
+};
 
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok)
 {
     TGPUComputeEngine *gr = s->gr;
 
-    QEMU_LOCK_GUARD(&gr->lock);
+    QEMU_LOCK_GUARD(&gr->e.lock);
     *ok = true;
     switch (addr) {
     case TGPU_GR_STATUS:
-        return gr->state != GR_IDLE ? TGPU_GR_STATUS_BUSY : 0;
+        return gr->e.state != TGPU_ENGINE_IDLE ? TGPU_GR_STATUS_BUSY : 0;
     case TGPU_GR_CHID:
         return gr->chid;
     case TGPU_GR_LAUNCHES:
@@ -2212,13 +2137,13 @@ void tgpu_gr_reset(TGPUState *s)
 {
     TGPUComputeEngine *gr = s->gr;
 
-    tgpu_gr_cancel(s);
+    tgpu_engine_reset(&gr->e);
     for (uint32_t i = 0; i < s->num_channels; i++) {
         gr_kernel_free(s->chan[i].gr_kernel);
         s->chan[i].gr_kernel = NULL;
-        s->chan[i].gr_wait = false;
+        s->chan[i].engine_wait = false;
     }
-    QEMU_LOCK_GUARD(&gr->lock);
+    QEMU_LOCK_GUARD(&gr->e.lock);
     gr->chid = 0xffffffff;
     gr->launches = 0;
     gr->preempts = 0;
@@ -2240,40 +2165,20 @@ void tgpu_gr_init(TGPUState *s)
     }
 #endif
     s->gr = gr;
-    gr->s = s;
-    gr->state = GR_IDLE;
     gr->chid = 0xffffffff;
-    gr->paused = !runstate_is_running();
-    gr_update_stop(gr);
-    qemu_mutex_init(&gr->lock);
-    qemu_mutex_init(&gr->run_lock);
-    qemu_cond_init(&gr->wake);
-    qemu_cond_init(&gr->idle);
-    gr->done_bh = qemu_bh_new_guarded(gr_done_bh, gr,
-                                      &DEVICE(s)->mem_reentrancy_guard);
-    tgpu_engine_thread_create(s->gr_thread_ctx, &gr->thread, "tgpu-compute",
-                              gr_thread, gr);
-    gr->vmstate = qemu_add_vm_change_state_handler(gr_vm_state_change, s);
+    tgpu_engine_init(&gr->e, s, &gr_engine_ops, "compute", "tgpu-compute",
+                     TGPU_RUNLIST_COMPUTE, TGPU_ENGINE_COMPUTE,
+                     TGPU_FAULT_ENGINE_COMPUTE, s->gr_thread_ctx);
+    s->engine[TGPU_RUNLIST_COMPUTE] = &gr->e;
 }
 
 void tgpu_gr_exit(TGPUState *s)
 {
     TGPUComputeEngine *gr = s->gr;
 
-    qemu_del_vm_change_state_handler(gr->vmstate);
-    WITH_QEMU_LOCK_GUARD(&gr->lock) {
-        gr->quit = true;
-        gr_update_stop(gr);
-        qemu_cond_broadcast(&gr->wake);
-    }
-    qemu_thread_join(&gr->thread);
+    tgpu_engine_exit(&gr->e);
     for (uint32_t i = 0; i < s->num_channels; i++) {
         gr_kernel_free(s->chan[i].gr_kernel);
     }
-    qemu_bh_delete(gr->done_bh);
-    qemu_cond_destroy(&gr->idle);
-    qemu_cond_destroy(&gr->wake);
-    qemu_mutex_destroy(&gr->run_lock);
-    qemu_mutex_destroy(&gr->lock);
     g_free(gr);
 }

@@ -36,10 +36,24 @@ typedef enum {
     MTHD_ERROR,
 } MethodResult;
 
-static bool chan_has_work(TGPUChannel *ch)
+/* The engine of the channel's runlist, or NULL when it names none. */
+static TGPUEngine *chan_engine(TGPUState *s, TGPUChannel *ch)
+{
+    return ch->engine < TGPU_NR_RUNLISTS ? s->engine[ch->engine] : NULL;
+}
+
+/* Does the engine hold work of the channel's between its turns? */
+static bool chan_engine_holds(TGPUState *s, TGPUChannel *ch)
+{
+    TGPUEngine *e = chan_engine(s, ch);
+
+    return e && e->ops->holds && e->ops->holds(e, ch);
+}
+
+static bool chan_has_work(TGPUState *s, TGPUChannel *ch)
 {
     return ch->gp_put_dirty || ch->gp_get != ch->gp_put ||
-           ch->pb_cur < ch->pb_end || ch->gr_kernel;
+           ch->pb_cur < ch->pb_end || chan_engine_holds(s, ch);
 }
 
 static bool chan_on_runlist(TGPUState *s, TGPUChannel *ch)
@@ -57,8 +71,7 @@ static bool chan_on_runlist(TGPUState *s, TGPUChannel *ch)
 /* Is runlist @r's engine working (its channel waits for it)? */
 static bool engine_busy(TGPUState *s, unsigned int r)
 {
-    return r == TGPU_RUNLIST_COMPUTE ? tgpu_gr_busy(s)
-                                     : tgpu_ce_busy(s, r - TGPU_RUNLIST_CE0);
+    return tgpu_engine_busy(s->engine[r]);
 }
 
 static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
@@ -72,10 +85,10 @@ static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
     if (ch->blocked) {
         return TGPU_CHAN_STATE_BLOCKED;
     }
-    if (ch->ce_wait || ch->gr_wait) {
+    if (ch->engine_wait) {
         return TGPU_CHAN_STATE_RUNNING;
     }
-    if (!chan_has_work(ch)) {
+    if (!chan_has_work(s, ch)) {
         return TGPU_CHAN_STATE_IDLE;
     }
     if (ch->engine < TGPU_NR_RUNLISTS &&
@@ -95,15 +108,13 @@ void tgpu_host_kick(TGPUState *s)
     host_kick(s);
 }
 
-/* A launch of the channel's still runs on a copy engine: stop it. */
+/* Work of the channel's is on its engine, or held by it: drop it. */
 static void chan_stop_engines(TGPUState *s, TGPUChannel *ch)
 {
-    if (ch->ce_wait) {
-        tgpu_ce_cancel_chan(s, ch->id);
-        ch->ce_wait = false;
-    }
-    if (ch->gr_kernel) {
-        tgpu_gr_cancel_chan(s, ch);
+    TGPUEngine *e = chan_engine(s, ch);
+
+    if (e && (ch->engine_wait || chan_engine_holds(s, ch))) {
+        tgpu_engine_cancel_chan(e, ch);
     }
 }
 
@@ -438,15 +449,11 @@ static bool sem_acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
 
 /* ---- methods ---- */
 
-static bool class_fits_engine(uint32_t cls, uint32_t engine)
+static bool class_fits_engine(TGPUState *s, TGPUChannel *ch, uint32_t cls)
 {
-    if (cls == TGPU_CLASS_COMPUTE) {
-        return engine == TGPU_RUNLIST_COMPUTE;
-    }
-    if (cls == TGPU_CLASS_COPY) {
-        return engine == TGPU_RUNLIST_CE0 || engine == TGPU_RUNLIST_CE1;
-    }
-    return false;
+    TGPUEngine *e = chan_engine(s, ch);
+
+    return e && cls == e->ops->cls;
 }
 
 /*
@@ -482,7 +489,7 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
 
     switch (mthd) {
     case TGPU_M_SET_OBJECT:
-        if (!class_fits_engine(data & 0xffff, ch->engine)) {
+        if (!class_fits_engine(s, ch, data & 0xffff)) {
             chan_fail(s, ch, TGPU_ERR_BAD_CLASS, data);
             return MTHD_ERROR;
         }
@@ -553,8 +560,9 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
         chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
         return MTHD_ERROR;
     }
-    switch (cls == TGPU_CLASS_COPY ? tgpu_ce_method(s, ch, mthd, data)
-                                   : tgpu_gr_method(s, ch, mthd, data)) {
+    /* SET_OBJECT bound only the class of the channel's engine */
+    switch (chan_engine(s, ch)->ops->method(chan_engine(s, ch), ch, mthd,
+                                            data)) {
     case TGPU_MTHD_OK:
         return MTHD_OK;
     case TGPU_MTHD_LAUNCHED:
@@ -689,14 +697,13 @@ static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
 static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
                           int64_t now)
 {
-    if (!ch->enabled || ch->error || ch->engine != r || ch->ce_wait ||
-        ch->gr_wait) {
+    if (!ch->enabled || ch->error || ch->engine != r || ch->engine_wait) {
         return false;
     }
     if (ch->blocked) {
         return ch->acq_retry || now >= ch->acq_next_try_ns;
     }
-    return chan_has_work(ch);
+    return chan_has_work(s, ch);
 }
 
 /* Highest priority first; equal priorities in runlist order from rr_next. */
@@ -731,10 +738,11 @@ static TGPUChannel *runlist_pick(TGPUState *s, unsigned int r, int64_t now)
 static RunResult chan_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
                           int *budget, int64_t now)
 {
+    TGPUEngine *e = chan_engine(s, ch);
     MethodResult mr;
 
-    /* a kernel whose slice ended goes on before anything after it */
-    if (tgpu_gr_resume(s, ch)) {
+    /* work the engine holds (a preempted kernel) goes on first */
+    if (e->ops->resume && e->ops->resume(e, ch)) {
         (*budget)--;
         return RUN_STOP;
     }
@@ -926,40 +934,31 @@ static void runlist_submit(TGPUState *s, unsigned int r, uint32_t count)
 
 /* ---- engine reset ---- */
 
-void tgpu_engine_reset(TGPUState *s, uint32_t engines)
+void tgpu_host_engine_reset(TGPUState *s, uint32_t engines)
 {
-    static const uint32_t runlist_of[TGPU_NR_RUNLISTS] = {
-        [TGPU_RUNLIST_COMPUTE] = TGPU_ENGINE_COMPUTE,
-        [TGPU_RUNLIST_CE0] = TGPU_ENGINE_CE0,
-        [TGPU_RUNLIST_CE1] = TGPU_ENGINE_CE1,
-    };
-
     trace_tgpu_engine_reset(engines);
     for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        TGPUEngine *e = s->engine[r];
         TGPURunlist *rl = &s->runlist[r];
         TGPUChannel *ch;
+        int owner;
 
-        if (!(engines & runlist_of[r])) {
+        if (!(engines & e->engine_bit)) {
             continue;
         }
-        {
-            int owner = r == TGPU_RUNLIST_COMPUTE ?
-                        tgpu_gr_cancel(s) :
-                        tgpu_ce_cancel(s, r - TGPU_RUNLIST_CE0);
-
-            if (owner >= 0 && !s->chan[owner].error) {
-                chan_fail(s, &s->chan[owner], TGPU_ERR_ENGINE_RESET,
-                          runlist_of[r]);
-            }
+        owner = tgpu_engine_reset(e);
+        if (owner >= 0 && !s->chan[owner].error) {
+            chan_fail(s, &s->chan[owner], TGPU_ERR_ENGINE_RESET,
+                      e->engine_bit);
         }
         if (rl->last < 0) {
             continue;
         }
         ch = &s->chan[rl->last];
         if (!ch->error && ch->enabled &&
-            (ch->blocked || ch->ce_wait || ch->gr_kernel ||
+            (ch->blocked || ch->engine_wait || chan_engine_holds(s, ch) ||
              ch->pb_cur < ch->pb_end || ch->mthd_count)) {
-            chan_fail(s, ch, TGPU_ERR_ENGINE_RESET, runlist_of[r]);
+            chan_fail(s, ch, TGPU_ERR_ENGINE_RESET, e->engine_bit);
         }
         rl->resident = -1;
         rl->last = -1;

@@ -226,8 +226,7 @@ void tgpu_mmu_invalidate(TGPUState *s, uint32_t asid, uint64_t va,
         tlb_drop(s, asid, pages ? va : 0, end);
     }
     /* complete only when no engine still uses what was dropped */
-    tgpu_ce_quiesce(s);
-    tgpu_gr_quiesce(s);
+    tgpu_engines_quiesce(s);
 }
 
 /* Untagged hardware must forget everything when the context changes. */
@@ -665,8 +664,7 @@ bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
             WITH_QEMU_LOCK_GUARD(&s->mmu_lock) {
                 tlb_drop(s, -1, 0, TGPU_VA_LIMIT);
             }
-            tgpu_ce_quiesce(s);
-            tgpu_gr_quiesce(s);
+            tgpu_engines_quiesce(s);
             return true;
         case TGPU_MMU_INV_ASID:
             tgpu_mmu_invalidate(s, s->inv_asid, 0, 0);

@@ -49,6 +49,10 @@ uint32_t tgpu_pmc_read(TGPUState *s, hwaddr addr, bool *ok)
         return s->pmc_intr_en;
     case TGPU_PMC_ENGINE_RESET:
         return 0;
+    case TGPU_PMC_ENGINE_PROGRESS(0) ...
+         TGPU_PMC_ENGINE_PROGRESS(TGPU_NR_RUNLISTS - 1):
+        return tgpu_engine_progress(
+            s->engine[(addr - TGPU_PMC_ENGINE_PROGRESS(0)) / 4]);
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -67,8 +71,8 @@ bool tgpu_pmc_write(TGPUState *s, hwaddr addr, uint32_t val)
         tgpu_irq_update(s);
         return true;
     case TGPU_PMC_ENGINE_RESET:
-        tgpu_engine_reset(s, val & (TGPU_ENGINE_COMPUTE | TGPU_ENGINE_CE0 |
-                                    TGPU_ENGINE_CE1));
+        tgpu_host_engine_reset(s, val & (TGPU_ENGINE_COMPUTE |
+                                         TGPU_ENGINE_CE0 | TGPU_ENGINE_CE1));
         return true;
     }
     return false;

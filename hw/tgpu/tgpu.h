@@ -20,6 +20,7 @@
 #include "tgpu/ecc.h"
 #include "tgpu/isa.h"
 #include "tgpu/mmu.h"
+#include "tgpu-engine.h"
 
 #define TYPE_TGPU "tgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
@@ -96,7 +97,6 @@ typedef struct TGPUChannel {
     uint32_t ce_pitch_in, ce_pitch_out, ce_line_length, ce_line_count;
     uint32_t ce_desc_upper, ce_desc_lower;
     uint32_t ce_const_a, ce_const_b, ce_remap;
-    bool ce_wait;               /* its LAUNCH_DMA runs on the engine */
 
     /* compute class state (tgpu-compute.c) */
     uint32_t gr_prog_upper, gr_prog_lower, gr_prog_size;
@@ -105,7 +105,8 @@ typedef struct TGPUChannel {
     uint32_t gr_param_upper, gr_param_lower, gr_param_size;
     uint32_t gr_sem_a, gr_sem_b, gr_sem_payload;
     TGPUKernel *gr_kernel;      /* launched and not finished */
-    bool gr_wait;               /* its kernel runs on the engine now */
+
+    bool engine_wait;           /* its launch is on the engine now */
 } TGPUChannel;
 
 /* An address space as an engine uses it: the channel's at launch time. */
@@ -138,55 +139,6 @@ typedef enum {
     TGPU_ACC_COPY,              /* copy engines */
     TGPU_ACC_COMPUTE,           /* compute engine: loads, stores, code */
 } TGPUAccessor;
-
-/*
- * What a copy engine is asked to do: the launch as the channel's methods
- * set it up, captured under the BQL so the engine thread needs nothing
- * else of the channel.
- */
-typedef struct TGPUCopyJob {
-    TGPUVmCtx vm;
-    uint32_t launch;
-    uint64_t src, dst;
-    uint32_t pitch_in, pitch_out, line_length, line_count;
-    uint64_t desc;
-    uint32_t const_a, const_b, remap;
-    uint64_t sem_addr;
-    uint32_t sem_payload;
-} TGPUCopyJob;
-
-/* One copy engine: its thread, and what it shares with the BQL side. */
-typedef struct TGPUCopyEngine {
-    struct TGPUState *s;
-    unsigned int index;         /* 0: CE0, 1: CE1 */
-    QemuThread thread;
-    QemuMutex lock;             /* guards everything below */
-    QemuCond wake;              /* to the thread: a job, pause, stop */
-    QemuCond idle;              /* from the thread: parked or done */
-    /*
-     * Held by the thread while it uses a translated run of memory, so
-     * that an invalidation can wait until no run it dropped is in use.
-     */
-    QemuMutex run_lock;
-    QEMUBH *done_bh;
-    int state;                  /* CE_IDLE, _QUEUED, _RUNNING, _DONE */
-    bool quit;
-    bool paused;                /* the VM is stopped: hold at a step */
-    bool parked;                /* the thread holds, as paused asked */
-    bool abort;                 /* drop the job at the next step */
-    bool stop;                  /* abort || paused || quit, read unlocked */
-    TGPUCopyJob job;
-    /* the result, and the registers */
-    uint32_t chid;
-    uint32_t launches;
-    uint32_t error;             /* TGPU_CE_ERR_* */
-    uint64_t error_va;
-    int fault_type;             /* TGPU_FAULT_*, with TGPU_CE_ERR_FAULT */
-    bool fault_write;
-    uint64_t progress;
-    uint32_t desc_done;
-    uint64_t bytes;
-} TGPUCopyEngine;
 
 typedef struct TGPURunlist {
     uint32_t base_lo, base_hi;
@@ -239,13 +191,15 @@ struct TGPUState {
     QEMUBH *host_bh;
     QEMUTimer *acquire_timer;
 
+    /* the engines, by runlist (tgpu-engine.c) */
+    TGPUEngine *engine[TGPU_NR_RUNLISTS];
+
     /* compute engine (tgpu-compute.c) */
     struct TGPUComputeEngine *gr;
     ThreadContext *gr_thread_ctx;       /* property compute-thread-context */
 
     /* copy engines (tgpu-ce.c) */
-    TGPUCopyEngine ce[TGPU_CE_COUNT];
-    VMChangeStateEntry *ce_vmstate;
+    struct TGPUCopyEngine *ce[TGPU_CE_COUNT];
     ThreadContext *ce_thread_ctx[TGPU_CE_COUNT]; /* ce<n>-thread-context */
 
     /* MMU (tgpu-mmu.c); mmu_lock guards the TLB and its counters */
@@ -289,6 +243,9 @@ enum {
     TGPU_UNIT_ECC = 3,
     TGPU_UNIT_THERMAL = 4,
 };
+
+/* tgpu-engine.c: every engine's */
+void tgpu_engines_quiesce(TGPUState *s);
 
 /* tgpu-pci.c: an engine's thread, placed by its thread-context if set */
 void tgpu_engine_thread_create(ThreadContext *tc, QemuThread *thread,
@@ -351,7 +308,7 @@ void tgpu_host_reset(TGPUState *s);
 uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val);
 uint32_t tgpu_fifo_intr_status(TGPUState *s);
-void tgpu_engine_reset(TGPUState *s, uint32_t engines);
+void tgpu_host_engine_reset(TGPUState *s, uint32_t engines);
 void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
                     uint32_t info);
 bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
@@ -360,24 +317,10 @@ void tgpu_host_kick(TGPUState *s);
 void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
                       uint64_t sem_addr, uint32_t payload);
 
-/* What an engine method did to its channel. */
-typedef enum {
-    TGPU_MTHD_OK,
-    TGPU_MTHD_LAUNCHED,         /* the channel waits for the engine */
-    TGPU_MTHD_ERROR,            /* the channel failed */
-} TGPUMethodResult;
-
 /* tgpu-compute.c: the compute engine */
 void tgpu_gr_init(TGPUState *s);
 void tgpu_gr_exit(TGPUState *s);
 void tgpu_gr_reset(TGPUState *s);
-TGPUMethodResult tgpu_gr_method(TGPUState *s, TGPUChannel *ch,
-                                  uint32_t mthd, uint32_t data);
-bool tgpu_gr_busy(TGPUState *s);
-bool tgpu_gr_resume(TGPUState *s, TGPUChannel *ch);
-int tgpu_gr_cancel(TGPUState *s);
-void tgpu_gr_cancel_chan(TGPUState *s, TGPUChannel *ch);
-void tgpu_gr_quiesce(TGPUState *s);
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
 
 /* tgpu-ecc.c: ECC control and the InfoROM retired-page store */
@@ -394,12 +337,6 @@ bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
 void tgpu_ce_init(TGPUState *s);
 void tgpu_ce_exit(TGPUState *s);
 void tgpu_ce_reset(TGPUState *s);
-TGPUMethodResult tgpu_ce_method(TGPUState *s, TGPUChannel *ch,
-                                  uint32_t mthd, uint32_t data);
-bool tgpu_ce_busy(TGPUState *s, unsigned int ce);
-int tgpu_ce_cancel(TGPUState *s, unsigned int ce);
-void tgpu_ce_quiesce(TGPUState *s);
-void tgpu_ce_cancel_chan(TGPUState *s, uint32_t chid);
 uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok);
 
 #endif /* HW_TGPU_TGPU_H */

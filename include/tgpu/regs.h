@@ -88,6 +88,12 @@
 #define   TGPU_INTR_THERMAL         (1u << 4)
 /* Write 1 to reset an engine (TGPU_ENGINE_* bits); reads as 0. */
 #define TGPU_PMC_ENGINE_RESET       0x000144u
+/*
+ * Steps an engine has taken since reset (low 32 bits): it moves while the
+ * engine makes progress, and stands while it is idle or stuck.  n is the
+ * engine's runlist: 0 compute, 1 CE0, 2 CE1.
+ */
+#define TGPU_PMC_ENGINE_PROGRESS(n) (0x000160u + 4u * (n))
 
 /* PFIFO: channel errors, fences, runlists, doorbell statistics. */
 #define TGPU_FIFO_BASE              0x002000u

@@ -983,6 +983,45 @@ static void test_reset(void)
     tgpu_stop(&t);
 }
 
+/*
+ * ENGINE_PROGRESS moves while an engine copies, stands while it is idle,
+ * and starts again from 0 at an engine reset.
+ */
+static void test_progress(void)
+{
+    const uint32_t reg = TGPU_PMC_ENGINE_PROGRESS(TGPU_RUNLIST_CE0);
+    const uint32_t reg1 = TGPU_PMC_ENGINE_PROGRESS(TGPU_RUNLIST_CE1);
+    uint32_t p, p1, q;
+    T t;
+
+    ce_start(&t, NULL);
+    p = rd(&t, reg);
+    p1 = rd(&t, reg1);
+    g_usleep(20000);
+    g_assert_cmpuint(rd(&t, reg), ==, p);
+
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
+    q = p;
+    for (int i = 0; i < 1000 && q - p < 2; i++) {
+        g_usleep(1000);
+        q = rd(&t, reg);
+    }
+    g_assert_cmpuint(q - p, >=, 2);
+    g_assert_true(ce_busy(&t, 0));
+    /* the other engine's stands: it has nothing to do */
+    g_assert_cmpuint(rd(&t, reg1), ==, p1);
+
+    wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
+    g_assert_cmpuint(rd(&t, reg), ==, 0);
+    g_usleep(20000);
+    g_assert_cmpuint(rd(&t, reg), ==, 0);
+    wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
+    err_ack(&t, CH_CE0);
+    check_alive(&t, &t.ch[CH_CE0]);
+    g_assert_cmpuint(rd(&t, reg), >, 0);     /* the launch's end, at least */
+    tgpu_stop(&t);
+}
+
 static void test_semaphore_intr(void)
 {
     g_autofree PB *pb = pb_new();
@@ -1052,5 +1091,6 @@ int main(int argc, char **argv)
 #endif
     qtest_add_func("/tgpu/ce/reset", test_reset);
     qtest_add_func("/tgpu/ce/semaphore", test_semaphore_intr);
+    qtest_add_func("/tgpu/ce/progress", test_progress);
     return g_test_run();
 }

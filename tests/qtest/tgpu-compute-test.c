@@ -787,6 +787,37 @@ static void test_hang(void)
     tgpu_stop(&t);
 }
 
+/* ENGINE_PROGRESS moves while a kernel spins; an engine reset zeroes it. */
+static void test_progress(void)
+{
+    static const uint64_t spin[] = { RI(IADD, 1, 1, 1), BRA(0) };
+    const uint32_t reg = TGPU_PMC_ENGINE_PROGRESS(TGPU_RUNLIST_COMPUTE);
+    Kernel hang = { spin, 2, { 4 }, { 256 }, 0, NULL, 0 };
+    g_autofree PB *pb = pb_new();
+    uint32_t p, q;
+    T t;
+
+    gr_start(&t);
+    p = rd(&t, reg);
+    g_usleep(20000);
+    g_assert_cmpuint(rd(&t, reg), ==, p);
+    pb_kernel(&t, pb, &hang, L_CODE);
+    submit(&t, &t.ch[CH_A], pb);
+    wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
+    q = p;
+    for (int i = 0; i < 1000 && q - p < 2; i++) {
+        g_usleep(1000);
+        q = rd(&t, reg);
+    }
+    g_assert_cmpuint(q - p, >=, 2);
+    wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
+    g_assert_cmpuint(rd(&t, reg), ==, 0);
+    wait_state(&t, CH_A, TGPU_CHAN_STATE_ERROR);
+    g_usleep(20000);
+    g_assert_cmpuint(rd(&t, reg), ==, 0);
+    tgpu_stop(&t);
+}
+
 /*
  * Throughput follows the SM clock: a slice is the channel's timeslice of
  * modelled time at one warp instruction per cycle.  A kernel of about
@@ -846,6 +877,7 @@ int main(int argc, char **argv)
                    test_special_registers);
     qtest_add_func("/tgpu/compute/errors", test_errors);
     qtest_add_func("/tgpu/compute/hang", test_hang);
+    qtest_add_func("/tgpu/compute/progress", test_progress);
     qtest_add_func("/tgpu/compute/clock", test_clock);
     return g_test_run();
 }

@@ -351,7 +351,7 @@ static void test_unplug_leak(void)
     blocks = ram_blocks(&t);
     for (int i = 0; i < UNPLUG_CYCLES; i++) {
         qtest_qmp_device_add(t.qts, "tgpu", "gpu0",
-                             "{'bus': 'rp0', 'vram-size': %d}", 64 * MiB);
+                             "{'bus': 'rp0', 'vram-size': %d}", 64 << 20);
         slot_power(&t, true);
         t.dev = qpci_device_find(t.bus, QPCI_DEVFN(0, 0) | PORT_BUS << 8);
         g_assert_nonnull(t.dev);

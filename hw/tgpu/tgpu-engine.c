@@ -1,0 +1,260 @@
+/*
+ * tgpu engine object: the worker thread, its state machine, cancel,
+ * quiesce, VM stop and the completion bottom half of every engine
+ *
+ * tgpu-engine.h says how the pieces fit.  Lock order: run_lock, then
+ * the MMU's mmu_lock; e->lock is never held while either is taken.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/lockable.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "tgpu.h"
+
+static void engine_update_stop(TGPUEngine *e)
+{
+    qatomic_set(&e->stop, e->abort || e->paused || e->quit);
+}
+
+/* ---- on the engine's thread -------------------------------------------- */
+
+/*
+ * Between steps: publish the progress, hold while the VM is stopped, and
+ * tell whether to go on (false: the work was cancelled).
+ */
+bool tgpu_engine_checkpoint(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    e->progress++;
+    e->ops->publish(e, false, false);
+    while (e->paused && !e->abort && !e->quit) {
+        e->parked = true;
+        qemu_cond_broadcast(&e->idle);
+        qemu_cond_wait(&e->wake, &e->lock);
+    }
+    e->parked = false;
+    return !e->abort && !e->quit;
+}
+
+static void *engine_thread(void *opaque)
+{
+    TGPUEngine *e = opaque;
+
+    rcu_register_thread();
+    qemu_mutex_lock(&e->lock);
+    for (;;) {
+        bool cancelled;
+
+        while (!e->quit && (e->state != TGPU_ENGINE_QUEUED || e->paused)) {
+            qemu_cond_wait(&e->wake, &e->lock);
+        }
+        if (e->quit) {
+            break;
+        }
+        e->state = TGPU_ENGINE_RUNNING;
+        qemu_mutex_unlock(&e->lock);
+
+        e->ops->run(e);
+
+        qemu_mutex_lock(&e->lock);
+        e->progress++;
+        cancelled = e->abort || e->quit;
+        e->ops->publish(e, true, cancelled);
+        if (cancelled) {
+            e->state = TGPU_ENGINE_IDLE;
+        } else {
+            e->state = TGPU_ENGINE_DONE;
+            qemu_bh_schedule(e->done_bh);
+        }
+        qemu_cond_broadcast(&e->idle);
+    }
+    qemu_mutex_unlock(&e->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* ---- under the BQL ------------------------------------------------------ */
+
+static void engine_done_bh(void *opaque)
+{
+    TGPUEngine *e = opaque;
+
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        if (e->state != TGPU_ENGINE_DONE) {
+            return;
+        }
+        /* the thread leaves the work alone until the next queue */
+        e->state = TGPU_ENGINE_IDLE;
+    }
+    e->s->chan[e->chid].engine_wait = false;
+    e->ops->done(e);
+}
+
+/* Hand the work the engine's ops set up for channel CHID to its thread. */
+void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    /* the runlist holds other channels back while the engine is busy */
+    assert(e->state == TGPU_ENGINE_IDLE);
+    e->chid = chid;
+    e->state = TGPU_ENGINE_QUEUED;
+    e->s->chan[chid].engine_wait = true;
+    qemu_cond_signal(&e->wake);
+}
+
+bool tgpu_engine_busy(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->state != TGPU_ENGINE_IDLE;
+}
+
+uint64_t tgpu_engine_progress(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->progress;
+}
+
+/*
+ * Drop the engine's work, waiting for its thread to reach the end of a
+ * step.  Returns the channel it worked for, or -1 when it was idle.
+ */
+int tgpu_engine_cancel(TGPUEngine *e)
+{
+    int chid = -1;
+
+    qemu_bh_cancel(e->done_bh);
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        if (e->state == TGPU_ENGINE_RUNNING) {
+            e->abort = true;
+            engine_update_stop(e);
+            qemu_cond_broadcast(&e->wake);
+            while (e->state == TGPU_ENGINE_RUNNING) {
+                qemu_cond_wait(&e->idle, &e->lock);
+            }
+            e->abort = false;
+            engine_update_stop(e);
+        }
+        if (e->state != TGPU_ENGINE_IDLE) {
+            chid = e->chid;
+        }
+        e->state = TGPU_ENGINE_IDLE;
+    }
+    if (chid >= 0) {
+        e->s->chan[chid].engine_wait = false;
+    }
+    if (e->ops->cancelled) {
+        e->ops->cancelled(e, chid);
+    }
+    return chid;
+}
+
+/* CH goes away: its work, running, queued, or held between turns. */
+void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch)
+{
+    bool mine;
+
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        mine = e->state != TGPU_ENGINE_IDLE && e->chid == ch->id;
+    }
+    if (mine) {
+        tgpu_engine_cancel(e);
+    }
+    if (e->ops->forget) {
+        e->ops->forget(e, ch);
+    }
+    ch->engine_wait = false;
+}
+
+/*
+ * Wait until the engine's thread uses no memory it translated before
+ * now: after a TLB invalidation, nothing it dropped is in use any more.
+ * The caller holds neither run_lock nor mmu_lock.
+ */
+void tgpu_engine_quiesce(TGPUEngine *e)
+{
+    qemu_mutex_lock(&e->run_lock);
+    qemu_mutex_unlock(&e->run_lock);
+}
+
+/* A stopped VM: the engine holds at the end of its step until it runs. */
+static void engine_vm_state_change(void *opaque, bool running,
+                                   RunState state)
+{
+    TGPUEngine *e = opaque;
+
+    QEMU_LOCK_GUARD(&e->lock);
+    e->paused = !running;
+    engine_update_stop(e);
+    qemu_cond_broadcast(&e->wake);
+    while (!running && e->state == TGPU_ENGINE_RUNNING && !e->parked) {
+        qemu_cond_wait(&e->idle, &e->lock);
+    }
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+/*
+ * Reset: the work is dropped and the progress counter starts again.
+ * Returns the channel the engine worked for, or -1.
+ */
+int tgpu_engine_reset(TGPUEngine *e)
+{
+    int chid = tgpu_engine_cancel(e);
+
+    QEMU_LOCK_GUARD(&e->lock);
+    e->progress = 0;
+    return chid;
+}
+
+void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
+                      const char *name, const char *thread_name,
+                      unsigned int runlist, uint32_t engine_bit,
+                      unsigned int fault_engine, ThreadContext *tc)
+{
+    e->s = s;
+    e->ops = ops;
+    e->name = name;
+    e->runlist = runlist;
+    e->engine_bit = engine_bit;
+    e->fault_engine = fault_engine;
+    e->state = TGPU_ENGINE_IDLE;
+    e->paused = !runstate_is_running();
+    engine_update_stop(e);
+    qemu_mutex_init(&e->lock);
+    qemu_mutex_init(&e->run_lock);
+    qemu_cond_init(&e->wake);
+    qemu_cond_init(&e->idle);
+    e->done_bh = qemu_bh_new_guarded(engine_done_bh, e,
+                                     &DEVICE(s)->mem_reentrancy_guard);
+    tgpu_engine_thread_create(tc, &e->thread, thread_name, engine_thread, e);
+    e->vmstate = qemu_add_vm_change_state_handler(engine_vm_state_change, e);
+}
+
+void tgpu_engine_exit(TGPUEngine *e)
+{
+    qemu_del_vm_change_state_handler(e->vmstate);
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        e->quit = true;
+        engine_update_stop(e);
+        qemu_cond_broadcast(&e->wake);
+    }
+    qemu_thread_join(&e->thread);
+    qemu_bh_delete(e->done_bh);
+    qemu_cond_destroy(&e->idle);
+    qemu_cond_destroy(&e->wake);
+    qemu_mutex_destroy(&e->run_lock);
+    qemu_mutex_destroy(&e->lock);
+}
+
+/* After a TLB invalidation: no engine uses what it dropped any more. */
+void tgpu_engines_quiesce(TGPUState *s)
+{
+    for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        tgpu_engine_quiesce(s->engine[r]);
+    }
+}

@@ -1,0 +1,128 @@
+/*
+ * tgpu engine object: what every engine (CE0, CE1, compute) shares
+ *
+ * An engine runs one piece of work at a time on a thread of its own,
+ * without the BQL: the host unit hands it a launch under the BQL
+ * (tgpu_engine_queue), the thread runs it in steps, and between steps
+ * (tgpu_engine_checkpoint) publishes its progress, holds while the VM is
+ * stopped and gives up when the work is cancelled.  When the work ends,
+ * a bottom half finishes it under the BQL.  The thread reaches only RAM
+ * (tgpu_sysmem_map), so the BQL side may wait for it: cancel, quiesce,
+ * VM stop and unrealize all do.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_TGPU_TGPU_ENGINE_H
+#define HW_TGPU_TGPU_ENGINE_H
+
+#include "qemu/thread.h"
+#include "qemu/thread-context.h"
+#include "system/runstate.h"
+
+typedef struct TGPUState TGPUState;
+typedef struct TGPUChannel TGPUChannel;
+typedef struct TGPUEngine TGPUEngine;
+
+/* What an engine method did to its channel. */
+typedef enum {
+    TGPU_MTHD_OK,
+    TGPU_MTHD_LAUNCHED,         /* the channel waits for the engine */
+    TGPU_MTHD_ERROR,            /* the channel failed */
+} TGPUMethodResult;
+
+typedef enum {
+    TGPU_ENGINE_IDLE,
+    TGPU_ENGINE_QUEUED,         /* handed over, the thread has not begun */
+    TGPU_ENGINE_RUNNING,        /* the thread works on it */
+    TGPU_ENGINE_DONE,           /* it ended; done_bh finishes it */
+} TGPUEngineState;
+
+/* One kind of engine: its class and what it does at each stage. */
+typedef struct TGPUEngineOps {
+    uint16_t cls;               /* the class it executes, TGPU_CLASS_* */
+    /* under the BQL: a method of its class on a channel of its runlist */
+    TGPUMethodResult (*method)(TGPUEngine *e, TGPUChannel *ch,
+                               uint32_t mthd, uint32_t data);
+    /* on the thread, without any lock: run the queued work */
+    void (*run)(TGPUEngine *e);
+    /*
+     * On the thread, under e->lock: publish the counters (at each
+     * checkpoint and at the end); at the end the result too, unless the
+     * work was cancelled.
+     */
+    void (*publish)(TGPUEngine *e, bool end, bool cancelled);
+    /* under the BQL: the work ended (not cancelled) */
+    void (*done)(TGPUEngine *e);
+    /* under the BQL, optional: the work of CHID (or -1) was dropped */
+    void (*cancelled)(TGPUEngine *e, int chid);
+    /*
+     * Under the BQL, optional: the engine holds work of CH that a later
+     * turn of the channel goes on with (a preempted kernel).
+     */
+    bool (*holds)(TGPUEngine *e, TGPUChannel *ch);
+    /*
+     * Under the BQL, optional: give that work its next turn; false when
+     * the engine holds none of CH's.
+     */
+    bool (*resume)(TGPUEngine *e, TGPUChannel *ch);
+    /* under the BQL, optional: CH goes away; drop what the engine holds */
+    void (*forget)(TGPUEngine *e, TGPUChannel *ch);
+} TGPUEngineOps;
+
+struct TGPUEngine {
+    TGPUState *s;
+    const TGPUEngineOps *ops;
+    const char *name;           /* "CE0", "CE1", "compute" */
+    unsigned int runlist;       /* TGPU_RUNLIST_* */
+    uint32_t engine_bit;        /* TGPU_ENGINE_* */
+    unsigned int fault_engine;  /* TGPU_FAULT_ENGINE_* */
+
+    QemuThread thread;
+    QemuMutex lock;             /* guards everything below */
+    QemuCond wake;              /* to the thread: work, pause, stop */
+    QemuCond idle;              /* from the thread: parked or done */
+    /*
+     * Held by the thread while it uses memory it translated, so that an
+     * invalidation can wait until nothing it dropped is in use.
+     */
+    QemuMutex run_lock;
+    QEMUBH *done_bh;
+    VMChangeStateEntry *vmstate;
+    TGPUEngineState state;
+    uint32_t chid;              /* channel of the work, when not IDLE */
+    bool quit;
+    bool paused;                /* the VM is stopped: hold at a step */
+    bool parked;                /* the thread holds, as paused asked */
+    bool abort;                 /* drop the work at the next step */
+    bool stop;                  /* abort || paused || quit, read unlocked */
+    uint64_t progress;          /* steps taken since reset: ENGINE_PROGRESS */
+};
+
+void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
+                      const char *name, const char *thread_name,
+                      unsigned int runlist, uint32_t engine_bit,
+                      unsigned int fault_engine, ThreadContext *tc);
+void tgpu_engine_exit(TGPUEngine *e);
+int tgpu_engine_reset(TGPUEngine *e);
+
+/* under the BQL */
+void tgpu_engine_queue(TGPUEngine *e, uint32_t chid);
+bool tgpu_engine_busy(TGPUEngine *e);
+int tgpu_engine_cancel(TGPUEngine *e);
+void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
+void tgpu_engine_quiesce(TGPUEngine *e);
+uint64_t tgpu_engine_progress(TGPUEngine *e);
+
+/* on the engine's thread */
+bool tgpu_engine_checkpoint(TGPUEngine *e);
+
+/* Should the thread come to a checkpoint now?  Read without the lock. */
+static inline bool tgpu_engine_should_stop(TGPUEngine *e)
+{
+    return qatomic_read(&e->stop);
+}
+
+#endif /* HW_TGPU_TGPU_ENGINE_H */

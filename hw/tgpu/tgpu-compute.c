@@ -387,7 +387,7 @@ static bool gr_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
         if (sysmem) {
             TGPUSysmemMap sm;
             uint64_t l = len;
-            uint8_t *m;
+            void *m;
 
             r->tlb_valid = false;
             m = tgpu_sysmem_map(s, pa, &l, is_write, &sm);

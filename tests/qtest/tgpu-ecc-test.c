@@ -246,7 +246,7 @@ static void test_inforom_created(void)
     char *path = g_build_filename(dir, "new.bin", NULL);
     g_autofree char *opts = g_strdup_printf("inforom=%s", path);
     g_autofree char *buf = NULL;
-    struct tgpu_inforom rom;
+    struct tgpu_inforom rom = { 0 };
     gsize len;
     T t;
 

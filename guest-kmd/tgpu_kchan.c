@@ -182,17 +182,16 @@ static void kc_stop(struct tgpu_device *tdev)
 static int kc_kick(struct tgpu_device *tdev, struct kc_pb *pb, u64 *seqno_out)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
-	const u64 sem_va = k->mem.addr + KC_SEM;
 	const u64 seqno = ++k->seqno;
-	const u32 rel[5] = {
-		lower_32_bits(sem_va), upper_32_bits(sem_va),
-		lower_32_bits(seqno), upper_32_bits(seqno),
-		TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
-	};
+	u32 rel[TGPU_SEM_DWORDS];
+	unsigned int i;
 	u64 entry;
 	int idx;
 
-	kc_emit(pb, TGPU_M_SEM_ADDR_LO, 5, rel);
+	tgpu_pb_sem(rel, k->mem.addr + KC_SEM, seqno,
+		    TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+	for (i = 0; i < TGPU_SEM_DWORDS; i++)
+		writel(rel[i], pb->p + pb->n++);
 	writel(TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0),
 	       pb->p + pb->n++);
 

@@ -412,16 +412,14 @@ static u64 tgpu_queue_write_fence_pb(struct tgpu_queue *q, u32 slot,
 {
 	void __iomem *pb = q->mem.cpu + TGPU_Q_FENCE_PB +
 			   slot * TGPU_Q_FENCE_SLOT;
-	u64 sem = q->va + TGPU_Q_SEM;
+	u32 dw[TGPU_SEM_DWORDS + 1];
+	unsigned int i, n;
 
-	writel(TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5), pb);
-	writel(lower_32_bits(sem), pb + 4);
-	writel(upper_32_bits(sem), pb + 8);
-	writel(lower_32_bits(seqno), pb + 12);
-	writel(upper_32_bits(seqno), pb + 16);
-	writel(TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64, pb + 20);
-	writel(TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0),
-	       pb + 24);
+	n = tgpu_pb_sem(dw, q->va + TGPU_Q_SEM, seqno,
+			TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+	dw[n++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
+	for (i = 0; i < n; i++)
+		writel(dw[i], pb + 4 * i);
 	return q->va + TGPU_Q_FENCE_PB + slot * TGPU_Q_FENCE_SLOT;
 }
 

@@ -732,12 +732,8 @@ tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
 	st = tu_stream_reserve(s, 6 * 4, (void **)&p, &va);
 	if (st)
 		goto out;
-	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-	p[1] = (uint32_t)sem;
-	p[2] = (uint32_t)(sem >> 32);
-	p[3] = ++event->records;
-	p[4] = 0;
-	p[5] = TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP | TGPU_SEM_RELEASE_WFI;
+	tgpu_pb_sem(p, sem, ++event->records,
+		    TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP | TGPU_SEM_RELEASE_WFI);
 	engine = s->last_engine >= 0 ? s->last_engine : TGPU_ENGINE_KIND_COMPUTE;
 	st = tu_stream_commit(s, engine, va, 6, false);
 	if (st)

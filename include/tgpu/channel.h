@@ -133,6 +133,28 @@
 #define   TGPU_SEM_RELEASE_WFI      (1u << 20)
 #define   TGPU_SEM_PAYLOAD_64       (1u << 24)
 #define   TGPU_SEM_TIMESTAMP        (1u << 25)  /* release: ns at addr + 8 */
+/*
+ * A semaphore operation is one INC run over ADDR_LO..EXECUTE:
+ * TGPU_SEM_DWORDS dwords.  tgpu_pb_sem() writes them at P (the only
+ * place that encodes it) and returns how many it wrote; EXEC is the
+ * SEM_EXECUTE word: TGPU_SEM_OP_* with its flags.
+ */
+#define TGPU_SEM_DWORDS             6
+
+static inline unsigned int tgpu_pb_sem(unsigned int *p,
+                                       unsigned long long addr,
+                                       unsigned long long payload,
+                                       unsigned int exec)
+{
+    p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
+    p[1] = (unsigned int)addr;
+    p[2] = (unsigned int)(addr >> 32);
+    p[3] = (unsigned int)payload;
+    p[4] = (unsigned int)(payload >> 32);
+    p[5] = exec;
+    return TGPU_SEM_DWORDS;
+}
+
 #define TGPU_M_WFI                  0x0078
 #define TGPU_M_YIELD                0x0080
 

@@ -678,12 +678,7 @@ static void ctxsw_player(int in, int out, int ready, int start, int turns,
 		uint64_t a = ws + 4096ull * p;
 		uint32_t *c = cmds + 6 * p;
 
-		c[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-		c[1] = (uint32_t)a;
-		c[2] = (uint32_t)(a >> 32);
-		c[3] = (uint32_t)p;
-		c[4] = 0;
-		c[5] = TGPU_SEM_OP_RELEASE;
+		tgpu_pb_sem(c, a, (uint32_t)p, TGPU_SEM_OP_RELEASE);
 	}
 	CHECK(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COMPUTE, cmds, CTXSW_PAGES * 6));
 	CHECK(tgpu_stream_synchronize(s));

@@ -760,12 +760,7 @@ static void *stress_thread(void *arg)
 		uint32_t *p = pb + (i % 256) * 6;
 		uint64_t a = DATA_VA + 0x6000 + 4 * st->t;
 
-		p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-		p[1] = (uint32_t)a;
-		p[2] = (uint32_t)(a >> 32);
-		p[3] = i + 1;
-		p[4] = 0;
-		p[5] = TGPU_SEM_OP_RELEASE;
+		pb_release(p, a, i + 1);
 		r = (struct drm_tgpu_submit_range){
 			.va = pb_va + (i % 256) * 24, .dwords = 6,
 		};

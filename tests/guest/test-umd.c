@@ -453,12 +453,7 @@ static void test_commands(void)
 	tgpu_mem_host_map(ctx, (void **)&ps, sem);
 
 	/* a semaphore release: SEM_ADDR_LO .. SEM_EXECUTE */
-	cmd[0] = HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-	cmd[1] = (uint32_t)sem;
-	cmd[2] = (uint32_t)(sem >> 32);
-	cmd[3] = 0x1234;
-	cmd[4] = 0;
-	cmd[5] = TGPU_SEM_OP_RELEASE;
+	tgpu_pb_sem(cmd, sem, 0x1234, TGPU_SEM_OP_RELEASE);
 	is(tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY1, cmd, 6), TGPU_SUCCESS,
 	   "submit_commands: a semaphore release");
 	tgpu_stream_synchronize(s);
@@ -517,11 +512,9 @@ static void *thread_main(void *arg)
 	int i;
 
 	for (i = 1; i <= PER_THREAD && !t->st; i++) {
-		const uint32_t cmd[6] = {
-			HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5), (uint32_t)a, (uint32_t)(a >> 32),
-			(uint32_t)i, 0, 1,
-		};
+		uint32_t cmd[TGPU_SEM_DWORDS];
 
+		tgpu_pb_sem(cmd, a, (uint32_t)i, TGPU_SEM_OP_RELEASE);
 		t->st = tgpu_stream_submit_commands(t->s, TGPU_ENGINE_KIND_COMPUTE, cmd, 6);
 	}
 	return NULL;

@@ -209,13 +209,7 @@ static inline int submit(int fd, uint32_t queue,
 static inline unsigned int pb_sem_op(uint32_t *p, uint64_t addr,
 				     uint32_t payload, uint32_t op)
 {
-	p[0] = TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-	p[1] = (uint32_t)addr;
-	p[2] = (uint32_t)(addr >> 32);
-	p[3] = payload;
-	p[4] = 0;
-	p[5] = op;
-	return 6;
+	return tgpu_pb_sem(p, addr, payload, op);
 }
 
 /* Write a 32-bit semaphore release of @payload to @addr at @p: 6 dwords. */

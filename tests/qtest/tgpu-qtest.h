@@ -509,12 +509,8 @@ static inline void pb_nops(PB *pb, int n)
 static inline void pb_sem(PB *pb, uint64_t addr, uint64_t payload,
                           uint32_t exec)
 {
-    pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-    pb_dw(pb, (uint32_t)addr);
-    pb_dw(pb, (uint32_t)(addr >> 32));
-    pb_dw(pb, (uint32_t)payload);
-    pb_dw(pb, (uint32_t)(payload >> 32));
-    pb_dw(pb, exec);
+    g_assert_cmpuint(pb->n + TGPU_SEM_DWORDS, <=, PB_MAX_DW);
+    pb->n += tgpu_pb_sem(pb->dw + pb->n, addr, payload, exec);
 }
 
 static inline void pb_release(PB *pb, uint64_t addr, uint32_t payload)

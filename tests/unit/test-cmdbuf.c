@@ -57,8 +57,7 @@ int main(void)
 	uint32_t none[8] = { 0 }, cls[8], c[16];
 
 	/* host methods on any engine */
-	c[0] = hdr(1, 0, TGPU_M_SEM_ADDR_LO, 5);
-	c[1] = 0x1000; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = 1;
+	tgpu_pb_sem(c, 0x1000, 7, TGPU_SEM_OP_RELEASE);
 	check("semaphore release (INC 5)", TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
 	check("count past the end", TGPU_ENGINE_KIND_COMPUTE, c, 5, none, false, "dword 0");
 	c[5] = 3;
@@ -144,8 +143,7 @@ int main(void)
 	      false, "0xffc");
 
 	/* alignments and ranges, checked at the launch or SEM_EXECUTE */
-	c[0] = hdr(1, 0, TGPU_M_SEM_ADDR_LO, 5);
-	c[1] = 0x1006; c[2] = 0; c[3] = 7; c[4] = 0; c[5] = TGPU_SEM_OP_RELEASE;
+	tgpu_pb_sem(c, 0x1006, 7, TGPU_SEM_OP_RELEASE);
 	check("SEM_ADDR_LO bits 1:0 are ignored, as the hardware does",
 	      TGPU_ENGINE_KIND_COMPUTE, c, 6, none, true, NULL);
 	c[5] = TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64;

@@ -129,6 +129,10 @@ int tgpu_engine_cancel(TGPUEngine *e)
 
     qemu_bh_cancel(e->done_bh);
     WITH_QEMU_LOCK_GUARD(&e->lock) {
+        /* before the wait: a cancelled thread leaves the engine IDLE */
+        if (e->state != TGPU_ENGINE_IDLE) {
+            chid = e->chid;
+        }
         if (e->state == TGPU_ENGINE_RUNNING) {
             e->abort = true;
             engine_update_stop(e);
@@ -138,9 +142,6 @@ int tgpu_engine_cancel(TGPUEngine *e)
             }
             e->abort = false;
             engine_update_stop(e);
-        }
-        if (e->state != TGPU_ENGINE_IDLE) {
-            chid = e->chid;
         }
         e->state = TGPU_ENGINE_IDLE;
     }

@@ -551,6 +551,7 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
                            uint32_t mthd, uint32_t data)
 {
     uint32_t cls = ch->subch_class[subch];
+    TGPUEngine *e;
 
     trace_tgpu_method(ch->id, subch, mthd, data);
     if (mthd < TGPU_HOST_METHOD_LIMIT) {
@@ -560,9 +561,16 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
         chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
         return MTHD_ERROR;
     }
-    /* SET_OBJECT bound only the class of the channel's engine */
-    switch (chan_engine(s, ch)->ops->method(chan_engine(s, ch), ch, mthd,
-                                            data)) {
+    /*
+     * SET_OBJECT bound only the class of the channel's engine, but a
+     * channel re-enabled onto another runlist keeps its subchannels.
+     */
+    e = chan_engine(s, ch);
+    if (!e || cls != e->ops->cls) {
+        chan_fail(s, ch, TGPU_ERR_BAD_CLASS, cls);
+        return MTHD_ERROR;
+    }
+    switch (e->ops->method(e, ch, mthd, data)) {
     case TGPU_MTHD_OK:
         return MTHD_OK;
     case TGPU_MTHD_LAUNCHED:

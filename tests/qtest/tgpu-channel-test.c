@@ -17,6 +17,7 @@
 
 #include "qemu/osdep.h"
 #include "tgpu-qtest.h"
+#include "tgpu/copy.h"
 
 /* q35: slot 4 INTA goes to PIRQE, which is IOAPIC input 20 */
 #define TGPU_INTX_GSI       20
@@ -1680,6 +1681,39 @@ static void test_hostile_ecam(void)
     tgpu_stop(&t);
 }
 
+/*
+ * A subchannel keeps its class across a disable; re-enabled onto another
+ * engine's runlist, the channel's next method of that class is a
+ * BAD_CLASS error, not a method handed to the wrong engine.
+ */
+static void test_hostile_class_moved(void)
+{
+    g_autofree PB *pb = pb_new();
+    const uint32_t compute_list[] = { 0, 16 };
+    Chan *c;
+    T t;
+
+    tgpu_start_std(&t);
+    c = chan_up(&t, 16);                        /* on CE0's runlist */
+    pb_m(pb, 4, TGPU_M_SET_OBJECT, TGPU_CLASS_COPY);
+    run(&t, c, pb);
+    cwr(&t, 16, TGPU_CHAN_CTRL, 0);
+    wait_state(&t, 16, TGPU_CHAN_STATE_DISABLED);
+
+    /* only the instance block's engine changes; GP_GET stays where it is */
+    c->engine = TGPU_RUNLIST_COMPUTE;
+    pa_wr32(&t, c->inst + TGPU_INST_ENGINE, c->engine);
+    runlist_set(&t, TGPU_RUNLIST_COMPUTE, compute_list, 2);
+    chan_enable(&t, c);
+    wait_state(&t, 16, TGPU_CHAN_STATE_IDLE);
+    pb->n = 0;
+    pb_m(pb, 4, TGPU_CE_M_LAUNCH_DMA, 0);
+    submit(&t, c, pb);
+    expect_err(&t, c, TGPU_ERR_BAD_CLASS, TGPU_CLASS_COPY);
+    check_alive(&t, 0x60d);
+    tgpu_stop(&t);
+}
+
 /* Without bus mastering, system memory is out of reach: a fault. */
 static void test_hostile_no_bus_master(void)
 {
@@ -2484,6 +2518,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/channel/hostile/many", test_hostile_many);
     qtest_add_func("/tgpu/channel/hostile/self-dma", test_hostile_self_dma);
     qtest_add_func("/tgpu/channel/hostile/ecam", test_hostile_ecam);
+    qtest_add_func("/tgpu/channel/hostile/class-moved",
+                   test_hostile_class_moved);
     qtest_add_func("/tgpu/channel/hostile/no-bus-master",
                    test_hostile_no_bus_master);
     qtest_add_func("/tgpu/channel/reset/channel", test_reset_channel);

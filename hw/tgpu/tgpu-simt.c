@@ -1,0 +1,484 @@
+/*
+ * tgpu SIMT executor: CTAs one after another, the run loop, and the
+ * slow paths of memory access
+ *
+ * A run executes the CTA in progress, its warps in turn (a warp runs
+ * until it exits, waits at a barrier or sleeps; tgpu-simt-warp.c runs
+ * it), for a budget of warp instructions, one per modelled SM clock
+ * cycle.  Global memory goes through GrMemOps; shared memory and the
+ * parameters are the kernel's own.  See tgpu-simt.h.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+/* Builds without QEMU (see tgpu-simt.h): no qemu/osdep.h. */
+#include "tgpu-simt.h"
+
+/* ---- memory -------------------------------------------------------------- */
+
+bool simt_error(GrRun *r, GrWarp *w, uint32_t err, uint32_t lanes,
+                uint64_t va, uint32_t info)
+{
+    GrKernel *k = r->k;
+
+    k->error = err;
+    k->err_pc = w ? w->pc : 0;
+    k->err_cta = k->cta;
+    k->err_warp = w ? w - k->warps : 0;
+    k->err_lane = lanes ? __builtin_ctz(lanes) : 0;
+    k->err_va = va;
+    k->err_info = info;
+    return false;
+}
+
+/* QEMU's qatomic_cmpxchg(): the old value */
+static uint32_t cmpxchg32(uint32_t *p, uint32_t old, uint32_t new)
+{
+    __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    return old;
+}
+
+void simt_atomic32(uint32_t *p, uint32_t *io, uint32_t b, uint32_t c,
+                   unsigned int op)
+{
+    uint32_t old, want;
+
+    switch (op) {
+    case TGPU_ATOM_ADD:
+        *io = __atomic_fetch_add(p, b, __ATOMIC_SEQ_CST);
+        return;
+    case TGPU_ATOM_AND:
+        *io = __atomic_fetch_and(p, b, __ATOMIC_SEQ_CST);
+        return;
+    case TGPU_ATOM_OR:
+        *io = __atomic_fetch_or(p, b, __ATOMIC_SEQ_CST);
+        return;
+    case TGPU_ATOM_XOR:
+        *io = __atomic_fetch_xor(p, b, __ATOMIC_SEQ_CST);
+        return;
+    case TGPU_ATOM_EXCH:
+        *io = __atomic_exchange_n(p, GUINT32_TO_LE(b), __ATOMIC_SEQ_CST);
+        *io = GUINT32_FROM_LE(*io);
+        return;
+    case TGPU_ATOM_CAS:
+        *io = GUINT32_FROM_LE(cmpxchg32(p, GUINT32_TO_LE(b),
+                                        GUINT32_TO_LE(c)));
+        return;
+    }
+    /* MIN, MAX (signed) */
+    old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    for (;;) {
+        int32_t o = GUINT32_FROM_LE(old);
+
+        want = op == TGPU_ATOM_MIN ? MIN(o, (int32_t)b) : MAX(o, (int32_t)b);
+        want = cmpxchg32(p, old, GUINT32_TO_LE(want));
+        if (want == old) {
+            break;
+        }
+        old = want;
+    }
+    *io = GUINT32_FROM_LE(old);
+}
+
+/*
+ * LEN (at most 8, naturally aligned) bytes at global address VA: copy to
+ * or from BUF, or apply an atomic with fn.  Faults are recorded in the
+ * kernel; returns false then.
+ */
+bool simt_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
+                 void *buf, unsigned int len, bool is_write,
+                 int atomic, uint32_t b, uint32_t c)
+{
+    uint64_t vpn = va >> TGPU_PAGE_SHIFT;
+    uint8_t *page, *p;
+    int fault;
+
+    if (va % len) {
+        return simt_error(r, w, TGPU_KERR_MISALIGNED, 1u << lane, va, 0);
+    }
+    if (!(r->tlb_valid && r->tlb_vpn == vpn && (r->tlb_write || !is_write))) {
+        fault = r->ops->global(r->opaque, va, len, is_write, &page, buf,
+                               atomic, b, c);
+        if (fault) {
+            r->k->fault_type = fault;
+            r->k->fault_write = is_write;
+            return simt_error(r, w, TGPU_KERR_MMU_FAULT, 1u << lane, va, 0);
+        }
+        if (!page) {
+            /* done by global(): not a page to keep (system memory) */
+            r->tlb_valid = false;
+            return true;
+        }
+        r->tlb_valid = true;
+        r->tlb_vpn = vpn;
+        r->tlb_write = is_write;
+        r->tlb_host = page;
+    }
+    p = r->tlb_host + (va & (TGPU_PAGE_SIZE - 1));
+    tgpu_simt_access(p, buf, len, is_write, atomic, b, c);
+    return true;
+}
+
+static unsigned int width_bytes(unsigned int w)
+{
+    static const uint8_t bytes[TGPU_W_COUNT] = { 1, 1, 2, 2, 4, 8 };
+
+    return bytes[w];
+}
+
+static uint64_t load_extend(const uint8_t *p, unsigned int w)
+{
+    switch (w) {
+    case TGPU_W_U8:
+        return p[0];
+    case TGPU_W_S8:
+        return (uint32_t)(int8_t)p[0];
+    case TGPU_W_U16:
+        return simt_lduw(p);
+    case TGPU_W_S16:
+        return (uint32_t)(int16_t)simt_lduw(p);
+    case TGPU_W_32:
+        return simt_ldl(p);
+    }
+    return simt_ldq(p);
+}
+
+/* S2R: special register SR of every lane into V; CYCLES: the clock now */
+void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
+              uint32_t *v)
+{
+    GrKernel *k = r->k;
+    uint32_t warp = w - k->warps, t = warp * W;
+    uint32_t bx = k->block[0], by = k->block[1], x, y, z, u;
+    uint64_t cta = k->cta;
+
+    switch (sr) {
+    case TGPU_SR_TID_X:
+    case TGPU_SR_TID_Y:
+    case TGPU_SR_TID_Z:
+        /* thread t = x + bx * (y + by * z): divide for lane 0 only */
+        x = t % bx;
+        y = t / bx % by;
+        z = t / (bx * by);
+        for (int l = 0; l < W; l++) {
+            v[l] = sr == TGPU_SR_TID_X ? x : sr == TGPU_SR_TID_Y ? y : z;
+            if (++x == bx) {
+                x = 0;
+                if (++y == by) {
+                    y = 0;
+                    z++;
+                }
+            }
+        }
+        return;
+    case TGPU_SR_LANEID:
+        for (int l = 0; l < W; l++) {
+            v[l] = l;
+        }
+        return;
+    case TGPU_SR_NTID_X:
+    case TGPU_SR_NTID_Y:
+    case TGPU_SR_NTID_Z:
+        u = k->block[sr - TGPU_SR_NTID_X];
+        break;
+    case TGPU_SR_CTAID_X:
+        u = cta % k->grid[0];
+        break;
+    case TGPU_SR_CTAID_Y:
+        u = cta / k->grid[0] % k->grid[1];
+        break;
+    case TGPU_SR_CTAID_Z:
+        u = cta / ((uint64_t)k->grid[0] * k->grid[1]);
+        break;
+    case TGPU_SR_NCTAID_X:
+    case TGPU_SR_NCTAID_Y:
+    case TGPU_SR_NCTAID_Z:
+        u = k->grid[sr - TGPU_SR_NCTAID_X];
+        break;
+    case TGPU_SR_WARPID:
+        u = warp;
+        break;
+    case TGPU_SR_SMID:
+        u = cta % k->sm_count;
+        break;
+    case TGPU_SR_CLOCK_LO:
+        u = cycles;
+        break;
+    default:
+        u = cycles >> 32;
+        break;
+    }
+    for (int l = 0; l < W; l++) {
+        v[l] = u;
+    }
+}
+
+/*
+ * Loads and stores lane by lane from lane FIRST on (lanes before it done,
+ * the values they loaded in r->v64)
+ */
+bool simt_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
+              int first)
+{
+    GrKernel *k = r->k;
+    unsigned int len = width_bytes(in->sub);
+    bool is_st = in->op == TGPU_OP_STG || in->op == TGPU_OP_STS;
+    bool is_global = in->op == TGPU_OP_LDG || in->op == TGPU_OP_STG;
+    uint64_t *v = r->v64;
+    uint8_t buf[8];
+
+    for (int l = first; l < W; l++) {
+        uint64_t a;
+
+        if (!((exec >> l) & 1)) {
+            continue;
+        }
+        if (is_global) {
+            a = rd64(w, in->ra, l) + (int64_t)(int32_t)in->imm32;
+            /* the page the previous lane used: no translation needed */
+            if (len == 4 && !(a & 3) && r->tlb_valid &&
+                r->tlb_vpn == a >> TGPU_PAGE_SHIFT &&
+                (r->tlb_write || !is_st)) {
+                uint8_t *p = r->tlb_host + (a & (TGPU_PAGE_SIZE - 1));
+
+                if (is_st) {
+                    simt_stl(p, w->r[in->rd][l]);
+                } else {
+                    v[l] = simt_ldl(p);
+                }
+                continue;
+            }
+            if (is_st) {
+                simt_stq(buf, rd64(w, in->rd, l));
+            }
+            if (!simt_global(r, w, l, a, buf, len, is_st, -1, 0, 0)) {
+                return false;
+            }
+        } else {
+            uint8_t *mem = in->op == TGPU_OP_LDC ? k->param : k->shared;
+            uint32_t size = in->op == TGPU_OP_LDC ? k->param_size
+                                                   : k->shared_size;
+
+            a = (uint32_t)(w->r[in->ra][l] + in->imm32);
+            if (a % len) {
+                return simt_error(r, w, TGPU_KERR_MISALIGNED, 1u << l, a, 0);
+            }
+            if (a + len > size) {
+                return simt_error(r, w, in->op == TGPU_OP_LDC ?
+                                TGPU_KERR_CONST : TGPU_KERR_SHARED,
+                                1u << l, a, 0);
+            }
+            if (is_st) {
+                simt_stq(buf, rd64(w, in->rd, l));
+                memcpy(mem + a, buf, len);
+                continue;
+            }
+            memcpy(buf, mem + a, len);
+        }
+        if (!is_st) {
+            v[l] = load_extend(buf, in->sub);
+        }
+    }
+    if (!is_st) {
+        if (len == 8) {
+            wr64(w, in->rd, v, exec);
+        } else {
+            for (int l = 0; l < W; l++) {
+                r->res[l] = v[l];
+            }
+            wr32(w, in->rd, r->res, exec);
+        }
+    }
+    return true;
+}
+
+bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    GrKernel *k = r->k;
+    uint32_t *v = r->res;
+
+    for (int l = 0; l < W; l++) {
+        uint32_t b = w->r[in->rb][l], c = w->r[in->rc][l];
+
+        if (!((exec >> l) & 1)) {
+            continue;
+        }
+        if (in->op == TGPU_OP_ATOMG) {
+            uint64_t a = rd64(w, in->ra, l) + in->imm16;
+
+            if (!simt_global(r, w, l, a, &v[l], 4, true, in->sub, b, c)) {
+                return false;
+            }
+        } else {
+            uint32_t a = w->r[in->ra][l] + in->imm16;
+
+            if (a % 4) {
+                return simt_error(r, w, TGPU_KERR_MISALIGNED, 1u << l, a, 0);
+            }
+            if ((uint64_t)a + 4 > k->shared_size) {
+                return simt_error(r, w, TGPU_KERR_SHARED, 1u << l, a, 0);
+            }
+            /* shared memory is the CTA's own: lanes in turn are atomic */
+            simt_atomic32((uint32_t *)(k->shared + a), &v[l], b, c, in->sub);
+        }
+    }
+    wr32(w, in->rd, v, exec);
+    return true;
+}
+
+/* ---- CTAs and the kernel ------------------------------------------------- */
+
+static uint32_t cta_threads(GrKernel *k)
+{
+    return k->block[0] * k->block[1] * k->block[2];
+}
+
+static void cta_start(GrKernel *k)
+{
+    uint32_t threads = cta_threads(k);
+
+    k->nwarps = (threads + W - 1) / W;
+    k->cur_warp = 0;
+    memset(k->shared, 0, k->shared_size);
+    for (uint32_t i = 0; i < k->nwarps; i++) {
+        GrWarp *w = &k->warps[i];
+        uint32_t n = MIN(threads - i * W, W);
+
+        /* the rows no instruction writes are still zero */
+        memset(w, 0, offsetof(GrWarp, r));
+        memset(w->r, 0, k->rows * sizeof(w->r[0]));
+        memset(w->shape, 0, sizeof(w->shape));
+        w->exists = n == W ? ALL_LANES : (1u << n) - 1;
+        w->live = w->active = w->exists;
+        w->p[TGPU_PRED_PT] = ALL_LANES;
+        w->state = WARP_RUN;
+    }
+}
+
+/*
+ * Run the CTA in progress until it ends, fails or the budget is spent.
+ * Returns false on an error; *done when the CTA finished.
+ */
+static bool cta_run(GrRun *r, bool *done)
+{
+    GrKernel *k = r->k;
+
+    *done = false;
+    while (r->budget) {
+        uint32_t alive = 0, at_bar = 0;
+        GrWarp *first = NULL;
+        bool same = true;
+
+        for (uint32_t n = 0; n < k->nwarps && r->budget; n++) {
+            GrWarp *w = &k->warps[k->cur_warp];
+
+            if (w->state == WARP_SLEEP) {
+                w->state = WARP_RUN;
+            }
+            if (w->state == WARP_RUN && !simt_warp(r, w)) {
+                return false;
+            }
+            if (w->state == WARP_RUN) {
+                return true;    /* the budget ended inside this warp */
+            }
+            k->cur_warp = (k->cur_warp + 1) % k->nwarps;
+        }
+        for (uint32_t i = 0; i < k->nwarps; i++) {
+            GrWarp *w = &k->warps[i];
+
+            if (w->state == WARP_EXITED) {
+                continue;
+            }
+            alive++;
+            if (w->state == WARP_BAR) {
+                first = first ? first : w;
+                same = same && w->bar == first->bar;
+                at_bar++;
+            }
+        }
+        if (!alive) {
+            *done = true;
+            return true;
+        }
+        if (at_bar == alive) {
+            if (!same) {
+                /* every warp waits, not all at one barrier: none goes on */
+                simt_error(r, first, TGPU_KERR_BARRIER, first->active, 0,
+                         first->bar);
+                k->err_pc = first->pc - 1;
+                return false;
+            }
+            for (uint32_t i = 0; i < k->nwarps; i++) {
+                if (k->warps[i].state == WARP_BAR) {
+                    k->warps[i].state = WARP_RUN;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* warp instructions between two checkpoints: cancel and VM stop */
+#define GR_CHECK_EVERY      65536
+
+bool tgpu_simt_run(GrRun *r)
+{
+    GrKernel *k = r->k;
+
+    while (r->budget) {
+        /* run a step of the budget, then ask whether to go on */
+        uint64_t rest = r->budget - MIN(r->budget, GR_CHECK_EVERY);
+        bool ok, done;
+
+        r->budget -= rest;
+        ok = cta_run(r, &done);
+        r->budget += rest;
+        if (!ok) {
+            return true;
+        }
+        if (done) {
+            if (++k->cta == k->ncta) {
+                return true;
+            }
+            cta_start(k);
+        }
+        if (!r->ops->checkpoint(r->opaque)) {
+            return false;
+        }
+    }
+    return false;
+}
+
+void tgpu_simt_load(GrKernel *k, const uint64_t *raw)
+{
+    k->code = g_new(GrInsn, k->ninsns);
+    for (uint32_t i = 0; i < k->ninsns; i++) {
+        k->code[i] = tgpu_simt_decode(GUINT64_FROM_LE(raw[i]));
+        k->rows = MAX(k->rows, tgpu_simt_rows(&k->code[i]));
+    }
+    k->warps = g_new0(GrWarp, (cta_threads(k) + W - 1) / W);
+    k->shared = g_malloc0(MAX(k->shared_size, 1));
+    cta_start(k);
+}
+
+void tgpu_simt_free(GrKernel *k)
+{
+    g_free(k->code);
+    g_free(k->warps);
+    g_free(k->shared);
+    k->code = NULL;
+    k->warps = NULL;
+    k->shared = NULL;
+}
+
+bool tgpu_simt_fail(GrKernel *k, uint32_t err, uint64_t va)
+{
+    k->error = err;
+    k->err_pc = k->err_warp = k->err_lane = k->err_info = 0;
+    k->err_cta = k->cta;
+    k->err_va = va;
+    return false;
+}

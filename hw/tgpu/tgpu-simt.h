@@ -1,0 +1,303 @@
+/*
+ * tgpu SIMT executor: what the compute class, the decoder and the
+ * executor share
+ *
+ * The executor runs a decoded kernel's CTAs, warp by warp, for a budget
+ * of warp instructions.  It needs neither QEMU nor the device: global
+ * memory is reached through GrMemOps, which the compute engine backs
+ * with the GPU MMU and a host unit test with an array.  So these files
+ * include only the C library, GLib and <tgpu/...>, never qemu/osdep.h;
+ * tests/unit/test-simt.c builds them on their own.
+ *
+ * tgpu-simt-decode.c   the instruction decoder
+ * tgpu-simt.c          CTAs, the run loop, slow paths of memory access
+ * tgpu-simt-warp.c     a warp's instructions (the hot loop)
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_TGPU_SIMT_H
+#define HW_TGPU_SIMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <glib.h>
+#include "tgpu/isa.h"
+#include "tgpu/mmu.h"
+
+#define W                   TGPU_WARP_SIZE
+#define ALL_LANES           0xffffffffu
+/* register rows: R0..R63, then RZ as a zero pair */
+#define ROW_RZ              TGPU_NR_REGS
+#define NR_ROWS             (TGPU_NR_REGS + 2)
+#define OP_ILLEGAL          0xff
+
+#define SIMT_ALWAYS_INLINE  __attribute__((always_inline))
+
+/* config-host.h's HOST_X86_64, which the executor does not include */
+#ifdef __x86_64__
+#define SIMT_HOST_X86_64    1
+#endif
+
+enum { WARP_RUN, WARP_BAR, WARP_SLEEP, WARP_EXITED };
+enum { SIMT_SSY, SIMT_DIV };
+
+/* A decoded instruction: fields checked once, at decode. */
+typedef struct GrInsn {
+    uint8_t op;             /* TGPU_OP_*, or OP_ILLEGAL */
+    uint8_t pg, pgneg;
+    uint8_t rd, ra, rb, rc; /* register rows (RZ: ROW_RZ) */
+    uint8_t sub;
+    bool bimm;              /* B is imm32 (not: an address offset, ...) */
+    int16_t imm16;
+    uint32_t imm32;
+} GrInsn;
+
+typedef struct GrWarp {
+    uint32_t pc;
+    uint32_t active;        /* lanes on the current path */
+    uint32_t live;          /* lanes that have not exited */
+    uint32_t exists;        /* lanes that are threads of the CTA */
+    int state;
+    uint32_t bar;
+    uint32_t sp;
+    struct {
+        uint32_t pc, mask, type;
+    } stack[TGPU_SIMT_STACK_DEPTH];
+    uint32_t p[TGPU_NR_PREDS + 1];      /* per-lane masks; PT = all */
+    uint32_t r[NR_ROWS][W];
+    /*
+     * How the lanes of each row lie as addresses (row_shape()): 0 when
+     * not known; every write to a row sets it to 0.
+     */
+    uint8_t shape[NR_ROWS];
+} GrWarp;
+
+/* A kernel as the executor sees it: the launch, where it is, its end. */
+typedef struct GrKernel {
+    uint32_t ninsns;
+    GrInsn *code;           /* NULL until tgpu_simt_load() */
+    uint32_t rows;          /* register rows the code may write: 0..rows-1 */
+    uint32_t grid[3], block[3];
+    uint32_t shared_size;
+    uint8_t param[TGPU_GR_PARAM_MAX];
+    uint32_t param_size;
+    uint32_t sm_count;      /* for SR_SMID */
+
+    /* where it is: the CTA in progress and its state */
+    uint64_t ncta, cta;
+    uint32_t nwarps, cur_warp;
+    GrWarp *warps;
+    uint8_t *shared;
+    uint64_t cycles;
+
+    /* how it ended */
+    uint32_t error;         /* TGPU_KERR_* */
+    uint32_t err_pc, err_warp, err_lane, err_info;
+    uint64_t err_cta, err_va;
+    int fault_type;         /* TGPU_FAULT_*, for the MMU errors */
+    bool fault_write;
+} GrKernel;
+
+/*
+ * How the executor reaches global memory.  global() translates the LEN
+ * bytes at VA (naturally aligned, LEN at most 8) and returns 0 or a
+ * TGPU_FAULT_*.  On 0 it either sets *page to the host address of VA's
+ * page, which the executor then uses for the page until unlock(), or
+ * does the access itself (tgpu_simt_access() on BUF, ATOMIC, B and C) and
+ * sets *page to NULL.  lock() and unlock() bracket an instruction's
+ * global accesses; checkpoint() is called between steps of a run, and
+ * false ends the run there.
+ */
+typedef struct GrMemOps {
+    int (*global)(void *opaque, uint64_t va, unsigned int len,
+                  bool is_write, uint8_t **page, void *buf, int atomic,
+                  uint32_t b, uint32_t c);
+    void (*lock)(void *opaque);
+    void (*unlock)(void *opaque);
+    bool (*checkpoint)(void *opaque);
+} GrMemOps;
+
+/* A kernel's run for one budget, with what it counts. */
+typedef struct GrRun {
+    GrKernel *k;
+    const GrMemOps *ops;
+    void *opaque;
+    uint64_t budget;        /* warp instructions left */
+    uint64_t warp_insns, lane_ops;
+    /* the last page a lane reached, for the others */
+    uint64_t tlb_vpn;
+    uint8_t *tlb_host;
+    bool tlb_write, tlb_valid;
+    /*
+     * Per-instruction scratch, here rather than on the stack, which QEMU
+     * builds zero at every instruction (-ftrivial-auto-var-init=zero).
+     */
+    uint32_t res[W], hi[W], bsplat[W], addr[W];
+    uint64_t v64[W];
+} GrRun;
+
+/* ---- the interface ------------------------------------------------------- */
+
+/* Decode one instruction; an invalid one decodes as OP_ILLEGAL. */
+GrInsn tgpu_simt_decode(uint64_t insn);
+/* The register rows IN may write: 0..n-1 (n 0: none) */
+unsigned int tgpu_simt_rows(const GrInsn *in);
+
+/*
+ * Decode the program RAW (K->ninsns little-endian words) and make the
+ * first CTA ready.  K's launch fields must be set and checked.
+ */
+void tgpu_simt_load(GrKernel *k, const uint64_t *raw);
+/* Run R->k for R->budget; true when the kernel ended (or failed). */
+bool tgpu_simt_run(GrRun *r);
+/* Free what tgpu_simt_load() allocated. */
+void tgpu_simt_free(GrKernel *k);
+/* Record error ERR (TGPU_KERR_*) at VA, outside any warp: false. */
+bool tgpu_simt_fail(GrKernel *k, uint32_t err, uint64_t va);
+/*
+ * Run warps on the host's vector unit (AVX2 and FMA) if it has one, or
+ * (VECTOR false) on the generic build; true when the vector build runs.
+ */
+bool tgpu_simt_select(bool vector);
+
+/* ---- between the executor's files ---------------------------------------- */
+
+bool simt_error(GrRun *r, GrWarp *w, uint32_t err, uint32_t lanes,
+                uint64_t va, uint32_t info);
+bool simt_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
+                 void *buf, unsigned int len, bool is_write,
+                 int atomic, uint32_t b, uint32_t c);
+bool simt_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
+              int first);
+void simt_atomic32(uint32_t *p, uint32_t *io, uint32_t b, uint32_t c,
+                   unsigned int op);
+bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
+              uint32_t *v);
+/*
+ * Run warp W until it exits, waits, sleeps, or the budget ends: the
+ * generic build or the vector one (tgpu_simt_select())
+ */
+extern bool (*simt_warp)(GrRun *r, GrWarp *w);
+
+/* Little-endian memory, as VRAM and guest RAM hold it */
+static inline uint16_t simt_lduw(const void *p)
+{
+    uint16_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return GUINT16_FROM_LE(v);
+}
+
+static inline uint32_t simt_ldl(const void *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return GUINT32_FROM_LE(v);
+}
+
+static inline uint64_t simt_ldq(const void *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return GUINT64_FROM_LE(v);
+}
+
+static inline void simt_stl(void *p, uint32_t v)
+{
+    v = GUINT32_TO_LE(v);
+    memcpy(p, &v, sizeof(v));
+}
+
+static inline void simt_stq(void *p, uint64_t v)
+{
+    v = GUINT64_TO_LE(v);
+    memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * Eight lanes as one vector (host byte order), for the loops over lanes
+ * that GCC does not vectorise well by itself: one AVX2 register, or two
+ * of SSE2.
+ */
+typedef uint32_t GrVec8 __attribute__((vector_size(32)));
+
+static inline SIMT_ALWAYS_INLINE GrVec8 vec8_load(const void *p)
+{
+    GrVec8 v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline SIMT_ALWAYS_INLINE void vec8_store(void *p, GrVec8 v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+/* rd = V on the lanes of exec (rd RZ: discarded) */
+static inline void wr32(GrWarp *w, unsigned int rd, const uint32_t *v,
+                        uint32_t exec)
+{
+    uint32_t *d = w->r[rd];
+
+    if (rd >= TGPU_NR_REGS) {
+        return;
+    }
+    w->shape[rd] = 0;
+    if (exec == ALL_LANES) {
+        for (int i = 0; i < W; i += 8) {
+            vec8_store(d + i, vec8_load(v + i));
+        }
+        return;
+    }
+    for (int l = 0; l < W; l++) {
+        d[l] = exec & (1u << l) ? v[l] : d[l];
+    }
+}
+
+static inline void wr64(GrWarp *w, unsigned int rd, const uint64_t *v,
+                        uint32_t exec)
+{
+    uint32_t *lo = w->r[rd], *hi = w->r[rd + 1];
+
+    if (rd >= TGPU_NR_REGS) {
+        return;
+    }
+    w->shape[rd] = w->shape[rd + 1] = 0;
+    for (int l = 0; l < W; l++) {
+        lo[l] = exec & (1u << l) ? v[l] : lo[l];
+        hi[l] = exec & (1u << l) ? v[l] >> 32 : hi[l];
+    }
+}
+
+static inline uint64_t rd64(GrWarp *w, unsigned int ra, int l)
+{
+    return (uint64_t)w->r[ra + 1][l] << 32 | w->r[ra][l];
+}
+
+/*
+ * The access of GrMemOps.global() on host memory P: LEN bytes to or from
+ * BUF, or with ATOMIC >= 0 the 32-bit atomic TGPU_ATOM_* ATOMIC with
+ * operands B and C, the old value to BUF
+ */
+static inline void tgpu_simt_access(void *p, void *buf, unsigned int len,
+                                    bool is_write, int atomic, uint32_t b,
+                                    uint32_t c)
+{
+    if (atomic >= 0) {
+        simt_atomic32(p, buf, b, c, atomic);
+    } else if (is_write) {
+        memcpy(p, buf, len);
+    } else {
+        memcpy(buf, p, len);
+    }
+}
+
+#endif

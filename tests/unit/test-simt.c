@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the device's SIMT executor (hw/tgpu/tgpu-simt*.c), built
+ * on the host without QEMU and driven directly: kernels assembled with
+ * libtgpu's assembler run on a flat "VRAM" array through GrMemOps.
+ *
+ * Global VAs [0, MEM_SIZE) are the array, each page handed out directly;
+ * [SYS_BASE, SYS_BASE + MEM_SIZE) reach the same bytes through global()
+ * doing the access itself, as system memory does in the device; anything
+ * else faults NOT_PRESENT.  Every kernel runs on the generic build and,
+ * where the host has one, the vector build: both must give the same
+ * memory and the same end.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "libtgpu.h"
+#include "tap.h"
+#include "tgpu-simt.h"
+
+#define MEM_SIZE        (1u << 20)
+#define SYS_BASE        0x100000000ull
+
+static uint8_t mem[MEM_SIZE];
+static unsigned int locks, unlocks, checkpoints, indirect;
+static int stop_after = -1;     /* checkpoint() says stop after N calls */
+
+static int t_global(void *opaque, uint64_t va, unsigned int len,
+		    bool is_write, uint8_t **page, void *buf, int atomic,
+		    uint32_t b, uint32_t c)
+{
+	(void)opaque;
+	if (va >= SYS_BASE && va - SYS_BASE + len <= MEM_SIZE) {
+		indirect++;
+		*page = NULL;
+		tgpu_simt_access(mem + (va - SYS_BASE), buf, len, is_write,
+				 atomic, b, c);
+		return 0;
+	}
+	if (va + len > MEM_SIZE)
+		return TGPU_FAULT_NOT_PRESENT;
+	*page = mem + (va & ~(TGPU_PAGE_SIZE - 1));
+	return 0;
+}
+
+static void t_lock(void *opaque)
+{
+	(void)opaque;
+	locks++;
+}
+
+static void t_unlock(void *opaque)
+{
+	(void)opaque;
+	unlocks++;
+}
+
+static bool t_checkpoint(void *opaque)
+{
+	(void)opaque;
+	checkpoints++;
+	return stop_after < 0 || (int)checkpoints <= stop_after;
+}
+
+static const GrMemOps t_ops = {
+	.global = t_global,
+	.lock = t_lock,
+	.unlock = t_unlock,
+	.checkpoint = t_checkpoint,
+};
+
+struct launch {
+	const char *src;
+	uint32_t grid, block;   /* x only */
+	const void *param;
+	uint32_t param_size;
+	uint64_t budget;        /* per call of tgpu_simt_run(); 0: all at once */
+};
+
+struct result {
+	bool ended;
+	unsigned int runs;      /* calls of tgpu_simt_run() */
+	uint64_t warp_insns;
+	GrKernel k;             /* its end: error and where */
+};
+
+/* Assemble and run L to its end (or 1000 calls); K's buffers freed. */
+static int run(const struct launch *l, struct result *res)
+{
+	struct tgpu_kernel_image img;
+	char err[256];
+	GrKernel *k = &res->k;
+	GrRun *r = g_new0(GrRun, 1);
+
+	memset(res, 0, sizeof(*res));
+	if (tgpu_assemble(l->src, &img, err, sizeof(err))) {
+		diag("assembler: %s", err);
+		g_free(r);
+		return -EINVAL;
+	}
+	k->ninsns = img.ninsns;
+	k->grid[0] = l->grid;
+	k->grid[1] = k->grid[2] = 1;
+	k->block[0] = l->block;
+	k->block[1] = k->block[2] = 1;
+	k->ncta = l->grid;
+	k->shared_size = img.shared_size;
+	k->param_size = l->param_size;
+	k->sm_count = 4;
+	memcpy(k->param, l->param, l->param_size);
+	tgpu_simt_load(k, img.insns);
+	tgpu_kernel_image_free(&img);
+
+	while (!res->ended && res->runs < 1000) {
+		memset(r, 0, sizeof(*r));
+		r->k = k;
+		r->ops = &t_ops;
+		r->budget = l->budget ? l->budget : UINT64_MAX / 2;
+		res->ended = tgpu_simt_run(r);
+		res->runs++;
+		res->warp_insns += r->warp_insns;
+		if (stop_after >= 0 && !res->ended)
+			break;
+	}
+	tgpu_simt_free(k);
+	g_free(r);
+	return 0;
+}
+
+static uint32_t rd32(uint64_t a)
+{
+	return simt_ldl(mem + a);
+}
+
+static void wr32m(uint64_t a, uint32_t v)
+{
+	simt_stl(mem + a, v);
+}
+
+/* Parameters: one or two 64-bit addresses and a 32-bit word */
+struct p2 {
+	uint64_t a, b;
+	uint32_t n;
+} __attribute__((packed));
+
+/*
+ * Divergence: lanes take four paths by (tid & 3), nested two deep, then
+ * reconverge; lanes of tid >= n exit first.  out[tid] says which path.
+ */
+static const char divergence_src[] =
+	".param 20\n"
+	"	s2r	r0, tid.x\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	ldc.32	r4, c[rz + 16]\n"
+	"	usetp.ge p0, r0, r4\n"
+	"	@p0 exit\n"
+	"	mov	r5, 4\n"
+	"	imad.wide r2, r0, r5, r2\n"
+	"	and	r6, r0, 1\n"
+	"	and	r7, r0, 2\n"
+	"	mov	r8, 0\n"
+	"	ssy	end\n"
+	"	usetp.ne p1, r6, 0\n"
+	"	@p1 bra	odd\n"
+	"	ssy	even_end\n"
+	"	usetp.ne p2, r7, 0\n"
+	"	@p2 bra	even2\n"
+	"	mov	r8, 100\n"
+	"	sync\n"
+	"even2:	mov	r8, 102\n"
+	"	sync\n"
+	"even_end: iadd	r8, r8, 1000\n"
+	"	sync\n"
+	"odd:	ssy	odd_end\n"
+	"	usetp.ne p2, r7, 0\n"
+	"	@p2 bra	odd3\n"
+	"	mov	r8, 201\n"
+	"	sync\n"
+	"odd3:	mov	r8, 203\n"
+	"	sync\n"
+	"odd_end: iadd	r8, r8, 2000\n"
+	"	sync\n"
+	"end:	iadd	r8, r8, r0\n"
+	"	stg.32	[r2], r8\n"
+	"	exit\n";
+
+static uint32_t divergence_want(uint32_t t)
+{
+	static const uint32_t path[4] = { 1100, 2201, 1102, 2203 };
+
+	return path[t & 3] + t;
+}
+
+static void test_divergence(const char *build, uint64_t out_base)
+{
+	struct p2 p = { .a = out_base, .n = 45 };
+	struct launch l = { divergence_src, 1, 64, &p, sizeof(p), 0 };
+	struct result res;
+	unsigned int bad = 0;
+
+	memset(mem, 0xee, 64 * 4);
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: divergence ran", build))
+		return;
+	is_int(res.k.error, TGPU_KERR_NONE, "%s: divergence: no error", build);
+	for (uint32_t t = 0; t < 64; t++) {
+		uint32_t want = t < 45 ? divergence_want(t) : 0xeeeeeeee;
+
+		if (rd32(t * 4) != want) {
+			if (!bad++)
+				diag("out[%u] = %u, want %u", t, rd32(t * 4), want);
+		}
+	}
+	is_int(bad, 0, "%s: divergence: every lane took its path and "
+	       "reconverged; exited lanes stored nothing", build);
+}
+
+/*
+ * Barriers: 4 warps; thread t writes shared[t] = 3t + 1, bar 0, then
+ * reads its neighbour in another warp, shared[(t + 33) % 128].
+ */
+static const char barrier_src[] =
+	".param 8\n"
+	".shared 512\n"
+	"	s2r	r0, tid.x\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r9, 3\n"
+	"	imad	r4, r0, r9, rz\n"
+	"	iadd	r4, r4, 1\n"
+	"	shl	r5, r0, 2\n"
+	"	sts.32	[r5], r4\n"
+	"	bar	0\n"
+	"	iadd	r6, r0, 33\n"
+	"	and	r6, r6, 127\n"
+	"	shl	r6, r6, 2\n"
+	"	lds.32	r7, [r6]\n"
+	"	mov	r8, 4\n"
+	"	imad.wide r2, r0, r8, r2\n"
+	"	stg.32	[r2], r7\n"
+	"	exit\n";
+
+/* Warp 0 waits at barrier 1, the others at barrier 0: a deadlock. */
+static const char barrier_deadlock_src[] =
+	"	s2r	r0, warpid\n"
+	"	usetp.eq p0, r0, 0\n"
+	"	@p0 bar	1\n"
+	"	@!p0 bar 0\n"
+	"	exit\n";
+
+static void test_barriers(const char *build)
+{
+	struct p2 p = { .a = 0x2000 };
+	struct launch l = { barrier_src, 2, 128, &p, 8, 0 };
+	struct launch dl = { barrier_deadlock_src, 1, 96, NULL, 0, 0 };
+	struct result res;
+	unsigned int bad = 0;
+
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: barrier ran", build))
+		return;
+	is_int(res.k.error, TGPU_KERR_NONE, "%s: barrier: no error", build);
+	for (uint32_t t = 0; t < 128; t++)
+		bad += rd32(0x2000 + t * 4) != 3 * ((t + 33) % 128) + 1;
+	is_int(bad, 0, "%s: every thread saw what another warp stored "
+	       "before the barrier", build);
+
+	/* budget 1: a warp is preempted after every instruction */
+	memset(mem + 0x2000, 0, 512);
+	l.budget = 1;
+	if (ok(run(&l, &res) == 0 && res.ended, "%s: barrier, budget 1",
+	       build)) {
+		bad = 0;
+		for (uint32_t t = 0; t < 128; t++)
+			bad += rd32(0x2000 + t * 4) !=
+			       3 * ((t + 33) % 128) + 1;
+		is_int(bad, 0, "%s: ... the same, run one instruction at a "
+		       "time (%u runs)", build, res.runs);
+	}
+
+	if (!ok(run(&dl, &res) == 0 && res.ended, "%s: deadlock ended", build))
+		return;
+	is_int(res.k.error, TGPU_KERR_BARRIER,
+	       "%s: warps at different barriers: BARRIER", build);
+	is_int(res.k.err_warp, 0, "%s: ... the first waiting warp", build);
+	is_int(res.k.err_info, 1, "%s: ... info: its barrier id", build);
+	is_int(res.k.err_pc, 2, "%s: ... PC: its bar", build);
+}
+
+/*
+ * Atomics: every thread of 4 CTAs adds 1 to a counter, keeps the max
+ * and min of its id, and the CAS winner of each CTA writes its id;
+ * shared atomics count the CTA's threads first.
+ */
+static const char atomic_src[] =
+	".param 8\n"
+	".shared 4\n"
+	"	s2r	r0, tid.x\n"
+	"	s2r	r1, ctaid.x\n"
+	"	s2r	r9, ntid.x\n"
+	"	imad	r10, r1, r9, r0\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r4, 1\n"
+	"	atomg.add r5, [r2], r4, rz\n"
+	"	atomg.max rz, [r2 + 4], r10, rz\n"
+	"	atomg.min rz, [r2 + 8], r10, rz\n"
+	"	atoms.add r6, [rz], r4, rz\n"
+	"	bar	0\n"
+	"	lds.32	r7, [rz]\n"
+	"	mov	r11, 0xffffffff\n"
+	"	mov	r12, 16\n"
+	"	imad.wide r12, r1, r12, r2\n"
+	"	atomg.cas r8, [r12 + 16], r11, r10\n"
+	"	usetp.ne p0, r0, 0\n"
+	"	@p0 exit\n"
+	"	stg.32	[r12 + 20], r7\n"
+	"	exit\n";
+
+static void test_atomics(const char *build, uint64_t base, const char *how)
+{
+	struct p2 p = { .a = base };
+	struct launch l = { atomic_src, 4, 256, &p, 8, 0 };
+	struct result res;
+	unsigned int winners = 0;
+	uint64_t o = base >= SYS_BASE ? base - SYS_BASE : base;
+
+	memset(mem + o, 0, 128);
+	wr32m(o + 8, 0x7fffffff);
+	for (int c = 0; c < 4; c++)
+		wr32m(o + 16 + 16 * c, 0xffffffff);
+	indirect = 0;
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: atomics (%s) ran",
+		build, how))
+		return;
+	is_int(res.k.error, TGPU_KERR_NONE, "%s: atomics (%s): no error",
+	       build, how);
+	is_int(rd32(o), 1024, "%s: atomg.add: 1024 threads, 1024 (%s)",
+	       build, how);
+	is_int(rd32(o + 4), 1023, "%s: atomg.max: 1023", build);
+	is_int(rd32(o + 8), 0, "%s: atomg.min: 0", build);
+	for (int c = 0; c < 4; c++) {
+		uint32_t v = rd32(o + 16 + 16 * c);
+
+		winners += v >= (uint32_t)c * 256 && v < (uint32_t)c * 256 + 256;
+		is_int(rd32(o + 20 + 16 * c), 256,
+		       "%s: atoms.add counted CTA %d's 256 threads", build, c);
+	}
+	is_int(winners, 4, "%s: atomg.cas: one thread of each CTA won", build);
+	if (base >= SYS_BASE)
+		ok(indirect > 0, "%s: system memory went through global() "
+		   "(%u accesses)", build, indirect);
+}
+
+/* Lane 5 of warp 1 traps; the store after it never happens. */
+static const char trap_src[] =
+	".param 8\n"
+	"	s2r	r0, tid.x\n"
+	"	usetp.eq p0, r0, 37\n"
+	"	@p0 trap 0x42\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r4, 1\n"
+	"	stg.32	[r2], r4\n"
+	"	exit\n";
+
+static void test_traps(const char *build)
+{
+	struct p2 p = { .a = 0x3000 };
+	struct launch l = { trap_src, 1, 64, &p, 8, 0 };
+	struct result res;
+
+	wr32m(0x3000, 0);
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: trap ended", build))
+		return;
+	is_int(res.k.error, TGPU_KERR_TRAP, "%s: TRAP", build);
+	is_int(res.k.err_info, 0x42, "%s: ... info: its immediate", build);
+	is_int(res.k.err_pc, 2, "%s: ... PC", build);
+	is_int(res.k.err_warp, 1, "%s: ... warp 1", build);
+	is_int(res.k.err_lane, 5, "%s: ... lane 5", build);
+	/* warp 0 runs first and stores; warp 1 traps before its store */
+	is_int(rd32(0x3000), 1, "%s: warp 0 finished before warp 1 ran",
+	       build);
+}
+
+static const char fault_src[] =
+	".param 8\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	s2r	r0, tid.x\n"
+	"	shl	r0, r0, 2\n"
+	"	iadd64	r2, r2, r0\n"
+	"	ldg.32	r4, [r2]\n"
+	"	exit\n";
+
+static void test_faults(const char *build)
+{
+	struct p2 p = { .a = MEM_SIZE - 64 };
+	struct launch l = { fault_src, 1, 32, &p, 8, 0 };
+	struct result res;
+
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: fault ended", build))
+		return;
+	is_int(res.k.error, TGPU_KERR_MMU_FAULT, "%s: beyond memory: MMU_FAULT",
+	       build);
+	is_int(res.k.fault_type, TGPU_FAULT_NOT_PRESENT,
+	       "%s: ... the type global() gave", build);
+	is_int(res.k.err_va, MEM_SIZE, "%s: ... at the first unreachable "
+	       "address", build);
+	is_int(res.k.err_lane, 16, "%s: ... lane 16", build);
+	ok(!res.k.fault_write, "%s: ... a read", build);
+
+	p.a = 0x4002;
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: misaligned ended",
+		build))
+		return;
+	is_int(res.k.error, TGPU_KERR_MISALIGNED, "%s: MISALIGNED", build);
+	is_int(res.k.err_va, 0x4002, "%s: ... at its address", build);
+}
+
+/* An instruction that breaks a rule decodes as illegal and fails there. */
+static void test_illegal(const char *build)
+{
+	/* iadd r64, r0, r0: register 64 does not exist */
+	uint64_t bad = TGPU_OP_IADD | (uint64_t)TGPU_PRED_PT << 8 |
+		       (uint64_t)64 << 12;
+	GrInsn in = tgpu_simt_decode(bad);
+
+	is_int(in.op, OP_ILLEGAL, "%s: decode: r64 is illegal", build);
+	in = tgpu_simt_decode(TGPU_OP_IADD | (uint64_t)TGPU_PRED_PT << 8 |
+			      (uint64_t)63 << 12);
+	is_int(in.op, TGPU_OP_IADD, "%s: decode: r63 is an iadd", build);
+	is_int(tgpu_simt_rows(&in), 65, "%s: ... that may write rows "
+	       "up to 64", build);
+}
+
+/* A run that checkpoint() stops returns false; the kernel goes on later. */
+static const char loop_src[] =
+	".param 8\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r4, 0\n"
+	"loop:	iadd	r4, r4, 1\n"
+	"	usetp.lt p0, r4, 200000\n"
+	"	@p0 bra	loop\n"
+	"	s2r	r0, tid.x\n"
+	"	usetp.eq p1, r0, 0\n"
+	"	@p1 stg.32 [r2], r4\n"
+	"	exit\n";
+
+static void test_checkpoint(const char *build)
+{
+	struct p2 p = { .a = 0x5000 };
+	struct launch l = { loop_src, 1, 32, &p, 8, 0 };
+	struct result res;
+
+	checkpoints = 0;
+	stop_after = 1;
+	run(&l, &res);
+	ok(!res.ended && res.runs == 1, "%s: a stopped run is not the end",
+	   build);
+	ok(res.warp_insns > 0 && res.warp_insns < 600000,
+	   "%s: ... it stopped early (%llu warp instructions)", build,
+	   (unsigned long long)res.warp_insns);
+	stop_after = -1;
+
+	wr32m(0x5000, 0);
+	checkpoints = 0;
+	l.budget = 100000;
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: sliced run ended",
+		build))
+		return;
+	is_int(rd32(0x5000), 200000, "%s: ... with the right count", build);
+	ok(res.runs >= 6, "%s: ... over %u slices", build, res.runs);
+	is_int(res.warp_insns, 2 + 3 * 200000 + 4,
+	       "%s: ... one warp instruction each", build);
+	ok(checkpoints >= res.runs - 1, "%s: ... checkpoint() between "
+	   "steps (%u)", build, checkpoints);
+	is_int(locks, unlocks, "%s: every lock() unlocked", build);
+}
+
+/* Float results, NaNs included, bit for bit, on both builds. */
+static const char float_src[] =
+	".param 8\n"
+	"	s2r	r0, tid.x\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r5, 4\n"
+	"	imad.wide r6, r0, r5, r2\n"
+	"	ldg.32	r8, [r6]\n"
+	"	ldg.32	r9, [r6 + 128]\n"
+	"	ffma	r10, r8, r9, r8\n"
+	"	fadd	r11, r10, r9\n"
+	"	fmin	r12, r11, r8\n"
+	"	stg.32	[r6 + 256], r12\n"
+	"	fmul	r13, r8, r9\n"
+	"	stg.32	[r6 + 384], r13\n"
+	"	exit\n";
+
+static void float_inputs(void)
+{
+	static const uint32_t special[] = {
+		0x7fc00000, 0x7f800001, 0xff800000, 0x7f800000, 0x80000000,
+		0x00000001, 0x3f800000, 0xbf800000,
+	};
+
+	for (int l = 0; l < 32; l++) {
+		wr32m(0x6000 + 4 * l,
+		      l < 8 ? special[l] : 0x3f000000u + l * 977);
+		wr32m(0x6080 + 4 * l,
+		      l >= 24 ? special[l - 24] : 0x40000000u + l * 12345);
+	}
+}
+
+static void test_float_builds(void)
+{
+	struct p2 p = { .a = 0x6000 };
+	struct launch l = { float_src, 1, 32, &p, 8, 0 };
+	uint8_t generic[256];
+	struct result res;
+
+	float_inputs();
+	tgpu_simt_select(false);
+	run(&l, &res);
+	memcpy(generic, mem + 0x6100, sizeof(generic));
+	if (!tgpu_simt_select(true)) {
+		skip("no vector build on this host: one build to compare");
+		return;
+	}
+	float_inputs();
+	memset(mem + 0x6100, 0, sizeof(generic));
+	run(&l, &res);
+	ok(!memcmp(generic, mem + 0x6100, sizeof(generic)),
+	   "float results and NaNs: the vector build gives the generic "
+	   "build's bits");
+}
+
+static void suite(const char *build)
+{
+	test_divergence(build, 0);
+	test_divergence(build, SYS_BASE);
+	test_barriers(build);
+	test_atomics(build, 0x1000, "VRAM");
+	test_atomics(build, SYS_BASE + 0x1000, "system memory");
+	test_traps(build);
+	test_faults(build);
+	test_illegal(build);
+	test_checkpoint(build);
+}
+
+int main(void)
+{
+	tgpu_simt_select(false);
+	suite("generic");
+	if (tgpu_simt_select(true))
+		suite("vector");
+	else
+		skip("vector build: this host has no AVX2 and FMA");
+	test_float_builds();
+	return tap_done();
+}

@@ -17,6 +17,8 @@
 #include <drm/tgpu_drm.h>
 
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/isa.h>
 #include <tgpu/mmu.h>
 
 #include "tgpu_debugfs.h"
@@ -239,44 +241,29 @@ static int tgpu_debugfs_runlists(struct seq_file *m, void *data)
 
 /* ---- rings --------------------------------------------------------------- */
 
-static const char *tgpu_host_method_name(u32 method)
+/*
+ * The method's name from the contract's tables: a host method, else one
+ * of the class that runs on the queue's engine (the only class libtgpu
+ * and the kernel channel bind there).
+ */
+static const char *tgpu_method_name(u32 engine, u32 method)
 {
-	switch (method) {
-	case TGPU_M_SET_OBJECT:
-		return "SET_OBJECT";
-	case TGPU_M_NOP:
-		return "NOP";
-	case TGPU_M_NON_STALL_INTERRUPT:
-		return "NON_STALL_INTERRUPT";
-	case TGPU_M_MEM_OP_A:
-		return "MEM_OP_A";
-	case TGPU_M_MEM_OP_B:
-		return "MEM_OP_B";
-	case TGPU_M_MEM_OP_C:
-		return "MEM_OP_C";
-	case TGPU_M_MEM_OP_D:
-		return "MEM_OP_D";
-	case TGPU_M_SEM_ADDR_LO:
-		return "SEM_ADDR_LO";
-	case TGPU_M_SEM_ADDR_HI:
-		return "SEM_ADDR_HI";
-	case TGPU_M_SEM_PAYLOAD_LO:
-		return "SEM_PAYLOAD_LO";
-	case TGPU_M_SEM_PAYLOAD_HI:
-		return "SEM_PAYLOAD_HI";
-	case TGPU_M_SEM_EXECUTE:
-		return "SEM_EXECUTE";
-	case TGPU_M_WFI:
-		return "WFI";
-	case TGPU_M_YIELD:
-		return "YIELD";
+	const char *name;
+
+	if (method < TGPU_HOST_METHOD_LIMIT) {
+		name = tgpu_host_method_name(method);
+		return name ? name : "host?";
 	}
-	return method < TGPU_HOST_METHOD_LIMIT ? "host?" : "engine";
+	if (engine == TGPU_RUNLIST_COMPUTE)
+		name = tgpu_gr_method_name(method);
+	else
+		name = tgpu_ce_method_name(method);
+	return name ? name : "engine?";
 }
 
 /* Decode @n dwords from the start of a pushbuffer segment. */
-static void tgpu_debugfs_decode_pb(struct seq_file *m, const u32 *dw,
-				   unsigned int n, u32 seg_dwords)
+static void tgpu_debugfs_decode_pb(struct seq_file *m, u32 engine,
+				   const u32 *dw, unsigned int n, u32 seg_dwords)
 {
 	unsigned int i = 0, j, count, op, method;
 
@@ -296,7 +283,7 @@ static void tgpu_debugfs_decode_pb(struct seq_file *m, const u32 *dw,
 				   op == TGPU_PB_OP_NON_INC ? "NON_INC" :
 				   "ONE_INC",
 				   (hdr >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK,
-				   method, tgpu_host_method_name(method), count);
+				   method, tgpu_method_name(engine, method), count);
 			for (j = 0, i++; j < count && i < n; j++, i++)
 				seq_printf(m, " %08x", dw[i]);
 			if (j < count)
@@ -306,7 +293,7 @@ static void tgpu_debugfs_decode_pb(struct seq_file *m, const u32 *dw,
 		case TGPU_PB_OP_IMMD:
 			seq_printf(m, "IMMD subch %u method 0x%03x %s data 0x%x\n",
 				   (hdr >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK,
-				   method, tgpu_host_method_name(method), count);
+				   method, tgpu_method_name(engine, method), count);
 			i++;
 			break;
 		default:
@@ -367,7 +354,7 @@ static void tgpu_debugfs_ring(struct seq_file *m, struct tgpu_queue *q)
 			}
 			seq_puts(m, " user\n");
 		}
-		tgpu_debugfs_decode_pb(m, dw, ret, len);
+		tgpu_debugfs_decode_pb(m, q->engine, dw, ret, len);
 	}
 }
 

@@ -490,19 +490,19 @@ static void tgpu_kchan_fini(struct drm_device *ddev, void *data)
 
 static void kc_write_inst(struct tgpu_kchan *k)
 {
-	void __iomem *inst = k->mem.cpu + KC_INST;
-
 	/* unpaged: GPU addresses are VRAM offsets */
-	writel(TGPU_INST_FLAGS_PRIV, inst + TGPU_INST_FLAGS);
-	writel(0, inst + TGPU_INST_ASID);
-	writeq(0, inst + TGPU_INST_PDB);
-	writeq(k->mem.addr + KC_GPFIFO, inst + TGPU_INST_GPFIFO_BASE);
-	writel(KC_GPFIFO_LOG2, inst + TGPU_INST_GPFIFO_LOG2);
-	writel(TGPU_RUNLIST_CE0, inst + TGPU_INST_ENGINE);
-	writeq(k->mem.addr + KC_USERD, inst + TGPU_INST_USERD);
-	writel(TGPU_PRIORITY_MAX, inst + TGPU_INST_PRIORITY);
-	writel(0, inst + TGPU_INST_TIMESLICE_US);
-	writel(0, inst + TGPU_INST_ACQ_TIMEOUT_US);
+	const struct tgpu_inst in = {
+		.flags = TGPU_INST_FLAGS_PRIV,
+		.gpfifo_base = k->mem.addr + KC_GPFIFO,
+		.gpfifo_log2 = KC_GPFIFO_LOG2,
+		.engine = TGPU_RUNLIST_CE0,
+		.userd = k->mem.addr + KC_USERD,
+		.priority = TGPU_PRIORITY_MAX,
+	};
+	u8 blk[TGPU_INST_FIELDS_SIZE];
+
+	tgpu_inst_encode(blk, &in);
+	memcpy_toio(k->mem.cpu + KC_INST, blk, sizeof(blk));
 }
 
 /**

@@ -546,18 +546,20 @@ static const struct drm_sched_backend_ops tgpu_sched_ops = {
 
 static void tgpu_queue_write_inst(struct tgpu_queue *q, u64 pdb)
 {
-	void __iomem *inst = q->mem.cpu + TGPU_Q_INST;
+	const struct tgpu_inst in = {
+		.flags = TGPU_INST_FLAGS_PAGED,
+		.asid = q->vm->asid,
+		.pdb = pdb,
+		.gpfifo_base = q->va + TGPU_Q_GPFIFO,
+		.gpfifo_log2 = TGPU_Q_GPFIFO_LOG2,
+		.engine = q->engine,
+		.userd = q->va + TGPU_Q_USERD,
+		.priority = q->priority,
+	};
+	u8 blk[TGPU_INST_FIELDS_SIZE];
 
-	writel(TGPU_INST_FLAGS_PAGED, inst + TGPU_INST_FLAGS);
-	writel(q->vm->asid, inst + TGPU_INST_ASID);
-	writeq(pdb, inst + TGPU_INST_PDB);
-	writeq(q->va + TGPU_Q_GPFIFO, inst + TGPU_INST_GPFIFO_BASE);
-	writel(TGPU_Q_GPFIFO_LOG2, inst + TGPU_INST_GPFIFO_LOG2);
-	writel(q->engine, inst + TGPU_INST_ENGINE);
-	writeq(q->va + TGPU_Q_USERD, inst + TGPU_INST_USERD);
-	writel(q->priority, inst + TGPU_INST_PRIORITY);
-	writel(0, inst + TGPU_INST_TIMESLICE_US);
-	writel(0, inst + TGPU_INST_ACQ_TIMEOUT_US);
+	tgpu_inst_encode(blk, &in);
+	memcpy_toio(q->mem.cpu + TGPU_Q_INST, blk, sizeof(blk));
 }
 
 /* Map the queue's memory into the kernel part of its VM. */

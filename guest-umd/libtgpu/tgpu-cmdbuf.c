@@ -5,7 +5,8 @@
  * The checks mirror what the host unit (docs/hw/channels.md) and the
  * engines (docs/hw/copy.md, docs/hw/isa.md) would refuse with a channel
  * error, so that a malformed buffer costs the caller an error message,
- * not a dead queue.
+ * not a dead queue.  Which methods exist comes from the tables of the
+ * contract headers (TGPU_HOST_METHODS, TGPU_CE_METHODS, TGPU_GR_METHODS).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -17,46 +18,7 @@
 #include "tgpu-cmdbuf.h"
 #include "tgpu-internal.h"
 
-static const uint32_t host_methods[] = {
-	TGPU_M_SET_OBJECT, TGPU_M_NOP, TGPU_M_NON_STALL_INTERRUPT,
-	TGPU_M_MEM_OP_A, TGPU_M_MEM_OP_B, TGPU_M_MEM_OP_C, TGPU_M_MEM_OP_D,
-	TGPU_M_SEM_ADDR_LO, TGPU_M_SEM_ADDR_HI, TGPU_M_SEM_PAYLOAD_LO,
-	TGPU_M_SEM_PAYLOAD_HI, TGPU_M_SEM_EXECUTE, TGPU_M_WFI, TGPU_M_YIELD,
-};
-
-static const uint32_t copy_methods[] = {
-	TGPU_CE_M_NOP, TGPU_CE_M_SET_SEMAPHORE_A, TGPU_CE_M_SET_SEMAPHORE_B,
-	TGPU_CE_M_SET_SEMAPHORE_PAYLOAD, TGPU_CE_M_LAUNCH_DMA,
-	TGPU_CE_M_OFFSET_IN_UPPER, TGPU_CE_M_OFFSET_IN_LOWER,
-	TGPU_CE_M_OFFSET_OUT_UPPER, TGPU_CE_M_OFFSET_OUT_LOWER,
-	TGPU_CE_M_PITCH_IN, TGPU_CE_M_PITCH_OUT, TGPU_CE_M_LINE_LENGTH_IN,
-	TGPU_CE_M_LINE_COUNT, TGPU_CE_M_DESC_LIST_UPPER,
-	TGPU_CE_M_DESC_LIST_LOWER, TGPU_CE_M_SET_REMAP_CONST_A,
-	TGPU_CE_M_SET_REMAP_CONST_B, TGPU_CE_M_SET_REMAP_COMPONENTS,
-};
-
-static const uint32_t compute_methods[] = {
-	TGPU_GR_M_NOP, TGPU_GR_M_SET_PROGRAM_UPPER, TGPU_GR_M_SET_PROGRAM_LOWER,
-	TGPU_GR_M_SET_PROGRAM_SIZE, TGPU_GR_M_SET_GRID_X, TGPU_GR_M_SET_GRID_Y,
-	TGPU_GR_M_SET_GRID_Z, TGPU_GR_M_SET_BLOCK_X, TGPU_GR_M_SET_BLOCK_Y,
-	TGPU_GR_M_SET_BLOCK_Z, TGPU_GR_M_SET_SHARED_SIZE,
-	TGPU_GR_M_SET_PARAM_UPPER, TGPU_GR_M_SET_PARAM_LOWER,
-	TGPU_GR_M_SET_PARAM_SIZE, TGPU_GR_M_SET_SEMAPHORE_A,
-	TGPU_GR_M_SET_SEMAPHORE_B, TGPU_GR_M_SET_SEMAPHORE_PAYLOAD,
-	TGPU_GR_M_LAUNCH,
-};
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool in_list(const uint32_t *l, size_t n, uint32_t m)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (l[i] == m)
-			return true;
-	return false;
-}
 
 static uint32_t engine_class(enum tgpu_engine engine)
 {
@@ -226,7 +188,7 @@ static tgpu_status check_method(size_t at, uint32_t subch, uint32_t m,
 				uint32_t cls[8], struct cb_state *st)
 {
 	if (m < TGPU_HOST_METHOD_LIMIT) {
-		if (!in_list(host_methods, ARRAY_SIZE(host_methods), m))
+		if (!tgpu_host_method_name(m))
 			return BAD("dword %zu: 0x%03" PRIx32 " is not a host method (docs/hw/channels.md lists them)",
 				   at, m);
 		switch (m) {
@@ -271,13 +233,13 @@ static tgpu_status check_method(size_t at, uint32_t subch, uint32_t m,
 		return BAD("dword %zu: method 0x%03" PRIx32 " on subchannel %" PRIu32 ", which no SET_OBJECT has bound",
 			   at, m, subch);
 	if (cls[subch] == TGPU_CLASS_COPY) {
-		if (!in_list(copy_methods, ARRAY_SIZE(copy_methods), m))
+		if (!tgpu_ce_method_name(m))
 			return BAD("dword %zu: 0x%03" PRIx32 " is not a method of the copy class (docs/hw/copy.md)",
 				   at, m);
 		if (m == TGPU_CE_M_LAUNCH_DMA)
 			return check_copy_launch(at, data, st);
 	} else {
-		if (!in_list(compute_methods, ARRAY_SIZE(compute_methods), m))
+		if (!tgpu_gr_method_name(m))
 			return BAD("dword %zu: 0x%03" PRIx32 " is not a method of the compute class (docs/hw/isa.md)",
 				   at, m);
 		if (m == TGPU_GR_M_LAUNCH)

@@ -811,6 +811,7 @@ static TGPUMethodResult ce_engine_method(TGPUEngine *e, TGPUChannel *ch,
 
 static const TGPUEngineOps ce_engine_ops = {
     .cls = TGPU_CLASS_COPY,
+    .method_name = tgpu_ce_method_name,
     .method = ce_engine_method,
     .run = ce_engine_run,
     .publish = ce_engine_publish,

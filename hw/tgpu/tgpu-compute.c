@@ -454,6 +454,7 @@ static void gr_engine_forget(TGPUEngine *e, TGPUChannel *ch)
 
 static const TGPUEngineOps gr_engine_ops = {
     .cls = TGPU_CLASS_COMPUTE,
+    .method_name = tgpu_gr_method_name,
     .method = gr_engine_method,
     .run = gr_engine_run,
     .publish = gr_engine_publish,

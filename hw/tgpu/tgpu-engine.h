@@ -43,6 +43,8 @@ typedef enum {
 /* One kind of engine: its class and what it does at each stage. */
 typedef struct TGPUEngineOps {
     uint16_t cls;               /* the class it executes, TGPU_CLASS_* */
+    /* its methods: the name of each, NULL for none (the contract's table) */
+    const char *(*method_name)(unsigned int mthd);
     /* under the BQL: a method of its class on a channel of its runlist */
     TGPUMethodResult (*method)(TGPUEngine *e, TGPUChannel *ch,
                                uint32_t mthd, uint32_t data);

@@ -543,8 +543,19 @@ static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     case TGPU_M_YIELD:
         return MTHD_YIELD;
     }
+    /* tgpu_host_method_name() knows every method handled above */
     chan_fail(s, ch, TGPU_ERR_ILLEGAL_METHOD, subch << 16 | mthd);
     return MTHD_ERROR;
+}
+
+static const char *method_name(TGPUState *s, TGPUChannel *ch, uint32_t mthd)
+{
+    TGPUEngine *e = chan_engine(s, ch);
+    const char *name = mthd < TGPU_HOST_METHOD_LIMIT ?
+                       tgpu_host_method_name(mthd) :
+                       e ? e->ops->method_name(mthd) : NULL;
+
+    return name ? name : "?";
 }
 
 static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
@@ -553,7 +564,10 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     uint32_t cls = ch->subch_class[subch];
     TGPUEngine *e;
 
-    trace_tgpu_method(ch->id, subch, mthd, data);
+    if (trace_event_get_state_backends(TRACE_TGPU_METHOD)) {
+        trace_tgpu_method(ch->id, subch, mthd, method_name(s, ch, mthd),
+                          data);
+    }
     if (mthd < TGPU_HOST_METHOD_LIMIT) {
         return host_method(s, ch, subch, mthd, data);
     }
@@ -568,6 +582,13 @@ static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     e = chan_engine(s, ch);
     if (!e || cls != e->ops->cls) {
         chan_fail(s, ch, TGPU_ERR_BAD_CLASS, cls);
+        return MTHD_ERROR;
+    }
+    if (!e->ops->method_name(mthd)) {
+        /* not a method of the class: the engine's error, as it reports */
+        qemu_log_mask(LOG_GUEST_ERROR, "tgpu: channel %u: method 0x%03x is "
+                      "not one of class 0x%04x\n", ch->id, mthd, cls);
+        chan_fail(s, ch, TGPU_ERR_ENGINE, cls << 16 | mthd);
         return MTHD_ERROR;
     }
     switch (e->ops->method(e, ch, mthd, data)) {

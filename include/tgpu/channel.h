@@ -47,6 +47,52 @@
 #define   TGPU_TIMESLICE_MAX_US     1000000
 #define TGPU_INST_ACQ_TIMEOUT_US    0x30    /* u32, 0: never */
 #define   TGPU_ACQ_TIMEOUT_MAX_US   100000000
+/* the bytes the fields above take; the rest of the block is reserved (0) */
+#define TGPU_INST_FIELDS_SIZE       0x34
+
+/* An instance block's fields, for tgpu_inst_encode(). */
+struct tgpu_inst {
+    unsigned int flags;             /* TGPU_INST_FLAGS_* */
+    unsigned int asid;
+    unsigned long long pdb;
+    unsigned long long gpfifo_base;
+    unsigned int gpfifo_log2;
+    unsigned int engine;            /* TGPU_RUNLIST_* */
+    unsigned long long userd;
+    unsigned int priority, timeslice_us, acq_timeout_us;
+};
+
+static inline void tgpu_put_le32_(unsigned char *p, unsigned int v)
+{
+    p[0] = v;
+    p[1] = v >> 8;
+    p[2] = v >> 16;
+    p[3] = v >> 24;
+}
+
+/*
+ * The first TGPU_INST_FIELDS_SIZE bytes of the instance block of IN, as
+ * the device reads them (little-endian), at P: the only place that lays
+ * an instance block out.
+ */
+static inline void tgpu_inst_encode(unsigned char *p,
+                                    const struct tgpu_inst *in)
+{
+    tgpu_put_le32_(p + TGPU_INST_FLAGS, in->flags);
+    tgpu_put_le32_(p + TGPU_INST_ASID, in->asid);
+    tgpu_put_le32_(p + TGPU_INST_PDB, (unsigned int)in->pdb);
+    tgpu_put_le32_(p + TGPU_INST_PDB + 4, (unsigned int)(in->pdb >> 32));
+    tgpu_put_le32_(p + TGPU_INST_GPFIFO_BASE, (unsigned int)in->gpfifo_base);
+    tgpu_put_le32_(p + TGPU_INST_GPFIFO_BASE + 4,
+                   (unsigned int)(in->gpfifo_base >> 32));
+    tgpu_put_le32_(p + TGPU_INST_GPFIFO_LOG2, in->gpfifo_log2);
+    tgpu_put_le32_(p + TGPU_INST_ENGINE, in->engine);
+    tgpu_put_le32_(p + TGPU_INST_USERD, (unsigned int)in->userd);
+    tgpu_put_le32_(p + TGPU_INST_USERD + 4, (unsigned int)(in->userd >> 32));
+    tgpu_put_le32_(p + TGPU_INST_PRIORITY, in->priority);
+    tgpu_put_le32_(p + TGPU_INST_TIMESLICE_US, in->timeslice_us);
+    tgpu_put_le32_(p + TGPU_INST_ACQ_TIMEOUT_US, in->acq_timeout_us);
+}
 
 /* Runlists, one per engine; also the instance block's ENGINE values. */
 #define TGPU_RUNLIST_COMPUTE        0
@@ -107,13 +153,44 @@
 /* ---- host methods (any subchannel, method < 0x100), as clc36f ----------- */
 
 #define TGPU_HOST_METHOD_LIMIT      0x100
-#define TGPU_M_SET_OBJECT           0x0000  /* [15:0] class */
-#define TGPU_M_NOP                  0x0008
-#define TGPU_M_NON_STALL_INTERRUPT  0x0020
-#define TGPU_M_MEM_OP_A             0x0028
-#define TGPU_M_MEM_OP_B             0x002c
-#define TGPU_M_MEM_OP_C             0x0030
-#define TGPU_M_MEM_OP_D             0x0034  /* [31:27] operation: runs it */
+/*
+ * The host methods, X(NAME, method): TGPU_M_<NAME>.  This table is the
+ * list: the device's decoder, libtgpu's command-buffer checker, the
+ * KMD's debugfs and the tests take the names and addresses from it.
+ */
+#define TGPU_HOST_METHODS(X) \
+    X(SET_OBJECT,           0x0000) /* [15:0] class */ \
+    X(NOP,                  0x0008) \
+    X(NON_STALL_INTERRUPT,  0x0020) \
+    X(MEM_OP_A,             0x0028) \
+    X(MEM_OP_B,             0x002c) \
+    X(MEM_OP_C,             0x0030) \
+    X(MEM_OP_D,             0x0034) /* [31:27] operation: runs it */ \
+    X(SEM_ADDR_LO,          0x005c) /* [31:2] address[31:2] */ \
+    X(SEM_ADDR_HI,          0x0060) /* [7:0] address[39:32] */ \
+    X(SEM_PAYLOAD_LO,       0x0064) \
+    X(SEM_PAYLOAD_HI,       0x0068) \
+    X(SEM_EXECUTE,          0x006c) /* runs the semaphore operation */ \
+    X(WFI,                  0x0078) \
+    X(YIELD,                0x0080)
+
+enum {
+#define TGPU_M_ENUM_(name, mthd) TGPU_M_##name = (mthd),
+    TGPU_HOST_METHODS(TGPU_M_ENUM_)
+#undef TGPU_M_ENUM_
+};
+
+/* The name of host method MTHD, or 0 (NULL) if there is none. */
+static inline const char *tgpu_host_method_name(unsigned int mthd)
+{
+    switch (mthd) {
+#define TGPU_M_NAME_(name, m) case (m): return #name;
+    TGPU_HOST_METHODS(TGPU_M_NAME_)
+#undef TGPU_M_NAME_
+    }
+    return 0;
+}
+
 #define   TGPU_MEM_OP_SHIFT         27
 #define   TGPU_MEM_OP_MEMBAR        0x05
 #define   TGPU_MEM_OP_TLB_INVALIDATE        0x09    /* all of this ASID */
@@ -155,8 +232,6 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
     return TGPU_SEM_DWORDS;
 }
 
-#define TGPU_M_WFI                  0x0078
-#define TGPU_M_YIELD                0x0080
 
 /* Engine classes for SET_OBJECT (NVIDIA's Pascal class numbers). */
 #define TGPU_CLASS_COMPUTE          0xc0c0
@@ -173,72 +248,53 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
 
 /* ---- channel error codes (CHAN_ERROR, FIFO_ERR_CODE) ------------------- */
 
-#define TGPU_ERR_NONE                 0
-#define TGPU_ERR_INVALID_INSTANCE     1
-#define TGPU_ERR_USERD_FAULT          2
-#define TGPU_ERR_GP_PUT_INVALID       3
-#define TGPU_ERR_GPFIFO_FAULT         4
-#define TGPU_ERR_GPFIFO_ENTRY         5
-#define TGPU_ERR_PB_FAULT             6
-#define TGPU_ERR_PB_HEADER            7
-#define TGPU_ERR_ILLEGAL_METHOD       8
-#define TGPU_ERR_ILLEGAL_SUBCH        9
-#define TGPU_ERR_BAD_CLASS            10
-#define TGPU_ERR_SEM_FAULT            11
-#define TGPU_ERR_SEM_INVALID_OP       12
-#define TGPU_ERR_ACQUIRE_TIMEOUT      13
-#define TGPU_ERR_MEM_OP               14
-#define TGPU_ERR_ENGINE               15
-#define TGPU_ERR_ENGINE_RESET         16
-#define TGPU_ERR_KILLED               17
-#define TGPU_ERR_COPY                 18  /* info: TGPU_CE_ERR_INFO */
-#define TGPU_ERR_COMPUTE              19  /* info: TGPU_KERR_* (isa.h) */
-#define TGPU_ERR_COUNT               20
+/*
+ * X(NAME, code, meaning): TGPU_ERR_<NAME>, and the name and meaning that
+ * the logs of the device, the KMD and libtgpu print
+ */
+#define TGPU_CHAN_ERRORS(X) \
+    X(NONE,             0,  "no error") \
+    X(INVALID_INSTANCE, 1,  "instance block rejected at enable") \
+    X(USERD_FAULT,      2,  "USERD unreachable") \
+    X(GP_PUT_INVALID,   3,  "GP_PUT beyond the GPFIFO ring") \
+    X(GPFIFO_FAULT,     4,  "GPFIFO entry unreachable") \
+    X(GPFIFO_ENTRY,     5,  "bad GPFIFO entry or control op") \
+    X(PB_FAULT,         6,  "pushbuffer unreachable") \
+    X(PB_HEADER,        7,  "illegal method header opcode") \
+    X(ILLEGAL_METHOD,   8,  "unknown host method") \
+    X(ILLEGAL_SUBCH,    9,  "engine method on an unbound subchannel") \
+    X(BAD_CLASS,        10, "SET_OBJECT class unknown to this engine") \
+    X(SEM_FAULT,        11, "semaphore unreachable or misaligned") \
+    X(SEM_INVALID_OP,   12, "unknown semaphore operation") \
+    X(ACQUIRE_TIMEOUT,  13, "semaphore acquire timed out") \
+    X(MEM_OP,           14, "unknown MEM_OP operation, or a privileged " \
+                            "one on a user channel") \
+    X(ENGINE,           15, "engine error") \
+    X(ENGINE_RESET,     16, "engine reset under the channel") \
+    X(KILLED,           17, "killed by the driver") \
+    /* info: TGPU_CE_ERR_INFO */ \
+    X(COPY,             18, "copy engine error (reason in the info, " \
+                            "see copy.h)") \
+    /* info: TGPU_KERR_* (isa.h) */ \
+    X(COMPUTE,          19, "kernel error (reason in the info, see isa.h)")
+
+enum {
+#define TGPU_ERR_ENUM_(name, code, meaning) TGPU_ERR_##name = (code),
+    TGPU_CHAN_ERRORS(TGPU_ERR_ENUM_)
+#undef TGPU_ERR_ENUM_
+};
+
+/* the number of codes: they are 0..TGPU_ERR_COUNT-1 */
+#define TGPU_ERR_ONE_(name, code, meaning) + 1
+#define TGPU_ERR_COUNT              (0 TGPU_CHAN_ERRORS(TGPU_ERR_ONE_))
 
 /* The name and meaning of each code, for the logs of device and driver. */
 static inline const char *tgpu_chan_error_name(unsigned int code)
 {
     switch (code) {
-    case TGPU_ERR_NONE:
-        return "NONE";
-    case TGPU_ERR_INVALID_INSTANCE:
-        return "INVALID_INSTANCE";
-    case TGPU_ERR_USERD_FAULT:
-        return "USERD_FAULT";
-    case TGPU_ERR_GP_PUT_INVALID:
-        return "GP_PUT_INVALID";
-    case TGPU_ERR_GPFIFO_FAULT:
-        return "GPFIFO_FAULT";
-    case TGPU_ERR_GPFIFO_ENTRY:
-        return "GPFIFO_ENTRY";
-    case TGPU_ERR_PB_FAULT:
-        return "PB_FAULT";
-    case TGPU_ERR_PB_HEADER:
-        return "PB_HEADER";
-    case TGPU_ERR_ILLEGAL_METHOD:
-        return "ILLEGAL_METHOD";
-    case TGPU_ERR_ILLEGAL_SUBCH:
-        return "ILLEGAL_SUBCH";
-    case TGPU_ERR_BAD_CLASS:
-        return "BAD_CLASS";
-    case TGPU_ERR_SEM_FAULT:
-        return "SEM_FAULT";
-    case TGPU_ERR_SEM_INVALID_OP:
-        return "SEM_INVALID_OP";
-    case TGPU_ERR_ACQUIRE_TIMEOUT:
-        return "ACQUIRE_TIMEOUT";
-    case TGPU_ERR_MEM_OP:
-        return "MEM_OP";
-    case TGPU_ERR_ENGINE:
-        return "ENGINE";
-    case TGPU_ERR_ENGINE_RESET:
-        return "ENGINE_RESET";
-    case TGPU_ERR_KILLED:
-        return "KILLED";
-    case TGPU_ERR_COPY:
-        return "COPY";
-    case TGPU_ERR_COMPUTE:
-        return "COMPUTE";
+#define TGPU_ERR_NAME_(name, c, meaning) case (c): return #name;
+    TGPU_CHAN_ERRORS(TGPU_ERR_NAME_)
+#undef TGPU_ERR_NAME_
     }
     return "UNKNOWN";
 }
@@ -246,46 +302,9 @@ static inline const char *tgpu_chan_error_name(unsigned int code)
 static inline const char *tgpu_chan_error_meaning(unsigned int code)
 {
     switch (code) {
-    case TGPU_ERR_NONE:
-        return "no error";
-    case TGPU_ERR_INVALID_INSTANCE:
-        return "instance block rejected at enable";
-    case TGPU_ERR_USERD_FAULT:
-        return "USERD unreachable";
-    case TGPU_ERR_GP_PUT_INVALID:
-        return "GP_PUT beyond the GPFIFO ring";
-    case TGPU_ERR_GPFIFO_FAULT:
-        return "GPFIFO entry unreachable";
-    case TGPU_ERR_GPFIFO_ENTRY:
-        return "bad GPFIFO entry or control op";
-    case TGPU_ERR_PB_FAULT:
-        return "pushbuffer unreachable";
-    case TGPU_ERR_PB_HEADER:
-        return "illegal method header opcode";
-    case TGPU_ERR_ILLEGAL_METHOD:
-        return "unknown host method";
-    case TGPU_ERR_ILLEGAL_SUBCH:
-        return "engine method on an unbound subchannel";
-    case TGPU_ERR_BAD_CLASS:
-        return "SET_OBJECT class unknown to this engine";
-    case TGPU_ERR_SEM_FAULT:
-        return "semaphore unreachable or misaligned";
-    case TGPU_ERR_SEM_INVALID_OP:
-        return "unknown semaphore operation";
-    case TGPU_ERR_ACQUIRE_TIMEOUT:
-        return "semaphore acquire timed out";
-    case TGPU_ERR_MEM_OP:
-        return "unknown MEM_OP operation, or a privileged one on a user channel";
-    case TGPU_ERR_ENGINE:
-        return "engine error";
-    case TGPU_ERR_ENGINE_RESET:
-        return "engine reset under the channel";
-    case TGPU_ERR_KILLED:
-        return "killed by the driver";
-    case TGPU_ERR_COPY:
-        return "copy engine error (reason in the info, see copy.h)";
-    case TGPU_ERR_COMPUTE:
-        return "kernel error (reason in the info, see isa.h)";
+#define TGPU_ERR_MEANING_(name, c, meaning) case (c): return meaning;
+    TGPU_CHAN_ERRORS(TGPU_ERR_MEANING_)
+#undef TGPU_ERR_MEANING_
     }
     return "unknown error code";
 }

@@ -14,24 +14,46 @@
 
 /* ---- copy class methods ------------------------------------------------ */
 
-#define TGPU_CE_M_NOP                   0x0100
-#define TGPU_CE_M_SET_SEMAPHORE_A       0x0240  /* [16:0] address[48:32] */
-#define TGPU_CE_M_SET_SEMAPHORE_B       0x0244  /* address[31:0] */
-#define TGPU_CE_M_SET_SEMAPHORE_PAYLOAD 0x0248
-#define TGPU_CE_M_LAUNCH_DMA            0x0300  /* runs the copy */
-#define TGPU_CE_M_OFFSET_IN_UPPER       0x0400  /* [16:0] */
-#define TGPU_CE_M_OFFSET_IN_LOWER       0x0404
-#define TGPU_CE_M_OFFSET_OUT_UPPER      0x0408  /* [16:0] */
-#define TGPU_CE_M_OFFSET_OUT_LOWER      0x040c
-#define TGPU_CE_M_PITCH_IN              0x0410  /* bytes between lines */
-#define TGPU_CE_M_PITCH_OUT             0x0414
-#define TGPU_CE_M_LINE_LENGTH_IN        0x0418  /* bytes, or remap elements */
-#define TGPU_CE_M_LINE_COUNT            0x041c
-#define TGPU_CE_M_DESC_LIST_UPPER       0x0480  /* tgpu: first descriptor */
-#define TGPU_CE_M_DESC_LIST_LOWER       0x0484
-#define TGPU_CE_M_SET_REMAP_CONST_A     0x0700
-#define TGPU_CE_M_SET_REMAP_CONST_B     0x0704
-#define TGPU_CE_M_SET_REMAP_COMPONENTS  0x0708
+/*
+ * The copy class methods, X(NAME, method): TGPU_CE_M_<NAME>; the
+ * one list of them (see TGPU_HOST_METHODS in channel.h)
+ */
+#define TGPU_CE_METHODS(X) \
+    X(NOP,                    0x0100) \
+    X(SET_SEMAPHORE_A,        0x0240) /* [16:0] address[48:32] */ \
+    X(SET_SEMAPHORE_B,        0x0244) /* address[31:0] */ \
+    X(SET_SEMAPHORE_PAYLOAD,  0x0248) \
+    X(LAUNCH_DMA,             0x0300) /* runs the copy */ \
+    X(OFFSET_IN_UPPER,        0x0400) /* [16:0] */ \
+    X(OFFSET_IN_LOWER,        0x0404) \
+    X(OFFSET_OUT_UPPER,       0x0408) /* [16:0] */ \
+    X(OFFSET_OUT_LOWER,       0x040c) \
+    X(PITCH_IN,               0x0410) /* bytes between lines */ \
+    X(PITCH_OUT,              0x0414) \
+    X(LINE_LENGTH_IN,         0x0418) /* bytes, or remap elements */ \
+    X(LINE_COUNT,             0x041c) \
+    X(DESC_LIST_UPPER,        0x0480) /* tgpu: first descriptor */ \
+    X(DESC_LIST_LOWER,        0x0484) \
+    X(SET_REMAP_CONST_A,      0x0700) \
+    X(SET_REMAP_CONST_B,      0x0704) \
+    X(SET_REMAP_COMPONENTS,   0x0708)
+
+enum {
+#define TGPU_CE_M_ENUM_(name, mthd) TGPU_CE_M_##name = (mthd),
+    TGPU_CE_METHODS(TGPU_CE_M_ENUM_)
+#undef TGPU_CE_M_ENUM_
+};
+
+/* The name of copy class method MTHD, or 0 (NULL) if there is none. */
+static inline const char *tgpu_ce_method_name(unsigned int mthd)
+{
+    switch (mthd) {
+#define TGPU_CE_M_NAME_(name, m) case (m): return #name;
+    TGPU_CE_METHODS(TGPU_CE_M_NAME_)
+#undef TGPU_CE_M_NAME_
+    }
+    return 0;
+}
 
 #define TGPU_CE_UPPER_MASK              0x1ffffu
 

@@ -232,24 +232,46 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 
 /* ---- the compute class (TGPU_CLASS_COMPUTE) ---------------------------- */
 
-#define TGPU_GR_M_NOP                   0x0100
-#define TGPU_GR_M_SET_PROGRAM_UPPER     0x0200  /* code GPU VA [48:32] */
-#define TGPU_GR_M_SET_PROGRAM_LOWER     0x0204  /* 8-byte aligned */
-#define TGPU_GR_M_SET_PROGRAM_SIZE      0x0208  /* bytes */
-#define TGPU_GR_M_SET_GRID_X            0x0210  /* CTAs */
-#define TGPU_GR_M_SET_GRID_Y            0x0214
-#define TGPU_GR_M_SET_GRID_Z            0x0218
-#define TGPU_GR_M_SET_BLOCK_X           0x021c  /* threads per CTA */
-#define TGPU_GR_M_SET_BLOCK_Y           0x0220
-#define TGPU_GR_M_SET_BLOCK_Z           0x0224
-#define TGPU_GR_M_SET_SHARED_SIZE       0x0228  /* bytes per CTA */
-#define TGPU_GR_M_SET_PARAM_UPPER       0x022c  /* constant bank GPU VA */
-#define TGPU_GR_M_SET_PARAM_LOWER       0x0230
-#define TGPU_GR_M_SET_PARAM_SIZE        0x0234  /* bytes, read at launch */
-#define TGPU_GR_M_SET_SEMAPHORE_A       0x0240  /* as the copy class */
-#define TGPU_GR_M_SET_SEMAPHORE_B       0x0244
-#define TGPU_GR_M_SET_SEMAPHORE_PAYLOAD 0x0248
-#define TGPU_GR_M_LAUNCH                0x0300  /* semaphore, interrupt */
+/*
+ * The compute class methods, X(NAME, method): TGPU_GR_M_<NAME>; the
+ * one list of them (see TGPU_HOST_METHODS in channel.h)
+ */
+#define TGPU_GR_METHODS(X) \
+    X(NOP,                    0x0100) \
+    X(SET_PROGRAM_UPPER,      0x0200) /* code GPU VA [48:32] */ \
+    X(SET_PROGRAM_LOWER,      0x0204) /* 8-byte aligned */ \
+    X(SET_PROGRAM_SIZE,       0x0208) /* bytes */ \
+    X(SET_GRID_X,             0x0210) /* CTAs */ \
+    X(SET_GRID_Y,             0x0214) \
+    X(SET_GRID_Z,             0x0218) \
+    X(SET_BLOCK_X,            0x021c) /* threads per CTA */ \
+    X(SET_BLOCK_Y,            0x0220) \
+    X(SET_BLOCK_Z,            0x0224) \
+    X(SET_SHARED_SIZE,        0x0228) /* bytes per CTA */ \
+    X(SET_PARAM_UPPER,        0x022c) /* constant bank GPU VA */ \
+    X(SET_PARAM_LOWER,        0x0230) \
+    X(SET_PARAM_SIZE,         0x0234) /* bytes, read at launch */ \
+    X(SET_SEMAPHORE_A,        0x0240) /* as the copy class */ \
+    X(SET_SEMAPHORE_B,        0x0244) \
+    X(SET_SEMAPHORE_PAYLOAD,  0x0248) \
+    X(LAUNCH,                 0x0300) /* semaphore, interrupt */
+
+enum {
+#define TGPU_GR_M_ENUM_(name, mthd) TGPU_GR_M_##name = (mthd),
+    TGPU_GR_METHODS(TGPU_GR_M_ENUM_)
+#undef TGPU_GR_M_ENUM_
+};
+
+/* The name of compute class method MTHD, or 0 (NULL) if there is none. */
+static inline const char *tgpu_gr_method_name(unsigned int mthd)
+{
+    switch (mthd) {
+#define TGPU_GR_M_NAME_(name, m) case (m): return #name;
+    TGPU_GR_METHODS(TGPU_GR_M_NAME_)
+#undef TGPU_GR_M_NAME_
+    }
+    return 0;
+}
 /* LAUNCH data: TGPU_CE_LAUNCH_SEM_* and _INTR_* fields as LAUNCH_DMA */
 #define TGPU_GR_LAUNCH_VALID_MASK       0x7fu
 

@@ -162,6 +162,7 @@ static void test_mmu_fault(const char *sysfs, const char *node)
 	long long mmu0, mmu1;
 	uint32_t err, get = 0, put = 0;
 	bool failed;
+	uint8_t blk[TGPU_INST_FIELDS_SIZE];
 	char needle[160];
 	int i;
 	void *bo;
@@ -190,12 +191,12 @@ static void test_mmu_fault(const char *sysfs, const char *node)
 	memset(bo, 0, 16);
 
 	/* instance block at +0, USERD at +4 KiB, runlist at +8 KiB */
-	put32(bo, TGPU_INST_FLAGS, TGPU_INST_FLAGS_PRIV);
-	put32(bo, TGPU_INST_ASID, 0x42);
-	put64(bo, TGPU_INST_GPFIFO_BASE, bad_va);
-	put32(bo, TGPU_INST_GPFIFO_LOG2, 1);
-	put32(bo, TGPU_INST_ENGINE, TGPU_RUNLIST_COMPUTE);
-	put64(bo, TGPU_INST_USERD, (uint64_t)off + 4096);
+	tgpu_inst_encode(blk, &(struct tgpu_inst) {
+		.flags = TGPU_INST_FLAGS_PRIV, .asid = 0x42,
+		.gpfifo_base = bad_va, .gpfifo_log2 = 1,
+		.engine = TGPU_RUNLIST_COMPUTE, .userd = (uint64_t)off + 4096,
+	});
+	memcpy(bo, blk, sizeof(blk));
 	put32(bo, 8192, ch);
 
 	mmu0 = irq_count("tgpu-mmu@");

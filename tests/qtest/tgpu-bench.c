@@ -104,16 +104,16 @@ static void setup(Bench *b, int nchan, int njobs)
     g_autofree uint32_t *pbs = g_new0(uint32_t, njobs * JOB_PB_BYTES / 4);
 
     for (int c = 0; c < nchan; c++) {
-        uint8_t inst[64] = { 0 };
+        uint8_t inst[TGPU_INST_FIELDS_SIZE];
         uint64_t gpfifo = GPFIFO_BASE + c * (8ull << GPFIFO_LOG2);
         uint64_t userd = USERD_BASE + c * TGPU_USERD_SIZE;
         uint32_t put = 0, put_le;
 
-        put32(inst + TGPU_INST_FLAGS, TGPU_INST_FLAGS_PRIV);
-        put32(inst + TGPU_INST_GPFIFO_LOG2, GPFIFO_LOG2);
-        put64(inst + TGPU_INST_GPFIFO_BASE, gpfifo);
-        put32(inst + TGPU_INST_ENGINE, TGPU_RUNLIST_COMPUTE);
-        put64(inst + TGPU_INST_USERD, userd);
+        tgpu_inst_encode(inst, &(struct tgpu_inst) {
+            .flags = TGPU_INST_FLAGS_PRIV, .gpfifo_log2 = GPFIFO_LOG2,
+            .gpfifo_base = gpfifo, .engine = TGPU_RUNLIST_COMPUTE,
+            .userd = userd,
+        });
         vram_write(b, INST_BASE + c * TGPU_INST_SIZE, inst, sizeof(inst));
 
         for (int j = c; j < njobs; j += nchan) {
@@ -262,7 +262,7 @@ static void ctxsw_setup(Bench *b, int n, int w, int blocks)
         uint64_t pd0 = CS_PD0_BASE + c * 4096ull;
         uint64_t pt = CS_PT_BASE + c * 4096ull;
         uint64_t code = CS_CODE_BASE + c * TGPU_LARGE_PAGE_SIZE;
-        uint8_t inst[64] = { 0 };
+        uint8_t inst[TGPU_INST_FIELDS_SIZE];
         uint32_t put_le;
 
         put_pte(b, pd1, 0, pd0 | TGPU_PTE_VALID);
@@ -294,12 +294,11 @@ static void ctxsw_setup(Bench *b, int n, int w, int blocks)
         put32(&put_le, blocks);
         vram_write(b, code + CS_USERD_VA + TGPU_USERD_GP_PUT, &put_le, 4);
 
-        put32(inst + TGPU_INST_FLAGS, TGPU_INST_FLAGS_PAGED);
-        put32(inst + TGPU_INST_ASID, c + 1);
-        put64(inst + TGPU_INST_PDB, pd1);
-        put64(inst + TGPU_INST_GPFIFO_BASE, CS_GPFIFO_VA);
-        put32(inst + TGPU_INST_GPFIFO_LOG2, 9);
-        put64(inst + TGPU_INST_USERD, CS_USERD_VA);
+        tgpu_inst_encode(inst, &(struct tgpu_inst) {
+            .flags = TGPU_INST_FLAGS_PAGED, .asid = c + 1, .pdb = pd1,
+            .gpfifo_base = CS_GPFIFO_VA, .gpfifo_log2 = 9,
+            .userd = CS_USERD_VA,
+        });
         vram_write(b, INST_BASE + c * TGPU_INST_SIZE, inst, sizeof(inst));
         wr(b, TGPU_CHAN_REG(c, TGPU_CHAN_INST),
            (INST_BASE + c * TGPU_INST_SIZE) >> 12);

@@ -654,20 +654,16 @@ static inline Chan *chan_init(T *t, int ch, uint64_t gpfifo, uint64_t userd,
  */
 static inline void chan_write(T *t, Chan *c)
 {
-    uint8_t blk[TGPU_INST_ACQ_TIMEOUT_US + 4];
+    const struct tgpu_inst in = {
+        .flags = c->flags, .asid = c->asid, .pdb = c->pdb,
+        .gpfifo_base = c->gpfifo, .gpfifo_log2 = c->log2,
+        .engine = c->engine, .userd = c->userd, .priority = c->prio,
+        .timeslice_us = c->ts_us, .acq_timeout_us = c->acq_to_us,
+    };
+    uint8_t blk[TGPU_INST_FIELDS_SIZE];
     uint8_t zero[TGPU_USERD_SIZE];
 
-    memset(blk, 0, sizeof(blk));
-    stl_le_p(blk + TGPU_INST_FLAGS, c->flags);
-    stl_le_p(blk + TGPU_INST_ASID, c->asid);
-    stq_le_p(blk + TGPU_INST_PDB, c->pdb);
-    stq_le_p(blk + TGPU_INST_GPFIFO_BASE, c->gpfifo);
-    stl_le_p(blk + TGPU_INST_GPFIFO_LOG2, c->log2);
-    stl_le_p(blk + TGPU_INST_ENGINE, c->engine);
-    stq_le_p(blk + TGPU_INST_USERD, c->userd);
-    stl_le_p(blk + TGPU_INST_PRIORITY, c->prio);
-    stl_le_p(blk + TGPU_INST_TIMESLICE_US, c->ts_us);
-    stl_le_p(blk + TGPU_INST_ACQ_TIMEOUT_US, c->acq_to_us);
+    tgpu_inst_encode(blk, &in);
     if (pa_reachable(c->inst, TGPU_INST_SIZE)) {
         pa_zero(t, c->inst, TGPU_INST_SIZE);
         pa_write(t, c->inst, blk, sizeof(blk));

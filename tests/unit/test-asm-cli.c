@@ -2,14 +2,18 @@
 /*
  * Runs the built tgpu-as and tgpu-dis (paths in argv[1] and argv[2]):
  * the kernel image file format byte by byte, assemble -> disassemble ->
- * assemble giving the same file, --raw, standard input, and the exit
- * statuses and messages of bad usage and bad input.
+ * assemble giving the same file, --raw, --pushbuffer, standard input, and
+ * the exit statuses and messages of bad usage and bad input.
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
 
 #include "tap.h"
 
@@ -250,6 +254,72 @@ static void test_errors(const char *as, const char *dis)
 		"28 bytes", "... with the sizes");
 }
 
+/*
+ * --pushbuffer names methods from the contract's tables, by the class
+ * each subchannel was bound to.  Headers are encoded by hand here.
+ */
+static void test_pushbuffer(const char *dis)
+{
+	uint32_t pb[32];
+	unsigned char bytes[sizeof(pb)];
+	static struct run r;
+	unsigned int n = 0;
+
+	pb[n++] = 1u << 29 | 1 << 16 | 3 << 13 | TGPU_M_SET_OBJECT >> 2;	/* INC subch 3 */
+	pb[n++] = TGPU_CLASS_COPY;
+	pb[n++] = 1u << 29 | 2 << 16 | 3 << 13 | TGPU_CE_M_OFFSET_IN_UPPER >> 2;
+	pb[n++] = 0x1;
+	pb[n++] = 0x2000;
+	pb[n++] = 4u << 29 | 5 << 16 | 3 << 13 | TGPU_CE_M_LAUNCH_DMA >> 2;	/* IMMD */
+	pb[n++] = 4u << 29 | 0 << 16 | 1 << 13 | TGPU_CE_M_LAUNCH_DMA >> 2;	/* unbound subch 1 */
+	pb[n++] = 4u << 29 | 0 << 16 | 3 << 13 | 0x7fc >> 2;			/* no such method */
+	n += tgpu_pb_sem(pb + n, 0x12345678, 7, TGPU_SEM_OP_RELEASE);
+	for (unsigned int i = 0; i < n; i++) {
+		bytes[4 * i] = pb[i];
+		bytes[4 * i + 1] = pb[i] >> 8;
+		bytes[4 * i + 2] = pb[i] >> 16;
+		bytes[4 * i + 3] = pb[i] >> 24;
+	}
+	write_file(path("p.pb"), bytes, 4 * n);
+	run(&r, dis, NULL, ARGS("--pushbuffer", path("p.pb")));
+	is_int(r.status, 0, "tgpu-dis --pushbuffer exits 0");
+	is_str(r.out,
+	       "     0: 20016000 INC subch 3 method 0x000 count 1\n"
+	       "     1: 0000c0b5   SET_OBJECT (0x000) = 0x0000c0b5\n"
+	       "     2: 20026100 INC subch 3 method 0x400 count 2\n"
+	       "     3: 00000001   OFFSET_IN_UPPER (0x400) = 0x00000001\n"
+	       "     4: 00002000   OFFSET_IN_LOWER (0x404) = 0x00002000\n"
+	       "     5: 800560c0 IMMD subch 3 LAUNCH_DMA (0x300) = 0x5\n"
+	       "     6: 800020c0 IMMD subch 1 (no class bound) (0x300) = 0x0\n"
+	       "     7: 800061ff IMMD subch 3 (unknown) (0x7fc) = 0x0\n"
+	       "     8: 20050017 INC subch 0 method 0x05c count 5\n"
+	       "     9: 12345678   SEM_ADDR_LO (0x05c) = 0x12345678\n"
+	       "    10: 00000000   SEM_ADDR_HI (0x060) = 0x00000000\n"
+	       "    11: 00000007   SEM_PAYLOAD_LO (0x064) = 0x00000007\n"
+	       "    12: 00000000   SEM_PAYLOAD_HI (0x068) = 0x00000000\n"
+	       "    13: 00000001   SEM_EXECUTE (0x06c) = 0x00000001\n",
+	       "tgpu-dis --pushbuffer names host and class methods, by the bound class");
+
+	write_file(path("short.pb"), bytes, 4 * 4);
+	run(&r, dis, NULL, ARGS("--pushbuffer", path("short.pb")));
+	is_int(r.status, 1, "a pushbuffer cut inside a method's data exits 1");
+	has_str(r.err, "short.pb: the header at dword 2 wants 1 more dwords than the file has",
+		"... naming the header");
+	bytes[0] = bytes[1] = bytes[2] = 0;
+	bytes[3] = 0x40;	/* opcode 2 */
+	write_file(path("bad.pb"), bytes, 4 * n);
+	run(&r, dis, NULL, ARGS("--pushbuffer", path("bad.pb")));
+	is_int(r.status, 1, "a word that is no header exits 1");
+	has_str(r.err, "bad.pb: dword 0: 0x40000000 is not a method header (opcode 2)",
+		"... saying which dword");
+	write_file(path("odd.pb"), bytes, 6);
+	run(&r, dis, NULL, ARGS("--pushbuffer", path("odd.pb")));
+	has_str(r.err, "odd.pb: 6 bytes is not a whole number of 32-bit dwords",
+		"6 bytes: not dwords");
+	run(&r, dis, NULL, ARGS("--pushbuffer", "--raw", path("p.pb")));
+	is_int(r.status, 2, "--pushbuffer with --raw exits 2");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -264,6 +334,7 @@ int main(int argc, char **argv)
 	test_usage(argv[1], argv[2]);
 	test_roundtrip(argv[1], argv[2]);
 	test_raw(argv[2]);
+	test_pushbuffer(argv[2]);
 	test_errors(argv[1], argv[2]);
 
 	{

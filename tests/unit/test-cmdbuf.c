@@ -18,6 +18,8 @@
 #include "tgpu-cmdbuf.h"
 #include "tgpu-internal.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static char msg[512];
 
 /* The checker's only dependency on the rest of libtgpu. */
@@ -50,6 +52,56 @@ static void check(const char *what, enum tgpu_engine e, const uint32_t *c,
 	if (!good && in_msg)
 		ok(strstr(msg, in_msg) != NULL, "%s: message has \"%s\" (%s)", what,
 		   in_msg, msg);
+}
+
+/*
+ * Every method address on each class: the checker knows exactly the
+ * methods of the contract's tables (TGPU_*_METHODS), whatever it then
+ * says about their data.
+ */
+static void check_tables(void)
+{
+	static const struct {
+		const char *name;
+		enum tgpu_engine e;
+		uint32_t cls;
+		const char *(*name_of)(unsigned int m);
+	} classes[] = {
+		{ "copy", TGPU_ENGINE_KIND_COPY0, TGPU_CLASS_COPY, tgpu_ce_method_name },
+		{ "compute", TGPU_ENGINE_KIND_COMPUTE, TGPU_CLASS_COMPUTE, tgpu_gr_method_name },
+	};
+	unsigned int wrong = 0;
+	uint32_t c[4], cls[8];
+
+	for (size_t k = 0; k < ARRAY_SIZE(classes); k++) {
+		unsigned int known = 0;
+
+		for (uint32_t m = 0; m < 0x1000 * 4; m += 4) {
+			bool in_table = m < TGPU_HOST_METHOD_LIMIT ?
+					tgpu_host_method_name(m) != NULL :
+					classes[k].name_of(m) != NULL;
+
+			memset(cls, 0, sizeof(cls));
+			cls[0] = classes[k].cls;
+			c[0] = hdr(1, 0, m, 1);
+			c[1] = 0;
+			msg[0] = 0;
+			tu_cb_validate(c, 2, classes[k].e, cls);
+			known += in_table && m >= TGPU_HOST_METHOD_LIMIT;
+			if (in_table == (strstr(msg, "is not a") != NULL)) {
+				if (!wrong++)
+					diag("%s: method 0x%03x: table says %s, checker: %s",
+					     classes[k].name, m, in_table ? "known" : "unknown",
+					     msg[0] ? msg : "(accepted)");
+			}
+		}
+		ok(known > 0, "%s class: %u methods in its table", classes[k].name, known);
+	}
+	is_int(wrong, 0, "the checker knows exactly the tables' methods, host and class");
+	is_str(tgpu_chan_error_name(TGPU_ERR_COUNT - 1), "COMPUTE",
+	       "the last channel error code is COMPUTE");
+	is_str(tgpu_chan_error_name(TGPU_ERR_COUNT), "UNKNOWN",
+	       "TGPU_ERR_COUNT is one past the last code");
 }
 
 int main(void)
@@ -244,5 +296,6 @@ int main(void)
 	c[5] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_ONE_WORD, 0);
 	check("a one-word launch semaphore at 8-byte alignment", TGPU_ENGINE_KIND_COPY0, c, 6,
 	      none, true, NULL);
+	check_tables();
 	return tap_done();
 }

@@ -1,6 +1,6 @@
 /*
- * tgpu host unit: channels, doorbell, GPFIFO and pushbuffer fetch, host
- * methods, semaphores, runlists and the scheduler (PFIFO/PBDMA)
+ * tgpu host unit: channels, doorbells, runlists and the scheduler
+ * (PFIFO); tgpu-pbdma.c runs each channel's command stream
  *
  * docs/hw/channels.md is the manual.  Everything here is fed by the
  * guest: every index, length and address is checked before use, and a
@@ -20,32 +20,12 @@
 #include "trace.h"
 
 
-/* What running a channel for a while ended with. */
-typedef enum {
-    RUN_BUDGET,     /* the pass's budget is spent: continue next pass */
-    RUN_SLICE,      /* timeslice used up or YIELD: let others run */
-    RUN_STOP,       /* idle, blocked, disabled or failed */
-} RunResult;
 
-/* What executing one method ended with. */
-typedef enum {
-    MTHD_OK,
-    MTHD_BLOCK,
-    MTHD_YIELD,
-    MTHD_ENGINE,    /* the engine works for the channel: it waits */
-    MTHD_ERROR,
-} MethodResult;
-
-/* The engine of the channel's runlist, or NULL when it names none. */
-static TGPUEngine *chan_engine(TGPUState *s, TGPUChannel *ch)
-{
-    return ch->engine < TGPU_NR_RUNLISTS ? s->engine[ch->engine] : NULL;
-}
 
 /* Does the engine hold work of the channel's between its turns? */
 static bool chan_engine_holds(TGPUState *s, TGPUChannel *ch)
 {
-    TGPUEngine *e = chan_engine(s, ch);
+    TGPUEngine *e = tgpu_chan_engine(s, ch);
 
     return e && e->ops->holds && e->ops->holds(e, ch);
 }
@@ -111,7 +91,7 @@ void tgpu_host_kick(TGPUState *s)
 /* Work of the channel's is on its engine, or held by it: drop it. */
 static void chan_stop_engines(TGPUState *s, TGPUChannel *ch)
 {
-    TGPUEngine *e = chan_engine(s, ch);
+    TGPUEngine *e = tgpu_chan_engine(s, ch);
 
     if (e && (ch->engine_wait || chan_engine_holds(s, ch))) {
         tgpu_engine_cancel_chan(e, ch);
@@ -162,8 +142,13 @@ void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
     chan_fail(s, ch, code, info);
 }
 
+void tgpu_chan_set_blocked(TGPUState *s, TGPUChannel *ch, bool blocked)
+{
+    chan_set_blocked(s, ch, blocked);
+}
+
 /* A fence or a NON_STALL_INTERRUPT: vector 1, and which channel it was. */
-static void nonstall_raise(TGPUState *s, TGPUChannel *ch)
+void tgpu_chan_nonstall(TGPUState *s, TGPUChannel *ch)
 {
     s->nonstall_pending[ch->id / 32] |= 1u << (ch->id % 32);
     s->nonstall_intr |= TGPU_FIFO_NONSTALL_INTR_PENDING;
@@ -294,433 +279,6 @@ static void chan_enable(TGPUState *s, TGPUChannel *ch)
                            ch->gpfifo_entries);
 }
 
-/* ---- semaphores ---- */
-
-static uint64_t sem_addr(TGPUChannel *ch)
-{
-    return (uint64_t)(ch->sem_addr_hi & 0xff) << 32 | (ch->sem_addr_lo & ~3u);
-}
-
-/* Is the acquire in @exec satisfied?  false with *fault on a bad address. */
-static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
-                             bool *fault)
-{
-    bool is64 = exec & TGPU_SEM_PAYLOAD_64;
-    uint64_t addr = sem_addr(ch);
-    uint64_t want, have = 0;
-
-    want = is64 ? (uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo
-                : ch->sem_payload_lo;
-    *fault = tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &have, is64 ? 8 : 4,
-                         false) != MEMTX_OK;
-    if (*fault) {
-        return false;
-    }
-    have = le64_to_cpu(have);
-    if ((exec & TGPU_SEM_OP_MASK) == TGPU_SEM_OP_ACQUIRE ? have == want
-                                                          : have >= want) {
-        return true;
-    }
-    trace_tgpu_sem_acquire_wait(ch->id, addr, want, have);
-    return false;
-}
-
-/*
- * Write a semaphore's payload (and the time at +8) as @ch; false when
- * that faults.  Whoever waits may go on.
- */
-bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
-                      uint64_t payload, bool is64, bool timestamp)
-{
-    uint64_t le = cpu_to_le64(payload), ts;
-
-    if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &le, is64 ? 8 : 4, true)) {
-        return false;
-    }
-    if (timestamp) {
-        ts = cpu_to_le64(tgpu_ptimer_now(s));
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr + 8, &ts, 8, true)) {
-            return false;
-        }
-    }
-    trace_tgpu_sem_release(ch->id, addr, payload);
-    /*
-     * Whoever waits may now go on, on any engine: another pass is needed
-     * for runlists this one has already been through.
-     */
-    for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
-        if (s->chan[i].blocked) {
-            s->chan[i].acq_retry = true;
-            host_kick(s);
-        }
-    }
-    return true;
-}
-
-/*
- * An engine's launch ended well: release its semaphore and raise its
- * interrupt, as the LAUNCH word's SEMAPHORE_TYPE and INTERRUPT_TYPE say.
- */
-void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
-                      uint64_t sem_addr, uint32_t payload)
-{
-    unsigned int sem = (launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
-                       TGPU_CE_LAUNCH_SEM_MASK;
-    unsigned int intr = (launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
-                        TGPU_CE_LAUNCH_INTR_MASK;
-    bool four = sem == TGPU_CE_SEM_FOUR_WORD;
-
-    if (sem != TGPU_CE_SEM_NONE &&
-        (sem_addr % (four ? 16 : 4) ||
-         !tgpu_sem_release(s, ch, sem_addr, payload, four, four))) {
-        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr);
-        return;
-    }
-    if (intr != TGPU_CE_INTR_NONE) {
-        nonstall_raise(s, ch);
-    }
-}
-
-static MethodResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
-{
-    uint32_t op = exec & TGPU_SEM_OP_MASK;
-    bool is64 = exec & TGPU_SEM_PAYLOAD_64;
-    uint64_t addr = sem_addr(ch);
-    uint64_t align = (exec & TGPU_SEM_TIMESTAMP) ? 16 : is64 ? 8 : 4;
-    uint64_t payload;
-    bool fault;
-
-    if (op != TGPU_SEM_OP_ACQUIRE && op != TGPU_SEM_OP_RELEASE &&
-        op != TGPU_SEM_OP_ACQ_GEQ) {
-        chan_fail(s, ch, TGPU_ERR_SEM_INVALID_OP, exec);
-        return MTHD_ERROR;
-    }
-    if (addr % align) {
-        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
-        return MTHD_ERROR;
-    }
-
-    if (op == TGPU_SEM_OP_RELEASE) {
-        payload = is64 ? (uint64_t)ch->sem_payload_hi << 32 |
-                         ch->sem_payload_lo : ch->sem_payload_lo;
-        if (!tgpu_sem_release(s, ch, addr, payload, is64,
-                              exec & TGPU_SEM_TIMESTAMP)) {
-            chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
-            return MTHD_ERROR;
-        }
-        return MTHD_OK;
-    }
-
-    if (sem_acquire_done(s, ch, exec, &fault)) {
-        return MTHD_OK;
-    }
-    if (fault) {
-        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
-        return MTHD_ERROR;
-    }
-    chan_set_blocked(s, ch, true);
-    ch->acq_exec = exec;
-    ch->acq_start_ns = tgpu_ptimer_now(s);
-    ch->acq_next_try_ns = ch->acq_start_ns + TGPU_ACQUIRE_POLL_NS;
-    ch->acq_retry = false;
-    return MTHD_BLOCK;
-}
-
-/* A blocked channel's turn: true when it may run on. */
-static bool sem_acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
-{
-    bool fault;
-
-    ch->acq_retry = false;
-    if (sem_acquire_done(s, ch, ch->acq_exec, &fault)) {
-        chan_set_blocked(s, ch, false);
-        return true;
-    }
-    if (fault) {
-        chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr(ch));
-    } else if (ch->acq_timeout_ns &&
-               now - ch->acq_start_ns >= ch->acq_timeout_ns) {
-        chan_fail(s, ch, TGPU_ERR_ACQUIRE_TIMEOUT, (uint32_t)sem_addr(ch));
-    } else {
-        ch->acq_next_try_ns = now + TGPU_ACQUIRE_POLL_NS;
-    }
-    return false;
-}
-
-/* ---- methods ---- */
-
-static bool class_fits_engine(TGPUState *s, TGPUChannel *ch, uint32_t cls)
-{
-    TGPUEngine *e = chan_engine(s, ch);
-
-    return e && cls == e->ops->cls;
-}
-
-/*
- * A MEM_OP TLB invalidation, all of an ASID or MEM_OP_B pages from
- * MEM_OP_A (0 pages: none): the channel's own ASID, or the one in
- * MEM_OP_C, which only the driver's privileged channel may name (it
- * orders an invalidation after its page-table writes); false if refused.
- */
-static bool mem_op_invalidate(TGPUState *s, TGPUChannel *ch, uint32_t op)
-{
-    bool other = op == TGPU_MEM_OP_TLB_INVALIDATE_ASID ||
-                 op == TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE;
-    bool range = op == TGPU_MEM_OP_TLB_INVALIDATE_RANGE ||
-                 op == TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE;
-    uint32_t asid = other ? ch->mem_op_c : ch->asid;
-
-    if (other && !(ch->flags & TGPU_INST_FLAGS_PRIV)) {
-        return false;
-    }
-    if (!range) {
-        tgpu_mmu_invalidate(s, asid, 0, 0);
-    } else if (ch->mem_op_b) {
-        tgpu_mmu_invalidate(s, asid, (uint64_t)ch->mem_op_a << 12,
-                            ch->mem_op_b);
-    }
-    return true;
-}
-
-static MethodResult host_method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
-                                uint32_t mthd, uint32_t data)
-{
-    uint32_t op;
-
-    switch (mthd) {
-    case TGPU_M_SET_OBJECT:
-        if (!class_fits_engine(s, ch, data & 0xffff)) {
-            chan_fail(s, ch, TGPU_ERR_BAD_CLASS, data);
-            return MTHD_ERROR;
-        }
-        ch->subch_class[subch] = data & 0xffff;
-        return MTHD_OK;
-    case TGPU_M_NOP:
-    case TGPU_M_WFI:
-        return MTHD_OK;
-    case TGPU_M_NON_STALL_INTERRUPT:
-        nonstall_raise(s, ch);
-        return MTHD_OK;
-    case TGPU_M_MEM_OP_A:
-        ch->mem_op_a = data;
-        return MTHD_OK;
-    case TGPU_M_MEM_OP_B:
-        ch->mem_op_b = data;
-        return MTHD_OK;
-    case TGPU_M_MEM_OP_C:
-        ch->mem_op_c = data;
-        return MTHD_OK;
-    case TGPU_M_MEM_OP_D:
-        op = data >> TGPU_MEM_OP_SHIFT;
-        switch (op) {
-        case TGPU_MEM_OP_MEMBAR:
-            return MTHD_OK;
-        case TGPU_MEM_OP_TLB_INVALIDATE:
-        case TGPU_MEM_OP_TLB_INVALIDATE_RANGE:
-        case TGPU_MEM_OP_TLB_INVALIDATE_ASID:
-        case TGPU_MEM_OP_TLB_INVALIDATE_ASID_RANGE:
-            if (mem_op_invalidate(s, ch, op)) {
-                return MTHD_OK;
-            }
-            break;
-        }
-        chan_fail(s, ch, TGPU_ERR_MEM_OP, op);
-        return MTHD_ERROR;
-    case TGPU_M_SEM_ADDR_LO:
-        ch->sem_addr_lo = data;
-        return MTHD_OK;
-    case TGPU_M_SEM_ADDR_HI:
-        ch->sem_addr_hi = data;
-        return MTHD_OK;
-    case TGPU_M_SEM_PAYLOAD_LO:
-        ch->sem_payload_lo = data;
-        return MTHD_OK;
-    case TGPU_M_SEM_PAYLOAD_HI:
-        ch->sem_payload_hi = data;
-        return MTHD_OK;
-    case TGPU_M_SEM_EXECUTE:
-        return sem_execute(s, ch, data);
-    case TGPU_M_YIELD:
-        return MTHD_YIELD;
-    }
-    /* tgpu_host_method_name() knows every method handled above */
-    chan_fail(s, ch, TGPU_ERR_ILLEGAL_METHOD, subch << 16 | mthd);
-    return MTHD_ERROR;
-}
-
-static const char *method_name(TGPUState *s, TGPUChannel *ch, uint32_t mthd)
-{
-    TGPUEngine *e = chan_engine(s, ch);
-    const char *name = mthd < TGPU_HOST_METHOD_LIMIT ?
-                       tgpu_host_method_name(mthd) :
-                       e ? e->ops->method_name(mthd) : NULL;
-
-    return name ? name : "?";
-}
-
-static MethodResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
-                           uint32_t mthd, uint32_t data)
-{
-    uint32_t cls = ch->subch_class[subch];
-    TGPUEngine *e;
-
-    if (trace_event_get_state_backends(TRACE_TGPU_METHOD)) {
-        trace_tgpu_method(ch->id, subch, mthd, method_name(s, ch, mthd),
-                          data);
-    }
-    if (mthd < TGPU_HOST_METHOD_LIMIT) {
-        return host_method(s, ch, subch, mthd, data);
-    }
-    if (!cls) {
-        chan_fail(s, ch, TGPU_ERR_ILLEGAL_SUBCH, subch << 16 | mthd);
-        return MTHD_ERROR;
-    }
-    /*
-     * SET_OBJECT bound only the class of the channel's engine, but a
-     * channel re-enabled onto another runlist keeps its subchannels.
-     */
-    e = chan_engine(s, ch);
-    if (!e || cls != e->ops->cls) {
-        chan_fail(s, ch, TGPU_ERR_BAD_CLASS, cls);
-        return MTHD_ERROR;
-    }
-    if (!e->ops->method_name(mthd)) {
-        /* not a method of the class: the engine's error, as it reports */
-        qemu_log_mask(LOG_GUEST_ERROR, "tgpu: channel %u: method 0x%03x is "
-                      "not one of class 0x%04x\n", ch->id, mthd, cls);
-        chan_fail(s, ch, TGPU_ERR_ENGINE, cls << 16 | mthd);
-        return MTHD_ERROR;
-    }
-    switch (e->ops->method(e, ch, mthd, data)) {
-    case TGPU_MTHD_OK:
-        return MTHD_OK;
-    case TGPU_MTHD_LAUNCHED:
-        return MTHD_ENGINE;
-    default:
-        return MTHD_ERROR;
-    }
-}
-
-/* ---- GPFIFO and pushbuffer ---- */
-
-/* Take the next GPFIFO entry; false when the channel stopped. */
-static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
-{
-    uint32_t entry[2], put, get = ch->gp_get, len;
-    uint64_t va;
-
-    if (ch->gp_put_dirty) {
-        ch->gp_put_dirty = false;
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
-                        ch->userd + TGPU_USERD_GP_PUT, &put, sizeof(put),
-                        false)) {
-            chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
-            return false;
-        }
-        put = le32_to_cpu(put);
-        if (put >= ch->gpfifo_entries) {
-            chan_fail(s, ch, TGPU_ERR_GP_PUT_INVALID, put);
-            return false;
-        }
-        ch->gp_put = put;
-    }
-    if (get == ch->gp_put) {
-        return false;
-    }
-
-    if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
-                    ch->gpfifo_base + (uint64_t)get * 8, entry,
-                    sizeof(entry), false)) {
-        chan_fail(s, ch, TGPU_ERR_GPFIFO_FAULT, get);
-        return false;
-    }
-    entry[0] = le32_to_cpu(entry[0]);
-    entry[1] = le32_to_cpu(entry[1]);
-    len = (entry[1] >> TGPU_GP_ENTRY1_LENGTH_SHIFT) &
-          TGPU_GP_ENTRY1_LENGTH_MASK;
-    if ((entry[0] & ~TGPU_GP_ENTRY0_ADDR_MASK) ||
-        (entry[1] & TGPU_GP_ENTRY1_RSVD_MASK) ||
-        (!len && (entry[1] & TGPU_GP_ENTRY1_ADDR_HI_MASK) !=
-                 TGPU_GP_CONTROL_NOP)) {
-        chan_fail(s, ch, TGPU_ERR_GPFIFO_ENTRY, get);
-        return false;
-    }
-    va = (uint64_t)(entry[1] & TGPU_GP_ENTRY1_ADDR_HI_MASK) << 32 | entry[0];
-    trace_tgpu_gpfifo_entry(ch->id, get, va, len);
-    if (len) {
-        ch->pb_cur = va;
-        ch->pb_end = va + (uint64_t)len * 4;
-        ch->pb_buf_len = 0;
-    }
-
-    ch->gp_get = (get + 1) & (ch->gpfifo_entries - 1);
-    get = cpu_to_le32(ch->gp_get);
-    if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->userd + TGPU_USERD_GP_GET, &get,
-                    sizeof(get), true)) {
-        chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
-        return false;
-    }
-    return true;
-}
-
-/* Execute the next pushbuffer dword: a method header or method data. */
-static MethodResult pb_step(TGPUState *s, TGPUChannel *ch)
-{
-    uint32_t d, op, mthd;
-
-    /*
-     * Fetch ahead like a PBDMA, but never past the current 4 KiB page, so
-     * an unmapped page faults only when the stream gets there.
-     */
-    if (ch->pb_cur < ch->pb_buf_va ||
-        ch->pb_cur >= ch->pb_buf_va + ch->pb_buf_len * 4ull) {
-        uint64_t page_end = (ch->pb_cur | (TGPU_PAGE_SIZE - 1)) + 1;
-        uint64_t n = MIN(MIN(ch->pb_end, page_end) - ch->pb_cur,
-                         sizeof(ch->pb_buf)) / 4;
-
-        ch->pb_buf_len = 0;
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->pb_cur, ch->pb_buf,
-                        n * 4, false)) {
-            chan_fail(s, ch, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
-            return MTHD_ERROR;
-        }
-        ch->pb_buf_va = ch->pb_cur;
-        ch->pb_buf_len = n;
-    }
-    d = le32_to_cpu(ch->pb_buf[(ch->pb_cur - ch->pb_buf_va) / 4]);
-    ch->pb_cur += 4;
-
-    if (ch->mthd_count) {
-        mthd = ch->mthd_addr;
-        if (ch->mthd_op == TGPU_PB_OP_INC) {
-            ch->mthd_addr = (ch->mthd_addr + 4) & (TGPU_PB_METHOD_MASK << 2);
-        } else if (ch->mthd_op == TGPU_PB_OP_ONE_INC) {
-            ch->mthd_addr = (ch->mthd_addr + 4) & (TGPU_PB_METHOD_MASK << 2);
-            ch->mthd_op = TGPU_PB_OP_NON_INC;
-        }
-        ch->mthd_count--;
-        return method(s, ch, ch->mthd_subch, mthd, d);
-    }
-
-    op = d >> TGPU_PB_OP_SHIFT;
-    mthd = (d & TGPU_PB_METHOD_MASK) << 2;
-    ch->mthd_subch = (d >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK;
-    switch (op) {
-    case TGPU_PB_OP_INC:
-    case TGPU_PB_OP_NON_INC:
-    case TGPU_PB_OP_ONE_INC:
-        ch->mthd_op = op;
-        ch->mthd_addr = mthd;
-        ch->mthd_count = (d >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK;
-        return MTHD_OK;
-    case TGPU_PB_OP_IMMD:
-        return method(s, ch, ch->mthd_subch, mthd,
-                      (d >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK);
-    }
-    chan_fail(s, ch, TGPU_ERR_PB_HEADER, d);
-    return MTHD_ERROR;
-}
-
 /* ---- the scheduler ---- */
 
 static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
@@ -763,54 +321,6 @@ static TGPUChannel *runlist_pick(TGPUState *s, unsigned int r, int64_t now)
     return best;
 }
 
-/* Run @ch on runlist @r until its slice, its work or the budget ends. */
-static RunResult chan_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
-                          int *budget, int64_t now)
-{
-    TGPUEngine *e = chan_engine(s, ch);
-    MethodResult mr;
-
-    /* work the engine holds (a preempted kernel) goes on first */
-    if (e->ops->resume && e->ops->resume(e, ch)) {
-        (*budget)--;
-        return RUN_STOP;
-    }
-    if (ch->blocked) {
-        (*budget)--;
-        rl->slice_left_ns -= TGPU_HOST_DWORD_COST_NS;
-        if (!sem_acquire_retry(s, ch, now)) {
-            return RUN_STOP;
-        }
-    }
-    for (;;) {
-        if (!ch->enabled || ch->error) {
-            return RUN_STOP;
-        }
-        if (rl->slice_left_ns <= 0) {
-            return RUN_SLICE;
-        }
-        if (*budget <= 0) {
-            return RUN_BUDGET;
-        }
-        (*budget)--;
-        rl->slice_left_ns -= TGPU_HOST_DWORD_COST_NS;
-
-        if (ch->pb_cur >= ch->pb_end) {
-            if (!gpfifo_fetch(s, ch)) {
-                return RUN_STOP;
-            }
-            continue;
-        }
-        mr = pb_step(s, ch);
-        if (mr == MTHD_BLOCK || mr == MTHD_ENGINE || mr == MTHD_ERROR) {
-            return RUN_STOP;
-        }
-        if (mr == MTHD_YIELD) {
-            return RUN_SLICE;
-        }
-    }
-}
-
 /* One runlist's share of a pass; true when it has more to do. */
 static bool runlist_run(TGPUState *s, unsigned int r, int budget,
                         int64_t now)
@@ -840,15 +350,15 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
             rl->last = ch->id;
             rl->slice_left_ns = ch->timeslice_ns;
         }
-        switch (chan_run(s, ch, rl, &budget, now)) {
-        case RUN_BUDGET:
+        switch (tgpu_pbdma_run(s, ch, rl, &budget, now)) {
+        case TGPU_RUN_BUDGET:
             return true;
-        case RUN_SLICE:
+        case TGPU_RUN_SLICE:
             /* the next channel of its priority gets a turn */
             rl->resident = -1;
             rl->slice_left_ns = 0;
             break;
-        case RUN_STOP:
+        case TGPU_RUN_STOP:
             rl->resident = -1;
             break;
         }

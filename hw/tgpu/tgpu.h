@@ -301,6 +301,12 @@ void tgpu_mmu_reset(TGPUState *s);
 void tgpu_mmu_init(TGPUState *s);
 void tgpu_mmu_exit(TGPUState *s);
 
+/* The engine of the channel's runlist, or NULL when it names none. */
+static inline TGPUEngine *tgpu_chan_engine(TGPUState *s, TGPUChannel *ch)
+{
+    return ch->engine < TGPU_NR_RUNLISTS ? s->engine[ch->engine] : NULL;
+}
+
 /* tgpu-host.c: channels, PFIFO, runlists, the scheduler */
 void tgpu_host_init(TGPUState *s);
 void tgpu_host_exit(TGPUState *s);
@@ -311,9 +317,26 @@ uint32_t tgpu_fifo_intr_status(TGPUState *s);
 void tgpu_host_engine_reset(TGPUState *s, uint32_t engines);
 void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
                     uint32_t info);
+void tgpu_chan_set_blocked(TGPUState *s, TGPUChannel *ch, bool blocked);
+void tgpu_chan_nonstall(TGPUState *s, TGPUChannel *ch);
+void tgpu_host_kick(TGPUState *s);
+
+/* tgpu-pbdma.c: a channel's command stream */
+/* What running a channel for a while ended with. */
+typedef enum {
+    TGPU_RUN_BUDGET,    /* the pass's budget is spent: continue next pass */
+    TGPU_RUN_SLICE,     /* timeslice used up or YIELD: let others run */
+    TGPU_RUN_STOP,      /* idle, blocked, disabled or failed */
+} TGPURunResult;
+
+/*
+ * Run CH's command stream on runlist RL until its slice, its work or the
+ * pass's *BUDGET (one per GPFIFO entry or dword) ends.
+ */
+TGPURunResult tgpu_pbdma_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
+                             int *budget, int64_t now);
 bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
                       uint64_t payload, bool is64, bool timestamp);
-void tgpu_host_kick(TGPUState *s);
 void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,
                       uint64_t sem_addr, uint32_t payload);
 

@@ -17,8 +17,7 @@
 
 #include "tgpu-cmdbuf.h"
 #include "tgpu-internal.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "tgpu-util.h"
 
 static uint32_t engine_class(enum tgpu_engine engine)
 {

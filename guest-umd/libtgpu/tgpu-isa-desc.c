@@ -9,8 +9,7 @@
 #include <strings.h>
 
 #include "tgpu-isa-desc.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "tgpu-util.h"
 
 /*
  * Indexed by opcode.  A duplicate opcode in TGPU_ISA_OPCODES overrides an

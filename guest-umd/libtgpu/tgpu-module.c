@@ -18,7 +18,7 @@
 #include <tgpu/channel.h>
 #include <tgpu/isa.h>
 
-#include "kimage.h"
+#include "tgpu-kimage.h"
 #include "tgpu-cmdbuf.h"
 #include "tgpu-internal.h"
 

@@ -71,70 +71,59 @@ static const char *const engine_names[NR_ENGINES] = {
 	"compute", "copy engine 0", "copy engine 1",
 };
 
+/*
+ * libdrm's drmSyncobj*() return -1 with errno set, or (drmSyncobjWait)
+ * the negative errno: the positive errno either way, or 0.
+ */
+static int drm_errno(int ret)
+{
+	return !ret ? 0 : ret == -1 ? errno : -ret;
+}
+
 int tu_syncobj_create(int fd, uint32_t *h, bool signaled)
 {
-	struct drm_syncobj_create c = {
-		.flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0,
-	};
-	int err = tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
-
-	*h = c.handle;
-	return err;
+	*h = 0;
+	return drm_errno(drmSyncobjCreate(fd, signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0, h));
 }
 
 void tu_syncobj_destroy(int fd, uint32_t h)
 {
-	struct drm_syncobj_destroy d = { .handle = h };
-
-	tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+	drmSyncobjDestroy(fd, h);
 }
 
 /* Wait for a syncobj's fence; timeout_ns 0 polls.  0, ETIME or errno. */
 int tu_syncobj_wait(int fd, uint32_t h, int64_t timeout_ns)
 {
-	struct drm_syncobj_wait w = {
-		.handles = (uintptr_t)&h,
-		.count_handles = 1,
-		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-	};
 	struct timespec now;
+	int64_t deadline = INT64_MAX;
 
-	if (timeout_ns < 0) {
-		w.timeout_nsec = INT64_MAX;
-	} else {
+	if (timeout_ns >= 0) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		w.timeout_nsec = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
-				 timeout_ns;
+		deadline = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + timeout_ns;
 	}
-	return tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+	return drm_errno(drmSyncobjWait(fd, &h, 1, deadline,
+					DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL));
 }
 
 /* The status of a signalled fence: 0, or the negative errno it failed with. */
 int tu_syncobj_status(int fd, uint32_t h)
 {
-	struct drm_syncobj_handle e = {
-		.handle = h,
-		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
-		.fd = -1,
-	};
 	struct sync_file_info info;
-	int err;
+	int err, sync_fd = -1;
 
-	err = tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	err = drm_errno(drmSyncobjExportSyncFile(fd, h, &sync_fd));
 	if (err)
 		return -err;
 	memset(&info, 0, sizeof(info));
-	err = ioctl(e.fd, SYNC_IOC_FILE_INFO, &info) ? -errno :
+	err = ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info) ? -errno :
 	      info.status < 0 ? info.status : 0;
-	close(e.fd);
+	close(sync_fd);
 	return err;
 }
 
 int tu_syncobj_transfer(int fd, uint32_t dst, uint32_t src)
 {
-	struct drm_syncobj_transfer t = { .src_handle = src, .dst_handle = dst };
-
-	return tu_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &t);
+	return drm_errno(drmSyncobjTransfer(fd, dst, 0, src, 0, 0));
 }
 
 static tgpu_status fence_status(int err, const char **why)
@@ -848,12 +837,8 @@ tgpu_status tgpu_event_elapsed_time(float *ms, tgpu_event *start,
 
 tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd)
 {
-	struct drm_syncobj_handle e = {
-		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
-		.fd = -1,
-	};
 	tgpu_status st;
-	int err;
+	int err, sync_fd = -1;
 
 	if (!fd)
 		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_event_export_fd: fd is NULL");
@@ -864,11 +849,10 @@ tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd)
 		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
 			       "tgpu_event_export_fd: event %p was never recorded: record it first",
 			       (void *)event);
-	e.handle = event->syncobj;
-	err = tu_ioctl(event->ctx->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &e);
+	err = drm_errno(drmSyncobjExportSyncFile(event->ctx->fd, event->syncobj, &sync_fd));
 	if (err)
 		return tu_ctx_ioctl_error(event->ctx, "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", err);
-	*fd = e.fd;
+	*fd = sync_fd;
 	return TGPU_SUCCESS;
 }
 

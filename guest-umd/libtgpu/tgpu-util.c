@@ -11,8 +11,6 @@
 
 #include "tgpu-util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 const char *tu_arch_name(unsigned int arch)
 {
 	switch (arch) {

@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The number of elements of array A (not a pointer). */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Decoded BOOT_0 (see TGPU_PMC_BOOT_0 in <tgpu/regs.h>). */
 struct tu_chip {
 	uint32_t boot0;

@@ -2,7 +2,7 @@
 /*
  * tgpu-as: assemble a compute kernel into a kernel image file.
  * The syntax is libtgpu's (docs/umd.md, "Assembler"); the file format
- * is in kimage.h.
+ * is in tgpu-kimage.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kimage.h"
+#include "tgpu-kimage.h"
 #include "libtgpu.h"
 
 #define EXIT_USAGE 2

@@ -15,7 +15,7 @@
 #include <tgpu/copy.h>
 #include <tgpu/isa.h>
 
-#include "kimage.h"
+#include "tgpu-kimage.h"
 #include "libtgpu.h"
 
 #define EXIT_USAGE 2

@@ -17,8 +17,7 @@
 
 #include "libtgpu.h"
 #include "tap.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "tgpu-util.h"
 
 static const struct {
 	const char *name;

@@ -127,6 +127,48 @@ void drmFreeVersion(drmVersionPtr v)
 	free(v);
 }
 
+/*
+ * libtgpu's syncobj calls: enumeration never reaches them, and nothing
+ * here backs them, so they fail as a kernel without syncobjs would.
+ */
+int drmSyncobjCreate(int fd, uint32_t flags, uint32_t *handle)
+{
+	(void)fd, (void)flags, (void)handle;
+	errno = ENOTTY;
+	return -1;
+}
+
+int drmSyncobjDestroy(int fd, uint32_t handle)
+{
+	(void)fd, (void)handle;
+	errno = ENOTTY;
+	return -1;
+}
+
+int drmSyncobjWait(int fd, uint32_t *handles, unsigned num_handles, int64_t timeout_nsec,
+		   unsigned flags, uint32_t *first_signaled)
+{
+	(void)fd, (void)handles, (void)num_handles, (void)timeout_nsec, (void)flags;
+	(void)first_signaled;
+	return -ENOTTY;
+}
+
+int drmSyncobjExportSyncFile(int fd, uint32_t handle, int *sync_file_fd)
+{
+	(void)fd, (void)handle, (void)sync_file_fd;
+	errno = ENOTTY;
+	return -1;
+}
+
+int drmSyncobjTransfer(int fd, uint32_t dst_handle, uint64_t dst_point, uint32_t src_handle,
+		       uint64_t src_point, uint32_t flags)
+{
+	(void)fd, (void)dst_handle, (void)dst_point, (void)src_handle, (void)src_point;
+	(void)flags;
+	errno = ENOTTY;
+	return -1;
+}
+
 /* The uAPI as tgpu_drm.h specifies it. */
 int drmIoctl(int fd, unsigned long request, void *arg)
 {

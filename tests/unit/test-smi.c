@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the tgpu-smi core (guest-umd/tools/smi.c): argument
+ * Unit tests of the tgpu-smi core (guest-umd/tools/smi-*.c): argument
  * parsing, the --query-gpu field table, CSV, -L, the summary table and
  * the -q report, rendered from made-up device info.
  */
@@ -210,6 +210,17 @@ static void test_args(void)
 	is_int(parse(&a, err, ARGV("-i", "gpu0")), 2, "-i with a bad id");
 	has_str(err, "\"gpu0\"", "... names the id");
 	is_int(parse(&a, err, ARGV("-i")), 2, "-i without a value");
+
+	/* getopt_long: clusters, GNU abbreviations, one parse after another */
+	is_int(parse(&a, err, ARGV("-L", "-xq")), 2, "an unknown option in a cluster");
+	has_str(err, "\"-x\"", "... names that letter");
+	is_int(parse(&a, err, ARGV("--list")), 0, "--list: an abbreviation of --list-gpus");
+	is_int(a.mode, SMI_MODE_LIST, "... is -L");
+	is_int(parse(&a, err, ARGV("--help-query")), 2, "--help-query is ambiguous");
+	is_int(parse(&a, err, ARGV("-q", "--query-gpu")), 2,
+	       "after a failed parse, the next one starts afresh");
+	is_int(parse(&a, err, ARGV("-i0", "-q")), 0, "... and so does this one");
+	is_str(a.id, "0", "... -i0 kept");
 }
 
 static void test_exit_codes(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Kernel image files: see kimage.h.  Byte by byte, so the format is the
+ * Kernel image files: see tgpu-kimage.h.  Byte by byte, so the format is the
  * same whatever the host's endianness.
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kimage.h"
+#include "tgpu-kimage.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tgpu-smi core: the --query-gpu and --query-compute-apps fields, with
+ * nvidia-smi's names, aliases and units, and how each value is read from
+ * a snapshot.  What the driver cannot report yet has no getter and
+ * prints [N/A] rather than a made-up zero.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <tgpu/regs.h>
+
+#include "smi.h"
+#include "smi-field.h"
+#include "tgpu-util.h"
+
+/* ---- --query-gpu fields --------------------------------------------------- */
+
+static bool get_timestamp(GETTER_ARGS)
+{
+	struct tm tm;
+	char t[32];
+
+	(void)d;
+	(void)p;
+	localtime_r(&s->now.tv_sec, &tm);
+	strftime(t, sizeof(t), "%Y/%m/%d %H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ld", t, s->now.tv_nsec / 1000000);
+	return true;
+}
+
+static bool get_driver_version(GETTER_ARGS)
+{
+	(void)s;
+	(void)p;
+	snprintf(buf, len, "%s", d->driver_version);
+	return true;
+}
+
+static bool get_count(GETTER_ARGS)
+{
+	(void)d;
+	(void)p;
+	snprintf(buf, len, "%d", s->attached);
+	return true;
+}
+
+/* Getters of one struct member, generated to keep the table readable. */
+#define GETTER(fn, fmt, ...)                                                  \
+	static bool fn(GETTER_ARGS)                                           \
+	{                                                                     \
+		(void)s;                                                      \
+		(void)p;                                                      \
+		snprintf(buf, len, fmt, __VA_ARGS__);                         \
+		return true;                                                  \
+	}
+
+GETTER(get_name, "%s", d->name)
+GETTER(get_index, "%d", d->ordinal)
+GETTER(get_bus_id, "%s", d->pci_bus_id)
+GETTER(get_pci_domain, "0x%04" PRIX32, d->pci_domain)
+GETTER(get_pci_bus, "0x%02X", (unsigned int)d->pci_bus)
+GETTER(get_pci_device, "0x%02X", (unsigned int)d->pci_dev)
+/* nvidia-smi prints device << 16 | vendor, e.g. 0x15F810DE. */
+GETTER(get_pci_device_id, "0x%04X%04X", (unsigned int)d->pci_device_id,
+       (unsigned int)d->pci_vendor_id)
+GETTER(get_memory_total, "%" PRIu64, tu_bytes_to_mib(d->vram_size))
+GETTER(get_clk_base, "%" PRIu32, d->clk_sm_base_mhz)
+GETTER(get_clk_boost, "%" PRIu32, d->clk_sm_boost_mhz)
+GETTER(get_clk_mem, "%" PRIu32, d->clk_mem_mhz)
+GETTER(get_chip, "%s", d->chip)
+GETTER(get_arch, "%s", d->arch_name)
+GETTER(get_sm_count, "%" PRIu32, d->sm_count)
+/* The driver enables ECC at every load: pending is current. */
+GETTER(get_ecc_mode, "%s", d->ecc_enabled ? "Enabled" : "Disabled")
+GETTER(get_retired_sbe, "%" PRIu32, d->retired_pages_sbe)
+GETTER(get_retired_dbe, "%" PRIu32, d->retired_pages_dbe)
+
+/* Pages are retired from the InfoROM at load: none waits for a reset. */
+static bool get_retired_pending(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	(void)p;
+	snprintf(buf, len, "No");
+	return true;
+}
+
+static bool get_power_limit(GETTER_ARGS)
+{
+	(void)s;
+	(void)p;
+	tu_fmt_watts(buf, len, d->power_limit_mw, false);
+	return true;
+}
+
+static bool get_memory_used(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->mem_known)
+		return false;
+	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+	return true;
+}
+
+/* Total minus used, each rounded down, so that used + free = total. */
+static bool get_clk_sm_now(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->clk_sm_known)
+		return false;
+	snprintf(buf, len, "%" PRIu32, st->clk_sm_mhz);
+	return true;
+}
+
+static bool get_memory_free(GETTER_ARGS)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	(void)p;
+	if (!st || !st->mem_known)
+		return false;
+	snprintf(buf, len, "%" PRIu64,
+		 tu_bytes_to_mib(st->mem_total) - tu_bytes_to_mib(st->mem_used));
+	return true;
+}
+
+/* ---- --query-compute-apps fields ------------------------------------------ */
+
+static bool get_app_pid(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	snprintf(buf, len, "%d", p->pid);
+	return true;
+}
+
+static bool get_app_name(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	if (!p->name[0])
+		return false;
+	snprintf(buf, len, "%s", p->name);
+	return true;
+}
+
+static bool get_app_memory(GETTER_ARGS)
+{
+	(void)s;
+	(void)d;
+	if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+		return false;
+	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(p->used_memory));
+	return true;
+}
+
+const struct smi_field smi_gpu_fields[] = {
+	{ "timestamp", NULL, NULL, get_timestamp,
+	  "The time of the query, \"YYYY/MM/DD HH:MM:SS.msec\"." },
+	{ "driver_version", NULL, NULL, get_driver_version,
+	  "Version of the tgpu kernel driver (DRM_IOCTL_VERSION)." },
+	{ "count", NULL, NULL, get_count, "Number of tgpu GPUs in the system." },
+	{ "name", "gpu_name", NULL, get_name, "Product name of the GPU." },
+	{ "index", NULL, NULL, get_index,
+	  "Zero based index of the GPU, in PCI bus id order." },
+	{ "uuid", "gpu_uuid", NULL, NULL, "Globally unique id (not implemented yet)." },
+	{ "pci.bus_id", "gpu_bus_id", NULL, get_bus_id,
+	  "PCI bus id as \"domain:bus:device.function\", in hex." },
+	{ "pci.domain", NULL, NULL, get_pci_domain, "PCI domain number, in hex." },
+	{ "pci.bus", NULL, NULL, get_pci_bus, "PCI bus number, in hex." },
+	{ "pci.device", NULL, NULL, get_pci_device, "PCI device number, in hex." },
+	{ "pci.device_id", NULL, NULL, get_pci_device_id,
+	  "PCI device id << 16 | vendor id, in hex." },
+	{ "pstate", NULL, NULL, NULL, "Performance state (not reported yet)." },
+	{ "memory.total", NULL, "MiB", get_memory_total, "Total VRAM." },
+	{ "memory.reserved", NULL, "MiB", NULL,
+	  "VRAM reserved by the driver (not reported: memory.used includes it)." },
+	{ "memory.used", NULL, "MiB", get_memory_used,
+	  "VRAM allocated now, by every process and the driver itself (page tables, queues)." },
+	{ "memory.free", NULL, "MiB", get_memory_free, "VRAM free now: memory.total - memory.used." },
+	{ "utilization.gpu", NULL, "%", NULL, "Percent of time a kernel ran (not reported yet)." },
+	{ "utilization.memory", NULL, "%", NULL, "Percent of time memory was accessed (not reported yet)." },
+	{ "temperature.gpu", NULL, NULL, NULL, "Core temperature, degrees C (not reported yet)." },
+	{ "power.draw", NULL, "W", NULL, "Board power draw (not reported yet)." },
+	{ "power.limit", "gpu.power.requested_limit", "W", get_power_limit,
+	  "Board power limit." },
+	{ "enforced.power.limit", "gpu.power.current_limit", "W", get_power_limit,
+	  "Power limit the board enforces." },
+	{ "power.default_limit", "gpu.power.default_limit", "W", get_power_limit,
+	  "Default board power limit (TDP)." },
+	{ "clocks.current.graphics", "clocks.gr", "MHz", get_clk_sm_now,
+	  "Current graphics clock (the SM clock in use, as the compute engine runs it)." },
+	{ "clocks.current.sm", "clocks.sm", "MHz", get_clk_sm_now,
+	  "Current SM clock (what the compute engine runs at now, throttling included)." },
+	{ "clocks.current.memory", "clocks.mem", "MHz", get_clk_mem,
+	  "Current memory clock (the board's fixed memory clock)." },
+	{ "clocks.default_applications.graphics", "clocks.default_applications.gr",
+	  "MHz", get_clk_base, "Default graphics clock (the SM base clock)." },
+	{ "clocks.default_applications.memory", "clocks.default_applications.mem",
+	  "MHz", get_clk_mem, "Default memory clock." },
+	{ "clocks.max.graphics", "clocks.max.gr", "MHz", get_clk_boost,
+	  "Maximum graphics clock (the SM boost clock)." },
+	{ "clocks.max.sm", NULL, "MHz", get_clk_boost, "Maximum SM clock." },
+	{ "clocks.max.memory", "clocks.max.mem", "MHz", get_clk_mem, "Maximum memory clock." },
+	{ "clocks_event_reasons.supported", "clocks_throttle_reasons.supported", NULL,
+	  NULL, "Bitmask of supported clock event reasons (not reported yet)." },
+	{ "clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, NULL,
+	  "Bitmask of active clock event reasons (not reported yet)." },
+	{ "ecc.mode.current", NULL, NULL, get_ecc_mode, "ECC mode: Enabled or Disabled." },
+	{ "ecc.mode.pending", NULL, NULL, get_ecc_mode,
+	  "ECC mode after the driver reloads (it enables ECC when the board has it)." },
+	{ "ecc.errors.corrected.volatile.total", NULL, NULL, NULL,
+	  "Corrected ECC errors since driver load (not reported yet)." },
+	{ "ecc.errors.uncorrected.volatile.total", NULL, NULL, NULL,
+	  "Uncorrected ECC errors since driver load (not reported yet)." },
+	{ "ecc.errors.corrected.aggregate.total", NULL, NULL, NULL,
+	  "Corrected ECC errors, lifetime (not reported yet)." },
+	{ "ecc.errors.uncorrected.aggregate.total", NULL, NULL, NULL,
+	  "Uncorrected ECC errors, lifetime (not reported yet)." },
+	{ "retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL, get_retired_sbe,
+	  "Pages retired for multiple single-bit errors (from the InfoROM)." },
+	{ "retired_pages.double_bit.count", "retired_pages.dbe", NULL, get_retired_dbe,
+	  "Pages retired for a double-bit error (from the InfoROM)." },
+	{ "retired_pages.pending", NULL, NULL, get_retired_pending,
+	  "Whether a page retirement waits for a reset." },
+	/* tgpu extensions: what a test harness needs to tell models apart. */
+	{ "tgpu.chip", NULL, NULL, get_chip, "Chip name, e.g. GP100." },
+	{ "tgpu.arch", NULL, NULL, get_arch, "Architecture, e.g. Pascal." },
+	{ "tgpu.sm_count", NULL, NULL, get_sm_count, "Number of SMs." },
+};
+
+/* nvidia-smi --help-query-compute-apps, what tgpu can say of it. */
+const struct smi_field smi_app_fields[] = {
+	{ "timestamp", NULL, NULL, get_timestamp,
+	  "The time of the query, \"YYYY/MM/DD HH:MM:SS.msec\"." },
+	{ "gpu_name", NULL, NULL, get_name, "Product name of the GPU." },
+	{ "gpu_bus_id", NULL, NULL, get_bus_id,
+	  "PCI bus id of the GPU, as \"domain:bus:device.function\", in hex." },
+	{ "gpu_serial", NULL, NULL, NULL, "Serial number of the GPU (tgpu has none)." },
+	{ "gpu_uuid", NULL, NULL, NULL, "UUID of the GPU (not implemented yet)." },
+	{ "pid", NULL, NULL, get_app_pid, "Process id of the process using the GPU." },
+	{ "process_name", "name", NULL, get_app_name,
+	  "Name of the process (/proc/PID/comm)." },
+	{ "used_gpu_memory", "used_memory", "MiB", get_app_memory,
+	  "VRAM of the process's buffer objects (DRM fdinfo drm-resident-vram), "
+	  "summed over its clients of the GPU." },
+};
+
+const size_t smi_n_gpu_fields = ARRAY_SIZE(smi_gpu_fields);
+const size_t smi_n_app_fields = ARRAY_SIZE(smi_app_fields);
+
+static const struct smi_field *lookup(const struct smi_field *table, size_t n,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(name, table[i].name) == 0 ||
+		    (table[i].alias && strcmp(name, table[i].alias) == 0))
+			return &table[i];
+	}
+	return NULL;
+}
+
+const struct smi_field *smi_field_lookup(const char *name)
+{
+	return lookup(smi_gpu_fields, smi_n_gpu_fields, name);
+}
+
+const struct smi_field *smi_app_field_lookup(const char *name)
+{
+	return lookup(smi_app_fields, smi_n_app_fields, name);
+}
+
+const char *smi_field_name(const struct smi_field *f)
+{
+	return f->name;
+}
+
+const char *smi_field_unit(const struct smi_field *f)
+{
+	return f->unit;
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tgpu-smi core: the outputs -- CSV, -L, the summary table, the -q
+ * report, dmon, help -- following nvidia-smi's layouts, field names,
+ * units and "N/A", so that people who read nvidia-smi every day can
+ * read it.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tgpu/regs.h>
+
+#include "smi.h"
+#include "smi-field.h"
+#include "tgpu-util.h"
+
+#ifndef TGPU_VERSION
+#error "TGPU_VERSION must come from the build system (meson project version)"
+#endif
+
+/* ---- CSV and list --------------------------------------------------------- */
+
+static void csv_header(FILE *f, const struct smi_args *a)
+{
+	int i;
+
+	if (a->noheader)
+		return;
+	for (i = 0; i < a->nfields; i++) {
+		const struct smi_field *fl = a->fields[i];
+
+		/* The header keeps its [unit] even with nounits, as nvidia-smi. */
+		fprintf(f, "%s%s", i ? ", " : "", fl->name);
+		if (fl->unit)
+			fprintf(f, " [%s]", fl->unit);
+	}
+	fputc('\n', f);
+}
+
+static void csv_row(FILE *f, const struct smi_args *a,
+		    const struct smi_snapshot *s, const struct tgpu_device_info *d,
+		    const struct tgpu_process_info *p)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i < a->nfields; i++) {
+		const struct smi_field *fl = a->fields[i];
+
+		fputs(i ? ", " : "", f);
+		if (!fl->get || !fl->get(s, d, p, buf, sizeof(buf))) {
+			fputs("[N/A]", f);
+			continue;
+		}
+		fputs(buf, f);
+		if (fl->unit && !a->nounits)
+			fprintf(f, " %s", fl->unit);
+	}
+	fputc('\n', f);
+}
+
+void smi_print_csv(FILE *f, const struct smi_args *a,
+		   const struct smi_snapshot *s)
+{
+	int d;
+
+	csv_header(f, a);
+	for (d = 0; d < s->count; d++)
+		csv_row(f, a, s, &s->devs[d], NULL);
+}
+
+/* One row per process and GPU; only the header when there is none. */
+void smi_print_csv_apps(FILE *f, const struct smi_args *a,
+			const struct smi_snapshot *s)
+{
+	int d, i;
+
+	csv_header(f, a);
+	for (d = 0; d < s->count; d++) {
+		const struct smi_state *st = s->state ? &s->state[d] : NULL;
+
+		if (!st || !st->procs_known)
+			continue;
+		for (i = 0; i < st->nprocs; i++)
+			csv_row(f, a, s, &s->devs[d], &st->procs[i]);
+	}
+}
+
+void smi_print_list(FILE *f, const struct smi_snapshot *s)
+{
+	int d;
+
+	/* nvidia-smi appends "(UUID: GPU-...)": tgpu has no UUID yet. */
+	for (d = 0; d < s->count; d++)
+		fprintf(f, "GPU %d: %s\n", s->devs[d].ordinal, s->devs[d].name);
+}
+
+/* ---- summary table -------------------------------------------------------- */
+
+/*
+ * nvidia-smi's box: 91 columns, three cells of 41, 24 and 22 between the
+ * bars; cell text is inset by one blank on each side.
+ */
+#define BOX_INNER 89
+static const int cell_w[3] = { 41, 24, 22 };
+
+/* A horizontal rule, with '+' or '|' where the cells meet when split. */
+static void rule(FILE *f, char edge, char fill, bool split)
+{
+	int c, i;
+
+	fputc(edge, f);
+	for (c = 0; c < (split ? 3 : 1); c++) {
+		int w = split ? cell_w[c] : BOX_INNER;
+
+		for (i = 0; i < w; i++)
+			fputc(fill, f);
+		fputc(edge, f);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * left, blanks, right in exactly w columns (buf holds w + 1): right is
+ * kept whole, left is cut to fit.  Done by hand because truncation is the
+ * point here, and snprintf would make the compiler warn about it.
+ */
+static void lr(char *buf, int w, const char *left, const char *right)
+{
+	int rl = (int)strlen(right), ll = (int)strlen(left);
+	int room;
+
+	if (rl > w)
+		rl = w;
+	room = w - rl - (rl ? 1 : 0);
+	if (ll > room)
+		ll = room > 0 ? room : 0;
+	memset(buf, ' ', w);
+	memcpy(buf, left, ll);
+	memcpy(buf + w - rl, right, rl);
+	buf[w] = '\0';
+}
+
+static void full_line(FILE *f, const char *text)
+{
+	fprintf(f, "| %-*.*s |\n", BOX_INNER - 2, BOX_INNER - 2, text);
+}
+
+static void cells(FILE *f, const char *c1, const char *c2, const char *c3)
+{
+	fprintf(f, "| %-*.*s | %-*.*s | %-*.*s |\n", cell_w[0] - 2, cell_w[0] - 2,
+		c1, cell_w[1] - 2, cell_w[1] - 2, c2, cell_w[2] - 2, cell_w[2] - 2, c3);
+}
+
+/*
+ * The rows of the Processes box, aligned under its header: GPU, PID,
+ * Type (always C: tgpu has compute only), name, and memory at the right.
+ */
+static void print_processes(FILE *f, const struct smi_snapshot *s)
+{
+	bool all_known = true;
+	char row[BOX_INNER], x[96], m[32];
+	int d, i, rows = 0;
+
+	for (d = 0; d < s->count; d++) {
+		const struct smi_state *st = s->state ? &s->state[d] : NULL;
+
+		if (!st || !st->procs_known) {
+			all_known = false;
+			continue;
+		}
+		for (i = 0; i < st->nprocs; i++) {
+			const struct tgpu_process_info *p = &st->procs[i];
+
+			snprintf(x, sizeof(x), "%4d%11d%6s    %s", s->devs[d].ordinal,
+				 p->pid, "C", p->name[0] ? p->name : NA);
+			if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+				snprintf(m, sizeof(m), "%s", NA);
+			else
+				snprintf(m, sizeof(m), "%" PRIu64 "MiB",
+					 tu_bytes_to_mib(p->used_memory));
+			lr(row, BOX_INNER - 2, x, m);
+			full_line(f, row);
+			rows++;
+		}
+	}
+	if (rows)
+		return;
+	/* "None" only when every GPU could be asked. */
+	full_line(f, all_known ? " No running processes found" : " " NA);
+}
+
+static void ctime_str(const struct smi_snapshot *s, char *buf, size_t len)
+{
+	struct tm tm;
+
+	localtime_r(&s->now.tv_sec, &tm);
+	strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm);
+}
+
+void smi_print_summary(FILE *f, const struct smi_snapshot *s)
+{
+	char t[64], head[256], a[64], b[64], c[64], x[96], y[64];
+	const int w1 = cell_w[0] - 2, w2 = cell_w[1] - 2, w3 = cell_w[2] - 2;
+	const struct smi_state *st;
+	int d;
+
+	ctime_str(s, t, sizeof(t));
+	fprintf(f, "%s\n", t);
+	rule(f, '+', '-', false);
+	snprintf(a, sizeof(a), "TGPU-SMI %s", TGPU_VERSION);
+	snprintf(b, sizeof(b), "Driver Version: %s", s->driver_version);
+	snprintf(c, sizeof(c), "libtgpu Version: %s", s->lib_version);
+	snprintf(head, sizeof(head), "%-30s %-30s %s", a, b, c);
+	full_line(f, head);
+	rule(f, '+', '-', true);
+
+	lr(a, w1, "GPU  Name", "Persistence-M");
+	lr(b, w2, "Bus-Id", "Disp.A");
+	lr(c, w3, "", "Volatile Uncorr. ECC");
+	cells(f, a, b, c);
+	lr(a, w1, "Fan  Temp   Perf", "Pwr:Usage/Cap");
+	lr(b, w2, "", "Memory-Usage");
+	lr(c, w3, "GPU-Util", "Compute M.");
+	cells(f, a, b, c);
+	rule(f, '|', '=', true);
+
+	for (d = 0; d < s->count; d++) {
+		const struct tgpu_device_info *g = &s->devs[d];
+
+		/* Persistence mode, ECC, fan, temperature, P-state, usage: N/A for now. */
+		snprintf(x, sizeof(x), "%3d  %s", g->ordinal, g->name);
+		lr(a, w1, x, NA);
+		snprintf(x, sizeof(x), "  %s", g->pci_bus_id);
+		lr(b, w2, x, "Off");    /* a 3D controller: no display */
+		lr(c, w3, "", NA);
+		cells(f, a, b, c);
+
+		snprintf(x, sizeof(x), "%-4s %4s   %-4s", NA, NA, NA);
+		snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
+			 (g->power_limit_mw + 500) / 1000);
+		lr(a, w1, x, y);
+		st = state_of(s, g);
+		if (st && st->mem_known)
+			snprintf(y, sizeof(y), "%" PRIu64 "MiB / %" PRIu64 "MiB",
+				 tu_bytes_to_mib(st->mem_used), tu_bytes_to_mib(g->vram_size));
+		else
+			snprintf(y, sizeof(y), "%s / %" PRIu64 "MiB", NA,
+				 tu_bytes_to_mib(g->vram_size));
+		lr(b, w2, "", y);
+		lr(c, w3, "     " NA, NA);
+		cells(f, a, b, c);
+		rule(f, '+', '-', true);
+	}
+
+	fputc('\n', f);
+	rule(f, '+', '-', false);
+	full_line(f, "Processes:");
+	lr(head, BOX_INNER - 2, " GPU        PID   Type   Process name", "GPU Memory");
+	full_line(f, head);
+	lr(head, BOX_INNER - 2, "", "Usage     ");
+	full_line(f, head);
+	rule(f, '|', '=', false);
+	print_processes(f, s);
+	rule(f, '+', '-', false);
+}
+
+/* ---- -q report ------------------------------------------------------------ */
+
+/* nvidia-smi -q puts the colon at column 55 whatever the indent. */
+#define Q_KEY_W 55
+
+__attribute__((format(printf, 4, 5)))
+static void kv(FILE *f, int depth, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "%*s%-*s: ", depth * 4, "", Q_KEY_W - depth * 4, key);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+static void section(FILE *f, int depth, const char *name)
+{
+	fprintf(f, "%*s%s\n", depth * 4, "", name);
+}
+
+static void na(FILE *f, int depth, const char *key)
+{
+	kv(f, depth, key, "%s", NA);
+}
+
+static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
+			    const struct smi_state *st)
+{
+	static const char *const event_reasons[] = {
+		"Idle", "Applications Clocks Setting", "SW Power Cap",
+		"HW Slowdown", NULL /* nested */, "Sync Boost",
+		"SW Thermal Slowdown", "Display Clock Setting",
+	};
+	char buf[64];
+	size_t i;
+
+	fprintf(f, "GPU %s\n", g->pci_bus_id);
+	kv(f, 1, "Product Name", "%s", g->name);
+	kv(f, 1, "Product Brand", "Tesla");
+	kv(f, 1, "Product Architecture", "%s", g->arch_name);
+	kv(f, 1, "Chip", "%s", g->chip);
+	kv(f, 1, "Chip Id", "0x%08" PRIx32, g->chip_id);
+	kv(f, 1, "Hardware Interface Version", "%s",
+	   tu_fmt_iface_version(buf, sizeof(buf), g->iface_version));
+	kv(f, 1, "Multiprocessor Count", "%" PRIu32, g->sm_count);
+	kv(f, 1, "Engines", "%s", tu_fmt_engines(buf, sizeof(buf), g->engines));
+	kv(f, 1, "Render Node", "%s", g->render_node);
+	na(f, 1, "Persistence Mode");
+	section(f, 1, "PCI");
+	kv(f, 2, "Bus", "0x%02X", (unsigned int)g->pci_bus);
+	kv(f, 2, "Device", "0x%02X", (unsigned int)g->pci_dev);
+	kv(f, 2, "Domain", "0x%04" PRIX32, g->pci_domain);
+	kv(f, 2, "Device Id", "0x%04X%04X", (unsigned int)g->pci_device_id,
+	   (unsigned int)g->pci_vendor_id);
+	kv(f, 2, "Bus Id", "%s", g->pci_bus_id);
+	kv(f, 2, "Bus Type", "PCIe");
+	kv(f, 2, "MSI-X Vectors", "%" PRIu32, g->msix_vectors);
+	na(f, 1, "Fan Speed");
+	na(f, 1, "Performance State");
+	section(f, 1, "Clocks Event Reasons");
+	for (i = 0; i < ARRAY_SIZE(event_reasons); i++) {
+		if (event_reasons[i]) {
+			na(f, 2, event_reasons[i]);
+		} else {
+			na(f, 3, "HW Thermal Slowdown");
+			na(f, 3, "HW Power Brake Slowdown");
+		}
+	}
+	section(f, 1, "FB Memory Usage");
+	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->vram_size, " "));
+	/* The driver's own allocations are in Used: it does not tell them apart. */
+	na(f, 2, "Reserved");
+	if (st && st->mem_known) {
+		kv(f, 2, "Used", "%" PRIu64 " MiB", tu_bytes_to_mib(st->mem_used));
+		kv(f, 2, "Free", "%" PRIu64 " MiB",
+		   tu_bytes_to_mib(g->vram_size) - tu_bytes_to_mib(st->mem_used));
+	} else {
+		na(f, 2, "Used");
+		na(f, 2, "Free");
+	}
+	section(f, 1, "BAR1 Memory Usage");
+	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->bar1_size, " "));
+	na(f, 2, "Used");
+	na(f, 2, "Free");
+	na(f, 1, "Compute Mode");
+	section(f, 1, "Utilization");
+	na(f, 2, "Gpu");
+	na(f, 2, "Memory");
+	section(f, 1, "ECC Mode");
+	kv(f, 2, "Current", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
+	kv(f, 2, "Pending", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
+	section(f, 1, "ECC Errors");
+	section(f, 2, "Volatile");
+	na(f, 3, "DRAM Correctable");
+	na(f, 3, "DRAM Uncorrectable");
+	section(f, 2, "Aggregate");
+	na(f, 3, "DRAM Correctable");
+	na(f, 3, "DRAM Uncorrectable");
+	section(f, 1, "Retired Pages");
+	kv(f, 2, "Single Bit ECC", "%" PRIu32, g->retired_pages_sbe);
+	kv(f, 2, "Double Bit ECC", "%" PRIu32, g->retired_pages_dbe);
+	kv(f, 2, "Pending Page Blacklist", "%s", "No");
+	section(f, 1, "Temperature");
+	na(f, 2, "GPU Current Temp");
+	na(f, 2, "GPU Shutdown Temp");
+	na(f, 2, "GPU Slowdown Temp");
+	na(f, 2, "GPU Max Operating Temp");
+	section(f, 1, "GPU Power Readings");
+	na(f, 2, "Power Draw");
+	kv(f, 2, "Current Power Limit", "%s",
+	   tu_fmt_watts(buf, sizeof(buf), g->power_limit_mw, true));
+	kv(f, 2, "Default Power Limit", "%s",
+	   tu_fmt_watts(buf, sizeof(buf), g->power_limit_mw, true));
+	na(f, 2, "Min Power Limit");
+	na(f, 2, "Max Power Limit");
+	section(f, 1, "Clocks");
+	if (st && st->clk_sm_known) {
+		kv(f, 2, "Graphics", "%" PRIu32 " MHz", st->clk_sm_mhz);
+		kv(f, 2, "SM", "%" PRIu32 " MHz", st->clk_sm_mhz);
+	} else {
+		na(f, 2, "Graphics");
+		na(f, 2, "SM");
+	}
+	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
+	section(f, 1, "Default Applications Clocks");
+	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_base_mhz);
+	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
+	section(f, 1, "Max Clocks");
+	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
+	kv(f, 2, "SM", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
+	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
+	if (!st || !st->procs_known) {
+		na(f, 1, "Processes");
+	} else if (st->nprocs == 0) {
+		kv(f, 1, "Processes", "None");
+	} else {
+		section(f, 1, "Processes");
+		for (i = 0; i < (size_t)st->nprocs; i++) {
+			const struct tgpu_process_info *p = &st->procs[i];
+
+			kv(f, 2, "Process ID", "%d", p->pid);
+			kv(f, 3, "Type", "C");
+			kv(f, 3, "Name", "%s", p->name[0] ? p->name : NA);
+			if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+				na(f, 3, "Used GPU Memory");
+			else
+				kv(f, 3, "Used GPU Memory", "%" PRIu64 " MiB",
+				   tu_bytes_to_mib(p->used_memory));
+		}
+	}
+	fputc('\n', f);
+}
+
+void smi_print_query(FILE *f, const struct smi_snapshot *s)
+{
+	char t[64];
+	int d;
+
+	ctime_str(s, t, sizeof(t));
+	fprintf(f, "\n==============TGPU-SMI LOG==============\n\n");
+	kv(f, 0, "Timestamp", "%s", t);
+	kv(f, 0, "Driver Version", "%s", s->driver_version);
+	kv(f, 0, "libtgpu Version", "%s", s->lib_version);
+	fputc('\n', f);
+	kv(f, 0, "Attached GPUs", "%d", s->attached);
+	for (d = 0; d < s->count; d++)
+		print_query_gpu(f, &s->devs[d], s->state ? &s->state[d] : NULL);
+}
+
+/* ---- dmon ----------------------------------------------------------------- */
+
+/* nvidia-smi dmon's columns: name, unit; "-" where there is no value. */
+struct dmon_col {
+	const char *name, *unit;
+};
+
+static const struct {
+	unsigned int group;
+	struct dmon_col cols[4];
+} dmon_groups[] = {
+	{ SMI_DMON_POWER, { { "pwr", "W" }, { "gtemp", "C" }, { "mtemp", "C" } } },
+	{ SMI_DMON_UTIL, { { "sm", "%" }, { "mem", "%" }, { "enc", "%" }, { "dec", "%" } } },
+	{ SMI_DMON_CLOCKS, { { "mclk", "MHz" }, { "pclk", "MHz" } } },
+	{ SMI_DMON_VIOL, { { "pviol", "%" }, { "tviol", "bool" } } },
+	{ SMI_DMON_MEM, { { "fb", "MB" }, { "bar1", "MB" } } },
+	{ SMI_DMON_ECC, { { "sbecc", "errs" }, { "dbecc", "errs" }, { "pci", "errs" } } },
+	{ SMI_DMON_PCIE, { { "rxpci", "MB/s" }, { "txpci", "MB/s" } } },
+};
+
+void smi_dmon_header(FILE *f, const struct smi_args *a)
+{
+	size_t g, c;
+
+	fputs("# gpu", f);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
+			fprintf(f, " %5s", dmon_groups[g].cols[c].name);
+	fputs("\n# Idx", f);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
+			fprintf(f, " %5s", dmon_groups[g].cols[c].unit);
+	fputc('\n', f);
+}
+
+/*
+ * The value of column name, or false for "-".  Only what the driver
+ * reports: the board's fixed memory clock, the SM clock in use and the
+ * VRAM in use.  Temperatures, power, utilization, ECC and PCIe counters
+ * are not reported yet.
+ */
+static bool dmon_value(const char *name, const struct tgpu_device_info *d,
+		       const struct smi_state *st, char *buf, size_t len)
+{
+	if (strcmp(name, "mclk") == 0) {
+		snprintf(buf, len, "%" PRIu32, d->clk_mem_mhz);
+		return true;
+	}
+	if (strcmp(name, "pclk") == 0 && st && st->clk_sm_known) {
+		snprintf(buf, len, "%" PRIu32, st->clk_sm_mhz);
+		return true;
+	}
+	if (strcmp(name, "fb") == 0 && st && st->mem_known) {
+		snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+		return true;
+	}
+	return false;
+}
+
+void smi_dmon_line(FILE *f, const struct smi_args *a,
+		   const struct tgpu_device_info *d, const struct smi_state *st)
+{
+	char buf[32];
+	size_t g, c;
+
+	fprintf(f, "%5d", d->ordinal);
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++) {
+		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++) {
+			if (!dmon_value(dmon_groups[g].cols[c].name, d, st, buf, sizeof(buf)))
+				snprintf(buf, sizeof(buf), "-");
+			fprintf(f, " %5s", buf);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* ---- help ----------------------------------------------------------------- */
+
+void smi_print_help(FILE *f)
+{
+	fprintf(f,
+		"TGPU System Management Interface -- v%s\n"
+		"\n"
+		"Reports the state of tgpu GPUs, in the style of nvidia-smi.\n"
+		"\n"
+		"tgpu-smi [OPTION...]\n"
+		"\n"
+		"    -h,   --help                Print this help and exit.\n"
+		"          --version             Print the tool, library and driver versions.\n"
+		"    -L,   --list-gpus           List the GPUs.\n"
+		"    -i,   --id=ID               Only this GPU: an index or a PCI bus id.\n"
+		"    -q,   --query               Print the full report.\n"
+		"          --query-gpu=FIELDS    Print FIELDS (comma-separated) per GPU.\n"
+		"          --format=csv[,noheader][,nounits]\n"
+		"                                Output format of --query-gpu (required).\n"
+		"          --help-query-gpu      List the fields --query-gpu knows.\n"
+		"          --query-compute-apps=FIELDS\n"
+		"                                Print FIELDS per process using a GPU.\n"
+		"          --help-query-compute-apps\n"
+		"                                List the fields --query-compute-apps knows.\n"
+		"\n"
+		"tgpu-smi dmon [OPTION...]       Print one line per GPU and interval:\n"
+		"    -i,   --id=ID               Only this GPU.\n"
+		"    -c,   --count=COUNT         Stop after COUNT samples (default: never).\n"
+		"    -d,   --delay=SECS          Seconds between samples, 1 or more (default 1).\n"
+		"    -s,   --select=GROUPS       Metric groups (default puc): p power and\n"
+		"                                temperature, u utilization, c clocks,\n"
+		"                                v violations, m memory (fb, bar1), e ECC\n"
+		"                                and PCIe errors, t PCIe throughput.\n"
+		"\n"
+		"With no option, prints a summary table.  Values the driver cannot\n"
+		"report yet print N/A ([N/A] in CSV, - in dmon).\n"
+		"\n"
+		"Exit status: 0 success, 2 invalid argument, 4 no permission,\n"
+		"6 GPU not found, 9 tgpu driver not loaded, 15 GPU inaccessible,\n"
+		"255 other error.\n",
+		TGPU_VERSION);
+}
+
+static void help_fields(FILE *f, const char *opt, const struct smi_field *t,
+			size_t n)
+{
+	size_t i;
+
+	fprintf(f, "List of valid properties to query for the switch \"%s\":\n\n", opt);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "\"%s\"", t[i].name);
+		if (t[i].alias)
+			fprintf(f, " or \"%s\"", t[i].alias);
+		fprintf(f, "\n%s%s%s%s\n\n", t[i].help, t[i].unit ? " Unit: " : "",
+			t[i].unit ? t[i].unit : "", t[i].unit ? "." : "");
+	}
+}
+
+void smi_print_help_query_gpu(FILE *f)
+{
+	help_fields(f, "--query-gpu", smi_gpu_fields, smi_n_gpu_fields);
+}
+
+void smi_print_help_query_apps(FILE *f)
+{
+	help_fields(f, "--query-compute-apps", smi_app_fields, smi_n_app_fields);
+}

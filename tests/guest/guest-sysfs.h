@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sysfs for the in-guest tests that unbind and rebind the device.
- * Include after guest-tap.h.
+ * sysfs and debugfs for the in-guest tests: the files under a render
+ * node's PCI device, its debugfs directory (dri/<minor>, found from the
+ * node, never assumed), reading whole files, and unbinding and
+ * rebinding the device.  Include after guest-tap.h.
  */
 #ifndef TGPU_GUEST_SYSFS_H
 #define TGPU_GUEST_SYSFS_H
@@ -9,8 +11,74 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+/* The whole of file @path, NUL-terminated and malloc'd; NULL if unreadable. */
+static inline char *read_text(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf) {
+		if (len == cap) {
+			char *b = realloc(buf, 2 * cap + 1);
+
+			if (!b) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* /sys/class/drm/<node's name>/device/@file, e.g. resource0 */
+static inline void node_device_path(const char *node, const char *file, char *path,
+				    size_t len)
+{
+	const char *n = strrchr(node, '/');
+
+	snprintf(path, len, "/sys/class/drm/%s/device/%s", n ? n + 1 : node, file);
+}
+
+/* The debugfs directory of render node @node: /sys/kernel/debug/dri/<minor>. */
+static inline void node_debugfs_dir(const char *node, char *dir, size_t len)
+{
+	struct stat st;
+
+	if (stat(node, &st) || !S_ISCHR(st.st_mode))
+		bail("cannot stat the render node");
+	snprintf(dir, len, "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+}
+
+/* debugfs file @name of render node @node (read_text()), NULL if unreadable. */
+static inline char *node_debugfs(const char *node, const char *name)
+{
+	char dir[64], path[128];
+
+	node_debugfs_dir(node, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return read_text(path);
+}
 
 /* Write @val to @path: 0, or the errno. */
 static inline int write_file(const char *path, const char *val)

@@ -87,16 +87,9 @@ static char *read_fd(int fd)
 static char *read_debugfs(const char *name)
 {
 	char path[256];
-	char *s;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	s = read_fd(fd);
-	close(fd);
-	return s;
+	return read_text(path);
 }
 
 /* Print a file as TAP comments, for failures. */
@@ -285,7 +278,7 @@ int main(int argc, char **argv)
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		bail("cannot open the render node");
-	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	node_debugfs_dir(node, dir, sizeof(dir));
 	for (k = 0; k < NR_FILES; k++) {
 		char *s = read_debugfs(files[k]);
 
@@ -538,8 +531,7 @@ int main(int argc, char **argv)
 		usleep(100000);
 	if (!ok(fd >= 0, "the render node is back"))
 		return tap_done();
-	fstat(fd, &st);
-	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	node_debugfs_dir(node, dir, sizeof(dir));
 	txt[0] = read_debugfs("channels");
 	txt[3] = read_debugfs("files");
 	ok(has(txt[0], "queues 0\n"), "after rebind, channels lists no queue");

@@ -22,6 +22,7 @@
 #include <sys/klog.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 #include "tgpu-raw.h"
 
 #define MAX_PAGES	64
@@ -31,25 +32,6 @@ static const char *node = "/dev/dri/renderD128";
 static int npages;
 static uint64_t page[MAX_PAGES];
 static const char *cause[MAX_PAGES];
-
-static char *slurp(const char *path)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	FILE *f = fopen(path, "r");
-
-	if (!buf || !f) {
-		free(buf);
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	while (!feof(f) && !ferror(f) && len + 1 < cap)
-		len += fread(buf + len, 1, cap - 1 - len, f);
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
 
 static bool klog_has(const char *needle)
 {
@@ -79,20 +61,9 @@ static void parse_pages(const char *arg)
 	free(s);
 }
 
-/* The render node's debugfs directory: dri/<minor>, "renderD128" -> 128. */
-static char *debugfs_file(const char *name)
-{
-	const char *d = strrchr(node, 'D');
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/%s",
-		 d ? d + 1 : "128", name);
-	return slurp(path);
-}
-
 static void check_report(int fd, bool ecc_on)
 {
-	char *ecc = debugfs_file("ecc");
+	char *ecc = node_debugfs(node, "ecc");
 	char want[128];
 	int i, nsbe = 0;
 

@@ -56,6 +56,7 @@
 #include <sys/wait.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 #include "tgpu-raw.h"
 
 static const char *node = "/dev/dri/renderD128";
@@ -69,44 +70,12 @@ static unsigned int queue_every = 1;
 
 /* ---- measurements --------------------------------------------------------- */
 
-static char *read_path(const char *path)
-{
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	close(fd);
-	return buf;
-}
-
 static char *debugfs(const char *name)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return read_path(path);
+	return read_text(path);
 }
 
 /* The number after "key " on the first line with it, or -1. */
@@ -122,7 +91,7 @@ static long long field(const char *s, const char *key)
 
 static long long meminfo_kib(const char *key)
 {
-	char *s = read_path("/proc/meminfo");
+	char *s = read_text("/proc/meminfo");
 	char k[64];
 	const char *p;
 	long long v = -1;
@@ -315,7 +284,7 @@ int main(int argc, char **argv)
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		bail("cannot open the render node");
-	snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", minor(st.st_rdev));
+	node_debugfs_dir(node, dir, sizeof(dir));
 
 	/* one cycle first, so that one-time allocations are in the baseline */
 	ok(cycle(0) == 0, "a warm-up cycle works");

@@ -35,6 +35,7 @@
 #include <sys/sysmacros.h>
 
 #include "guest-tap.h"
+#include "guest-sysfs.h"
 #include "tgpu-raw.h"
 
 static const char *node = "/dev/dri/renderD128";
@@ -167,10 +168,11 @@ struct ctx {
 static void break_kchan(void)
 {
 	volatile uint32_t *bar0;
+	char path[128];
 	int fd;
 
-	fd = open("/sys/class/drm/renderD128/device/resource0",
-		  O_RDWR | O_SYNC | O_CLOEXEC);
+	node_device_path(node, "resource0", path, sizeof(path));
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0)
 		bail("cannot open BAR0 (resource0): is the kernel booted with iomem=relaxed?");
 	bar0 = mmap(NULL, TGPU_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -393,6 +395,7 @@ int main(int argc, char **argv)
 	unsigned int nbench = 0;
 	struct ctx c = { 0 };
 	struct stat st;
+	char dir[64];
 	int i, err;
 
 	for (i = 1; i < argc; i++) {
@@ -415,8 +418,8 @@ int main(int argc, char **argv)
 		bail("cannot open the render node");
 	if (nbench)
 		return bench(c.fd, nbench);
-	snprintf(channels_path, sizeof(channels_path),
-		 "/sys/kernel/debug/dri/%u/channels", minor(st.st_rdev));
+	node_debugfs_dir(node, dir, sizeof(dir));
+	snprintf(channels_path, sizeof(channels_path), "%s/channels", dir);
 
 	k = kc_read();
 	if (!ok(k.found, "debugfs channels has the kernel channel's pt_batches, pt_entries, pt_cpu_entries, pt_invalidations"))

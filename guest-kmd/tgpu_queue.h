@@ -103,6 +103,7 @@ const char *tgpu_engine_name(u32 engine);
 int tgpu_queues_init(struct tgpu_device *tdev);
 void tgpu_channels_stop(struct tgpu_device *tdev);
 void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine);
+void tgpu_runlist_submit(struct tgpu_device *tdev, u32 engine);
 void tgpu_queues_signal(struct tgpu_device *tdev);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			    u32 info, u64 fault_va);

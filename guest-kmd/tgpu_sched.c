@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+/*
+ * The drm_sched backend of a queue: its hardware fences (the queue's
+ * semaphore reaching a job's seqno, signalled from the non-stall
+ * interrupt), run_job writing the job's GPFIFO entries and fence
+ * segment, the timeout, and failing a dead queue's fences.
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <drm/gpu_scheduler.h>
+#include <drm/tgpu_drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/isa.h>
+#include <tgpu/mmu.h>
+
+#include "tgpu_device.h"
+#include "tgpu_file.h"
+#include "tgpu_queue.h"
+#include "tgpu_sched.h"
+#include "tgpu_vm.h"
+
+static const char *tgpu_fence_driver_name(struct dma_fence *fence)
+{
+	return TGPU_DRIVER_NAME;
+}
+
+static const char *tgpu_fence_timeline_name(struct dma_fence *fence)
+{
+	return "queue";
+}
+
+static const struct dma_fence_ops tgpu_fence_ops = {
+	.get_driver_name = tgpu_fence_driver_name,
+	.get_timeline_name = tgpu_fence_timeline_name,
+};
+
+/* ---- fences -------------------------------------------------------------- */
+
+/*
+ * Signal @q's fences up to the value its semaphore holds; with @error,
+ * fail the rest with it.  The semaphore is read only while the device is
+ * there.
+ */
+static void tgpu_queue_signal(struct tgpu_queue *q, int error)
+{
+	struct tgpu_fence *f, *next;
+	unsigned long flags;
+	u64 done = 0;
+	int idx;
+
+	if (drm_dev_enter(&q->tdev->base, &idx)) {
+		done = readq(q->mem.cpu + TGPU_Q_SEM);
+		drm_dev_exit(idx);
+	}
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, next, &q->fences, link) {
+		if (f->base.seqno > done) {
+			if (!error)
+				break;
+			dma_fence_set_error(&f->base, error);
+		}
+		list_del(&f->link);
+		dma_fence_signal(&f->base);
+		dma_fence_put(&f->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+}
+
+/* Mark @q dead with @error and fail its unfinished fences. */
+void tgpu_queue_fail(struct tgpu_queue *q, int error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	if (!q->error)
+		q->error = error;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	tgpu_queue_signal(q, error);
+}
+
+/* 0, or why @q is dead (negative errno). */
+int tgpu_queue_error(struct tgpu_queue *q)
+{
+	unsigned long flags;
+	int error;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	error = q->error;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	return error;
+}
+
+/**
+ * tgpu_queues_signal() - signal the fences every queue has reached
+ * @tdev: the device
+ *
+ * Called by the non-stall interrupt handler, after acknowledging it.
+ */
+void tgpu_queues_signal(struct tgpu_device *tdev)
+{
+	struct tgpu_queue *q;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tdev->queues_lock, flags);
+	list_for_each_entry(q, &tdev->queues, dev_link)
+		tgpu_queue_signal(q, 0);
+	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+}
+
+/**
+ * tgpu_queues_chan_error() - a channel took an error
+ * @tdev: the device
+ * @chid: the channel
+ * @code: the TGPU_ERR_* code
+ * @info: the channel's CHAN_ERROR_INFO
+ * @fault_va: the faulting address of an engine fault, or 0
+ *
+ * Called by the stall interrupt handler.  The queue on @chid, if any,
+ * is dead: its finished work signals, the rest fails with -EIO.  The
+ * error is kept for DRM_IOCTL_TGPU_QUEUE_QUERY.
+ */
+void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
+			    u32 info, u64 fault_va)
+{
+	struct tgpu_queue *q;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tdev->queues_lock, flags);
+	list_for_each_entry(q, &tdev->queues, dev_link) {
+		if (q->chid != chid)
+			continue;
+		spin_lock(&q->fence_lock);
+		if (!q->error) {
+			q->chan_error = code;
+			q->chan_error_info = info;
+			q->fault_va = fault_va;
+		}
+		spin_unlock(&q->fence_lock);
+		dev_err_ratelimited(tdev->base.dev,
+				    "queue %u of %s[%d] (channel %u, %s): %s, its unfinished jobs fail with -EIO\n",
+				    q->id, q->comm, pid_nr(q->pid), chid,
+				    tgpu_engine_name(q->engine),
+				    tgpu_chan_error_name(code));
+		tgpu_queue_fail(q, -EIO);
+		break;
+	}
+	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+}
+
+/* ---- scheduler backend --------------------------------------------------- */
+
+static void tgpu_queue_write_gp(struct tgpu_queue *q, u32 slot, u64 entry)
+{
+	writeq(entry, q->mem.cpu + TGPU_Q_GPFIFO + slot * TGPU_GP_ENTRY_SIZE);
+}
+
+/*
+ * The kernel's segment after each job: release the job's seqno to the
+ * fence semaphore (64-bit), then raise the non-stall interrupt.
+ */
+static u64 tgpu_queue_write_fence_pb(struct tgpu_queue *q, u32 slot,
+				     u64 seqno)
+{
+	void __iomem *pb = q->mem.cpu + TGPU_Q_FENCE_PB +
+			   slot * TGPU_Q_FENCE_SLOT;
+	u32 dw[TGPU_SEM_DWORDS + 1];
+	unsigned int i, n;
+
+	n = tgpu_pb_sem(dw, q->va + TGPU_Q_SEM, seqno,
+			TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+	dw[n++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
+	for (i = 0; i < n; i++)
+		writel(dw[i], pb + 4 * i);
+	return q->va + TGPU_Q_FENCE_PB + slot * TGPU_Q_FENCE_SLOT;
+}
+
+static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
+{
+	struct tgpu_job *job = to_tgpu_job(sjob);
+	struct tgpu_queue *q = job->q;
+	struct tgpu_device *tdev = q->tdev;
+	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
+	struct tgpu_fence *fence;
+	unsigned long flags;
+	u32 put, i;
+	int idx, error;
+	u64 pb;
+
+	/* A dependency failed, or the job was cancelled. */
+	if (unlikely(sjob->s_fence->finished.error))
+		return NULL;
+	error = tgpu_queue_error(q);
+	if (error)
+		return ERR_PTR(error);
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return ERR_PTR(-ENODEV);
+
+	fence = job->hw_fence;
+	job->hw_fence = NULL;
+	dma_fence_init(&fence->base, &tgpu_fence_ops, &fence->lock,
+		       q->fence_ctx, ++q->seqno);
+
+	put = q->gp_put;
+	for (i = 0; i < job->count; i++) {
+		tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(job->ranges[i].va,
+							  job->ranges[i].dwords,
+							  0));
+		put = (put + 1) & mask;
+	}
+	pb = tgpu_queue_write_fence_pb(q, put, q->seqno);
+	tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(pb, TGPU_Q_FENCE_DWORDS, 0));
+	put = (put + 1) & mask;
+	q->gp_put = put;
+
+	/*
+	 * In the list before the device can signal it (the list's ref),
+	 * unless the queue died since the check above: then it fails now.
+	 */
+	spin_lock_irqsave(&q->fence_lock, flags);
+	error = q->error;
+	if (!error) {
+		list_add_tail(&fence->link, &q->fences);
+		dma_fence_get(&fence->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	if (error) {
+		dma_fence_set_error(&fence->base, error);
+		dma_fence_signal(&fence->base);
+		drm_dev_exit(idx);
+		return &fence->base;
+	}
+
+	wmb(); /* the entries and segments, then GP_PUT */
+	writel(put, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
+	wmb(); /* GP_PUT, then the doorbell */
+	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+	drm_dev_exit(idx);
+
+	return &fence->base;
+}
+
+/*
+ * A job did not finish in time: kill the channel and fail the queue's
+ * unfinished fences with -ETIMEDOUT.  The scheduler took the job off its
+ * pending list for this call; put it back, so that it is freed when its
+ * hardware fence (now failed) completes it, as etnaviv does.  The queue
+ * is dead: later jobs fail at run_job.
+ */
+static enum drm_gpu_sched_stat tgpu_job_timedout(struct drm_sched_job *sjob)
+{
+	struct tgpu_job *job = to_tgpu_job(sjob);
+	struct tgpu_queue *q = job->q;
+	struct tgpu_device *tdev = q->tdev;
+	int idx;
+
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		/*
+		 * Its fences are about to say "done": the engine must be,
+		 * too, and is once the write returns (channels.md).
+		 */
+		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
+			  TGPU_CHAN_CTRL_KILL);
+		drm_dev_exit(idx);
+	}
+	drm_err(&tdev->base,
+		"queue %u of %s[%d] (channel %u, %s): job %llu timed out after %u ms, channel killed\n",
+		q->id, q->comm, pid_nr(q->pid), q->chid,
+		tgpu_engine_name(q->engine),
+		sjob->s_fence->finished.seqno, q->timeout_ms);
+
+	spin_lock(&q->sched.job_list_lock);
+	list_add(&sjob->list, &q->sched.pending_list);
+	spin_unlock(&q->sched.job_list_lock);
+
+	tgpu_queue_fail(q, -ETIMEDOUT);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+void tgpu_job_free(struct drm_sched_job *sjob)
+{
+	struct tgpu_job *job = to_tgpu_job(sjob);
+
+	drm_sched_job_cleanup(sjob);
+	/* Still here when run_job never took it. */
+	kfree(job->hw_fence);
+	kvfree(job->ranges);
+	kfree(job);
+}
+
+const struct drm_sched_backend_ops tgpu_sched_ops = {
+	.run_job = tgpu_job_run,
+	.timedout_job = tgpu_job_timedout,
+	.free_job = tgpu_job_free,
+};

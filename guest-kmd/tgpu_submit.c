@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+/* DRM_IOCTL_TGPU_SUBMIT: a job of pushbuffer segments for a queue. */
+
+#include <linux/dma-fence.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <drm/gpu_scheduler.h>
+#include <drm/tgpu_drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
+#include <tgpu/isa.h>
+#include <tgpu/mmu.h>
+
+#include "tgpu_device.h"
+#include "tgpu_file.h"
+#include "tgpu_queue.h"
+#include "tgpu_sched.h"
+#include "tgpu_vm.h"
+
+/* ---- submission ---------------------------------------------------------- */
+
+static int tgpu_submit_copy_ranges(const struct drm_tgpu_submit *args,
+				   struct drm_tgpu_submit_range **out)
+{
+	struct drm_tgpu_submit_range *r;
+	u64 len;
+	u32 i;
+
+	r = kvmalloc_array(args->count, sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	if (copy_from_user(r, u64_to_user_ptr(args->ranges),
+			   args->count * sizeof(*r))) {
+		kvfree(r);
+		return -EFAULT;
+	}
+	for (i = 0; i < args->count; i++) {
+		len = (u64)r[i].dwords * 4;
+		if (r[i].pad || !IS_ALIGNED(r[i].va, 4) || !r[i].dwords ||
+		    r[i].dwords > TGPU_GP_ENTRY1_LENGTH_MASK ||
+		    r[i].va >= DRM_TGPU_VA_KERNEL_START ||
+		    len > DRM_TGPU_VA_KERNEL_START - r[i].va) {
+			kvfree(r);
+			return -EINVAL;
+		}
+	}
+	*out = r;
+	return 0;
+}
+
+/**
+ * tgpu_ioctl_submit() - DRM_IOCTL_TGPU_SUBMIT
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_submit
+ * @file: the DRM file that owns the queue
+ *
+ * Return: 0 on success, a negative errno otherwise (see the uAPI header).
+ */
+int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
+		      struct drm_file *file)
+{
+	struct tgpu_file *tfile = to_tgpu_file(file);
+	struct drm_tgpu_submit *args = data;
+	struct drm_syncobj *out_syncobj = NULL;
+	struct dma_fence *done;
+	struct tgpu_queue *q;
+	struct tgpu_job *job;
+	u32 *in = NULL;
+	u32 i;
+	int ret;
+
+	if (args->flags || args->pad || !args->count ||
+	    args->count > DRM_TGPU_SUBMIT_MAX_RANGES ||
+	    args->in_syncobj_count > DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS)
+		return -EINVAL;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	if (!job->hw_fence) {
+		ret = -ENOMEM;
+		goto err_free_job;
+	}
+	spin_lock_init(&job->hw_fence->lock);
+	job->count = args->count;
+	ret = tgpu_submit_copy_ranges(args, &job->ranges);
+	if (ret)
+		goto err_free_job;
+
+	if (args->in_syncobj_count) {
+		in = kmalloc_array(args->in_syncobj_count, sizeof(*in),
+				   GFP_KERNEL);
+		if (!in) {
+			ret = -ENOMEM;
+			goto err_free_job;
+		}
+		if (copy_from_user(in, u64_to_user_ptr(args->in_syncobjs),
+				   args->in_syncobj_count * sizeof(*in))) {
+			ret = -EFAULT;
+			goto err_free_job;
+		}
+	}
+
+	if (args->out_syncobj) {
+		out_syncobj = drm_syncobj_find(file, args->out_syncobj);
+		if (!out_syncobj) {
+			ret = -ENOENT;
+			goto err_free_job;
+		}
+	}
+
+	down_read(&tfile->queues_lock);
+	q = xa_load(&tfile->queues, args->queue);
+	if (!q) {
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	ret = tgpu_queue_error(q) ? -EIO : 0;
+	if (ret)
+		goto err_unlock;
+	job->q = q;
+
+	ret = drm_sched_job_init(&job->base, &q->entity, job->count + 1, q,
+				 file->client_id);
+	if (ret)
+		goto err_unlock;
+	for (i = 0; i < args->in_syncobj_count; i++) {
+		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
+							   in[i], 0);
+		if (ret)
+			goto err_cleanup;
+	}
+
+	mutex_lock(&q->submit_lock);
+	drm_sched_job_arm(&job->base);
+	done = dma_fence_get(&job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&q->submit_lock);
+	up_read(&tfile->queues_lock);
+
+	if (out_syncobj) {
+		drm_syncobj_replace_fence(out_syncobj, done);
+		drm_syncobj_put(out_syncobj);
+	}
+	dma_fence_put(done);
+	kfree(in);
+	return 0;
+
+err_cleanup:
+	drm_sched_job_cleanup(&job->base);
+err_unlock:
+	up_read(&tfile->queues_lock);
+err_free_job:
+	if (out_syncobj)
+		drm_syncobj_put(out_syncobj);
+	kfree(in);
+	if (job->ranges)
+		kvfree(job->ranges);
+	kfree(job->hw_fence);
+	kfree(job);
+	return ret;
+}

@@ -15,10 +15,16 @@
  * tgpu_pt_update_commit() returns.  A TLB invalidation the update asks
  * for is the channel's last method after its last copy; when the CPU
  * wrote entries, or the channel failed, it is made by register instead.
+ *
+ * Also the tree those writes go to: a VM's PD1, its PD0s and PTs,
+ * allocated in VRAM as mappings need them (tgpu_pt_tree_*()).
  */
 
+#include <linux/bitmap.h>
+#include <linux/err.h>
 #include <linux/io.h>
 #include <linux/minmax.h>
+#include <linux/slab.h>
 
 #include <drm/drm_drv.h>
 
@@ -348,4 +354,241 @@ void tgpu_pt_update_commit(struct tgpu_pt_update *u)
 	u->cur = 0;
 	u->cpu_entries = 0;
 	u->invalidate = false;
+}
+
+/* ---- the page-table tree ------------------------------------------------- */
+
+static struct tgpu_pt *tgpu_pt_alloc(struct tgpu_device *tdev, u64 size,
+				     unsigned int children, bool pd0)
+{
+	struct tgpu_pt *pt;
+	int ret;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return ERR_PTR(-ENOMEM);
+	if (children) {
+		pt->children = kcalloc(children, sizeof(*pt->children),
+				       GFP_KERNEL);
+		if (!pt->children)
+			goto err_nomem;
+	}
+	if (pd0) {
+		pt->large = bitmap_zalloc(TGPU_PD0_ENTRIES, GFP_KERNEL);
+		if (!pt->large)
+			goto err_nomem;
+	}
+	ret = tgpu_vram_obj_alloc(tdev, &pt->mem, size);
+	if (ret) {
+		bitmap_free(pt->large);
+		kfree(pt->children);
+		kfree(pt);
+		return ERR_PTR(ret);
+	}
+	return pt;
+
+err_nomem:
+	kfree(pt->children);
+	kfree(pt);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void tgpu_pt_free(struct tgpu_device *tdev, struct tgpu_pt *pt,
+			 unsigned int children)
+{
+	unsigned int i;
+
+	if (!pt)
+		return;
+	for (i = 0; pt->children && i < children; i++)
+		tgpu_pt_free(tdev, pt->children[i],
+			     children == TGPU_PD1_ENTRIES ? TGPU_PT_ENTRIES : 0);
+	tgpu_vram_obj_free(tdev, &pt->mem);
+	bitmap_free(pt->large);
+	kfree(pt->children);
+	kfree(pt);
+}
+
+/**
+ * tgpu_pt_tree_root() - make sure @vm has its root table (PD1)
+ * @vm: the VM, with its lock held
+ *
+ * Return: 0, or -ENOMEM and friends.
+ */
+int tgpu_pt_tree_root(struct tgpu_vm *vm)
+{
+	struct tgpu_pt *pd1;
+
+	if (vm->pd1)
+		return 0;
+	pd1 = tgpu_pt_alloc(vm->tdev, TGPU_PD1_ENTRIES * sizeof(u64),
+			    TGPU_PD1_ENTRIES, false);
+	if (IS_ERR(pd1))
+		return PTR_ERR(pd1);
+	vm->pd1 = pd1;
+	return 0;
+}
+
+/*
+ * The PD0 table for @va; allocated if @u, its directory entry written
+ * through @u.  With vm->lock held.
+ */
+static struct tgpu_pt *tgpu_pt_pd0(struct tgpu_vm *vm,
+				   struct tgpu_pt_update *u, u64 va)
+{
+	unsigned int i = TGPU_PD1_INDEX(va);
+	struct tgpu_pt *pd0;
+
+	pd0 = vm->pd1->children[i];
+	if (pd0 || !u)
+		return pd0;
+	pd0 = tgpu_pt_alloc(vm->tdev, TGPU_PD0_ENTRIES * sizeof(u64),
+			    TGPU_PT_ENTRIES, true);
+	if (IS_ERR(pd0))
+		return pd0;
+	vm->pd1->children[i] = pd0;
+	tgpu_pt_update_add(u, vm->pd1, i, 1, pd0->mem.addr | TGPU_PTE_VALID,
+			   0);
+	return pd0;
+}
+
+/*
+ * The PT for @va, allocated with the directories above it (new tables
+ * are zeroed by tgpu_vram_obj_alloc() before their entries go into @u).
+ * With vm->lock held.
+ */
+static struct tgpu_pt *tgpu_pt_leaf(struct tgpu_vm *vm,
+				    struct tgpu_pt_update *u, u64 va)
+{
+	unsigned int i = TGPU_PD0_INDEX(va);
+	struct tgpu_pt *pd0, *pt;
+
+	pd0 = tgpu_pt_pd0(vm, u, va);
+	if (IS_ERR(pd0))
+		return pd0;
+	pt = pd0->children[i];
+	if (pt)
+		return pt;
+	/* A 2 MiB page covers the whole range the PT would. */
+	if (WARN_ON(test_bit(i, pd0->large)))
+		return ERR_PTR(-EEXIST);
+	pt = tgpu_pt_alloc(vm->tdev, TGPU_PT_ENTRIES * sizeof(u64), 0, false);
+	if (IS_ERR(pt))
+		return pt;
+	pd0->children[i] = pt;
+	tgpu_pt_update_add(u, pd0, i, 1, pt->mem.addr | TGPU_PTE_VALID, 0);
+	return pt;
+}
+
+/**
+ * tgpu_pt_tree_clear() - clear [@va, @va + @size) of @vm's tables
+ * @vm: the VM, with its lock held
+ * @u: the update the writes go through, a run per table
+ * @va: start
+ * @size: bytes
+ *
+ * 2 MiB entries are cleared whole: a mapping only uses one when it
+ * covers all of it.
+ */
+void tgpu_pt_tree_clear(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			u64 va, u64 size)
+{
+	u64 end = va + size;
+	struct tgpu_pt *pd0, *pt;
+	unsigned int i, n;
+
+	if (!vm->pd1)
+		return;
+	while (va < end) {
+		pd0 = tgpu_pt_pd0(vm, NULL, va);
+		if (!pd0) {
+			va = round_down(va, 1ull << TGPU_PD1_SHIFT) +
+			     (1ull << TGPU_PD1_SHIFT);
+			continue;
+		}
+		i = TGPU_PD0_INDEX(va);
+		if (test_and_clear_bit(i, pd0->large)) {
+			tgpu_pt_update_zero(u, pd0, i, 1);
+			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
+			     TGPU_LARGE_PAGE_SIZE;
+			continue;
+		}
+		pt = pd0->children[i];
+		if (!pt) {
+			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
+			     TGPU_LARGE_PAGE_SIZE;
+			continue;
+		}
+		i = TGPU_PT_INDEX(va);
+		n = min_t(u64, TGPU_PT_ENTRIES - i,
+			  (end - va) >> TGPU_PAGE_SHIFT);
+		tgpu_pt_update_zero(u, pt, i, n);
+		va += (u64)n << TGPU_PAGE_SHIFT;
+	}
+}
+
+/**
+ * tgpu_pt_tree_map() - map a contiguous run at @va in @vm's tables
+ * @vm: the VM, with its lock held and its root (tgpu_pt_tree_root())
+ * @u: the update the writes go through
+ * @va: where, page aligned
+ * @phys: VRAM, or DMA addresses when @flags has TGPU_PTE_SYSMEM
+ * @size: bytes, page aligned
+ * @flags: TGPU_PTE_* besides VALID and LARGE
+ *
+ * 2 MiB pages (VRAM only) where @va and @phys are 2 MiB aligned, the
+ * run covers the whole 2 MiB and no PT is in the way; tables are
+ * allocated as needed.
+ *
+ * Return: 0, or a negative errno; what was mapped then stays for the
+ * caller to clear.
+ */
+int tgpu_pt_tree_map(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+		     u64 va, u64 phys, u64 size, u64 flags)
+{
+	struct tgpu_pt *pd0, *pt;
+	unsigned int i, n;
+
+	while (size) {
+		if (!(flags & TGPU_PTE_SYSMEM) &&
+		    IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
+		    size >= TGPU_LARGE_PAGE_SIZE) {
+			pd0 = tgpu_pt_pd0(vm, u, va);
+			if (IS_ERR(pd0))
+				return PTR_ERR(pd0);
+			i = TGPU_PD0_INDEX(va);
+			if (!pd0->children[i]) {
+				set_bit(i, pd0->large);
+				tgpu_pt_update_add(u, pd0, i, 1, phys | flags |
+						   TGPU_PTE_LARGE |
+						   TGPU_PTE_VALID, 0);
+				va += TGPU_LARGE_PAGE_SIZE;
+				phys += TGPU_LARGE_PAGE_SIZE;
+				size -= TGPU_LARGE_PAGE_SIZE;
+				continue;
+			}
+		}
+		pt = tgpu_pt_leaf(vm, u, va);
+		if (IS_ERR(pt))
+			return PTR_ERR(pt);
+		/* 4 KiB pages to the end of the PT: a 2 MiB page may follow */
+		i = TGPU_PT_INDEX(va);
+		n = min_t(u64, TGPU_PT_ENTRIES - i, size >> TGPU_PAGE_SHIFT);
+		tgpu_pt_update_add(u, pt, i, n, phys | flags | TGPU_PTE_VALID,
+				   TGPU_PAGE_SIZE);
+		va += (u64)n << TGPU_PAGE_SHIFT;
+		phys += (u64)n << TGPU_PAGE_SHIFT;
+		size -= (u64)n << TGPU_PAGE_SHIFT;
+	}
+	return 0;
+}
+
+/**
+ * tgpu_pt_tree_free() - free @vm's tables
+ * @vm: the VM, no longer in use by the device
+ */
+void tgpu_pt_tree_free(struct tgpu_vm *vm)
+{
+	tgpu_pt_free(vm->tdev, vm->pd1, TGPU_PD1_ENTRIES);
+	vm->pd1 = NULL;
 }

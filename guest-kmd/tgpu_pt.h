@@ -44,4 +44,13 @@ void tgpu_pt_update_invalidate(struct tgpu_pt_update *u, u32 asid, u64 va,
 			       u64 size);
 void tgpu_pt_update_commit(struct tgpu_pt_update *u);
 
+struct tgpu_vm;
+
+int tgpu_pt_tree_root(struct tgpu_vm *vm);
+int tgpu_pt_tree_map(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+		     u64 va, u64 phys, u64 size, u64 flags);
+void tgpu_pt_tree_clear(struct tgpu_vm *vm, struct tgpu_pt_update *u,
+			u64 va, u64 size);
+void tgpu_pt_tree_free(struct tgpu_vm *vm);
+
 #endif /* __TGPU_PT_H__ */

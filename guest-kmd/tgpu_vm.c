@@ -57,57 +57,6 @@ static struct tgpu_mapping *to_tgpu_mapping(struct drm_gpuva *va)
 	return container_of(va, struct tgpu_mapping, base);
 }
 
-static struct tgpu_pt *tgpu_pt_alloc(struct tgpu_device *tdev, u64 size,
-				     unsigned int children, bool pd0)
-{
-	struct tgpu_pt *pt;
-	int ret;
-
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	if (!pt)
-		return ERR_PTR(-ENOMEM);
-	if (children) {
-		pt->children = kcalloc(children, sizeof(*pt->children),
-				       GFP_KERNEL);
-		if (!pt->children)
-			goto err_nomem;
-	}
-	if (pd0) {
-		pt->large = bitmap_zalloc(TGPU_PD0_ENTRIES, GFP_KERNEL);
-		if (!pt->large)
-			goto err_nomem;
-	}
-	ret = tgpu_vram_obj_alloc(tdev, &pt->mem, size);
-	if (ret) {
-		bitmap_free(pt->large);
-		kfree(pt->children);
-		kfree(pt);
-		return ERR_PTR(ret);
-	}
-	return pt;
-
-err_nomem:
-	kfree(pt->children);
-	kfree(pt);
-	return ERR_PTR(-ENOMEM);
-}
-
-static void tgpu_pt_free(struct tgpu_device *tdev, struct tgpu_pt *pt,
-			 unsigned int children)
-{
-	unsigned int i;
-
-	if (!pt)
-		return;
-	for (i = 0; pt->children && i < children; i++)
-		tgpu_pt_free(tdev, pt->children[i],
-			     children == TGPU_PD1_ENTRIES ? TGPU_PT_ENTRIES : 0);
-	tgpu_vram_obj_free(tdev, &pt->mem);
-	bitmap_free(pt->large);
-	kfree(pt->children);
-	kfree(pt);
-}
-
 /* The VM is part of struct tgpu_file, which postclose frees. */
 static void tgpu_gpuvm_free(struct drm_gpuvm *gpuvm)
 {
@@ -163,21 +112,6 @@ int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
 	return 0;
 }
 
-/* Called with vm->lock held. */
-static int tgpu_vm_get_pd1(struct tgpu_vm *vm)
-{
-	struct tgpu_pt *pd1;
-
-	if (vm->pd1)
-		return 0;
-	pd1 = tgpu_pt_alloc(vm->tdev, TGPU_PD1_ENTRIES * sizeof(u64),
-			    TGPU_PD1_ENTRIES, false);
-	if (IS_ERR(pd1))
-		return PTR_ERR(pd1);
-	vm->pd1 = pd1;
-	return 0;
-}
-
 /**
  * tgpu_vm_pdb() - the VRAM address of the VM's root table
  * @vm: the VM
@@ -192,151 +126,11 @@ int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb)
 	int ret;
 
 	mutex_lock(&vm->lock);
-	ret = tgpu_vm_get_pd1(vm);
+	ret = tgpu_pt_tree_root(vm);
 	if (!ret)
 		*pdb = vm->pd1->mem.addr;
 	mutex_unlock(&vm->lock);
 	return ret;
-}
-
-/*
- * The PD0 table for @va; allocated if @u, its directory entry written
- * through @u.  With vm->lock held.
- */
-static struct tgpu_pt *tgpu_vm_pd0(struct tgpu_vm *vm,
-				   struct tgpu_pt_update *u, u64 va)
-{
-	unsigned int i = TGPU_PD1_INDEX(va);
-	struct tgpu_pt *pd0;
-
-	pd0 = vm->pd1->children[i];
-	if (pd0 || !u)
-		return pd0;
-	pd0 = tgpu_pt_alloc(vm->tdev, TGPU_PD0_ENTRIES * sizeof(u64),
-			    TGPU_PT_ENTRIES, true);
-	if (IS_ERR(pd0))
-		return pd0;
-	vm->pd1->children[i] = pd0;
-	tgpu_pt_update_add(u, vm->pd1, i, 1, pd0->mem.addr | TGPU_PTE_VALID,
-			   0);
-	return pd0;
-}
-
-/*
- * The PT for @va, allocated with the directories above it (new tables
- * are zeroed by tgpu_vram_obj_alloc() before their entries go into @u).
- * With vm->lock held.
- */
-static struct tgpu_pt *tgpu_vm_pt(struct tgpu_vm *vm,
-				  struct tgpu_pt_update *u, u64 va)
-{
-	unsigned int i = TGPU_PD0_INDEX(va);
-	struct tgpu_pt *pd0, *pt;
-
-	pd0 = tgpu_vm_pd0(vm, u, va);
-	if (IS_ERR(pd0))
-		return pd0;
-	pt = pd0->children[i];
-	if (pt)
-		return pt;
-	/* A 2 MiB page covers the whole range the PT would. */
-	if (WARN_ON(test_bit(i, pd0->large)))
-		return ERR_PTR(-EEXIST);
-	pt = tgpu_pt_alloc(vm->tdev, TGPU_PT_ENTRIES * sizeof(u64), 0, false);
-	if (IS_ERR(pt))
-		return pt;
-	pd0->children[i] = pt;
-	tgpu_pt_update_add(u, pd0, i, 1, pt->mem.addr | TGPU_PTE_VALID, 0);
-	return pt;
-}
-
-/*
- * Clear the entries for [va, va + size) through @u, a run per table.
- * 2 MiB entries are cleared whole: a mapping only uses one when it
- * covers all of it.  With vm->lock held.
- */
-static void tgpu_vm_clear(struct tgpu_vm *vm, struct tgpu_pt_update *u,
-			  u64 va, u64 size)
-{
-	u64 end = va + size;
-	struct tgpu_pt *pd0, *pt;
-	unsigned int i, n;
-
-	if (!vm->pd1)
-		return;
-	while (va < end) {
-		pd0 = tgpu_vm_pd0(vm, NULL, va);
-		if (!pd0) {
-			va = round_down(va, 1ull << TGPU_PD1_SHIFT) +
-			     (1ull << TGPU_PD1_SHIFT);
-			continue;
-		}
-		i = TGPU_PD0_INDEX(va);
-		if (test_and_clear_bit(i, pd0->large)) {
-			tgpu_pt_update_zero(u, pd0, i, 1);
-			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
-			     TGPU_LARGE_PAGE_SIZE;
-			continue;
-		}
-		pt = pd0->children[i];
-		if (!pt) {
-			va = round_down(va, TGPU_LARGE_PAGE_SIZE) +
-			     TGPU_LARGE_PAGE_SIZE;
-			continue;
-		}
-		i = TGPU_PT_INDEX(va);
-		n = min_t(u64, TGPU_PT_ENTRIES - i,
-			  (end - va) >> TGPU_PAGE_SHIFT);
-		tgpu_pt_update_zero(u, pt, i, n);
-		va += (u64)n << TGPU_PAGE_SHIFT;
-	}
-}
-
-/*
- * Map a physically contiguous run of VRAM, or of DMA addresses when
- * @flags has TGPU_PTE_SYSMEM, at @va, through @u.  2 MiB pages (VRAM
- * only) where @va and @phys are 2 MiB aligned, the run covers the whole
- * 2 MiB and no PT is in the way.  With vm->lock held; on failure, what
- * was mapped stays for the caller to clear.
- */
-static int tgpu_vm_map_run(struct tgpu_vm *vm, struct tgpu_pt_update *u,
-			   u64 va, u64 phys, u64 size, u64 flags)
-{
-	struct tgpu_pt *pd0, *pt;
-	unsigned int i, n;
-
-	while (size) {
-		if (!(flags & TGPU_PTE_SYSMEM) &&
-		    IS_ALIGNED(va | phys, TGPU_LARGE_PAGE_SIZE) &&
-		    size >= TGPU_LARGE_PAGE_SIZE) {
-			pd0 = tgpu_vm_pd0(vm, u, va);
-			if (IS_ERR(pd0))
-				return PTR_ERR(pd0);
-			i = TGPU_PD0_INDEX(va);
-			if (!pd0->children[i]) {
-				set_bit(i, pd0->large);
-				tgpu_pt_update_add(u, pd0, i, 1, phys | flags |
-						   TGPU_PTE_LARGE |
-						   TGPU_PTE_VALID, 0);
-				va += TGPU_LARGE_PAGE_SIZE;
-				phys += TGPU_LARGE_PAGE_SIZE;
-				size -= TGPU_LARGE_PAGE_SIZE;
-				continue;
-			}
-		}
-		pt = tgpu_vm_pt(vm, u, va);
-		if (IS_ERR(pt))
-			return PTR_ERR(pt);
-		/* 4 KiB pages to the end of the PT: a 2 MiB page may follow */
-		i = TGPU_PT_INDEX(va);
-		n = min_t(u64, TGPU_PT_ENTRIES - i, size >> TGPU_PAGE_SHIFT);
-		tgpu_pt_update_add(u, pt, i, n, phys | flags | TGPU_PTE_VALID,
-				   TGPU_PAGE_SIZE);
-		va += (u64)n << TGPU_PAGE_SHIFT;
-		phys += (u64)n << TGPU_PAGE_SHIFT;
-		size -= (u64)n << TGPU_PAGE_SHIFT;
-	}
-	return 0;
 }
 
 /**
@@ -357,11 +151,11 @@ int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 
 	mutex_lock(&vm->lock);
 	tgpu_pt_update_begin(&u, vm->tdev);
-	ret = tgpu_vm_get_pd1(vm);
+	ret = tgpu_pt_tree_root(vm);
 	if (!ret)
-		ret = tgpu_vm_map_run(vm, &u, va, phys, size, pte_flags);
+		ret = tgpu_pt_tree_map(vm, &u, va, phys, size, pte_flags);
 	if (ret) {
-		tgpu_vm_clear(vm, &u, va, size);
+		tgpu_pt_tree_clear(vm, &u, va, size);
 		tgpu_pt_update_invalidate(&u, vm->asid, va, size);
 	}
 	tgpu_pt_update_commit(&u);
@@ -383,7 +177,7 @@ void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size)
 
 	mutex_lock(&vm->lock);
 	tgpu_pt_update_begin(&u, vm->tdev);
-	tgpu_vm_clear(vm, &u, va, size);
+	tgpu_pt_tree_clear(vm, &u, va, size);
 	tgpu_pt_update_invalidate(&u, vm->asid, va, size);
 	tgpu_pt_update_commit(&u);
 	mutex_unlock(&vm->lock);
@@ -408,7 +202,7 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 			continue;
 		}
 		len = min(bsize - offset, size);
-		ret = tgpu_vm_map_run(vm, u, va,
+		ret = tgpu_pt_tree_map(vm, u, va,
 				      gpu_buddy_block_offset(block) + offset,
 				      len, flags);
 		if (ret)
@@ -423,7 +217,7 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 /*
  * Map @size bytes of a system-memory object from @offset at @va: its DMA
  * segments, 4 KiB PTEs of the system-memory aperture.  A segment can be
- * longer than a page (an IOMMU merges them); tgpu_vm_map_run() splits it.
+ * longer than a page (an IOMMU merges them); tgpu_pt_tree_map() splits it.
  * The table was made and the pages pinned when the object was created.
  */
 static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct tgpu_pt_update *u,
@@ -458,7 +252,7 @@ static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 			continue;
 		}
 		run = min(len - offset, size);
-		ret = tgpu_vm_map_run(vm, u, va, addr + offset, run,
+		ret = tgpu_pt_tree_map(vm, u, va, addr + offset, run,
 				      flags | TGPU_PTE_SYSMEM);
 		if (ret)
 			return ret;
@@ -588,7 +382,7 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 	if (ret)
 		goto err_unlock;
 	tgpu_pt_update_begin(&u, vm->tdev);
-	ret = tgpu_vm_get_pd1(vm);
+	ret = tgpu_pt_tree_root(vm);
 	if (!ret && tgpu_gem_is_sysmem(obj))
 		ret = tgpu_vm_map_sysmem(vm, &u, obj, args->bo_offset,
 					 args->va, args->size, flags);
@@ -596,7 +390,7 @@ int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,
 		ret = tgpu_vm_map_bo(vm, &u, to_tgpu_bo(obj), args->bo_offset,
 				     args->va, args->size, flags);
 	if (ret) {
-		tgpu_vm_clear(vm, &u, args->va, args->size);
+		tgpu_pt_tree_clear(vm, &u, args->va, args->size);
 		tgpu_pt_update_invalidate(&u, vm->asid, args->va, args->size);
 	}
 	/* The entries are in VRAM when this returns: the bind is done. */
@@ -637,7 +431,7 @@ static void tgpu_vm_unmap_locked(struct tgpu_vm *vm, struct tgpu_mapping *map)
 
 	if (drm_dev_enter(&vm->tdev->base, &idx)) {
 		tgpu_pt_update_begin(&u, vm->tdev);
-		tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
+		tgpu_pt_tree_clear(vm, &u, va->va.addr, va->va.range);
 		tgpu_pt_update_invalidate(&u, vm->asid, va->va.addr,
 					  va->va.range);
 		tgpu_pt_update_commit(&u);
@@ -715,7 +509,7 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 		tgpu_pt_update_begin(&u, tdev);
 		drm_gpuvm_for_each_va(va, &vm->base)
 			if (va->gem.obj)	/* not the kernel's node */
-				tgpu_vm_clear(vm, &u, va->va.addr, va->va.range);
+				tgpu_pt_tree_clear(vm, &u, va->va.addr, va->va.range);
 		/* The objects may go only once the GPU cannot reach them. */
 		tgpu_pt_update_invalidate(&u, vm->asid, 0, 0);
 		tgpu_pt_update_commit(&u);
@@ -733,8 +527,7 @@ void tgpu_vm_fini(struct tgpu_vm *vm)
 		list_del(&map->deferred);
 		tgpu_mapping_free(map);
 	}
-	tgpu_pt_free(tdev, vm->pd1, TGPU_PD1_ENTRIES);
-	vm->pd1 = NULL;
+	tgpu_pt_tree_free(vm);
 	mutex_unlock(&vm->lock);
 
 	mutex_destroy(&vm->lock);

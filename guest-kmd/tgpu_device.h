@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 
@@ -88,6 +89,9 @@ struct tgpu_runlist {
  * @queues_lock: protects @queues; taken in interrupt handlers
  * @queues: every queue of every file (struct tgpu_queue, by @dev_link),
  *	for the interrupt handlers
+ * @chan_queues: the same queues by channel ID, changed under
+ *	@queues_lock: the non-stall handler looks up the channels the
+ *	device's FIFO_NONSTALL_PENDING bitmap names
  *
  * Everything but @base is valid only while the PCI driver is bound: after
  * unplug the structure lives on until the last DRM file is closed, and
@@ -113,6 +117,7 @@ struct tgpu_device {
 	struct workqueue_struct *sched_wq;
 	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
 	struct list_head queues;
+	struct xarray chan_queues;
 	struct tgpu_kchan kchan;
 };
 

@@ -123,9 +123,15 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	struct tgpu_device *tdev = q->tdev;
 	unsigned long flags;
 	u32 status;
+	int ret;
 
+	/* the slot now, so that the store under the spinlock cannot fail */
+	ret = xa_reserve(&tdev->chan_queues, q->chid, GFP_KERNEL);
+	if (ret)
+		return ret;
 	spin_lock_irqsave(&tdev->queues_lock, flags);
 	list_add_tail(&q->dev_link, &tdev->queues);
+	xa_store(&tdev->chan_queues, q->chid, q, GFP_ATOMIC);
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
 
 	wmb(); /* the instance block and page tables, then the enable */
@@ -147,6 +153,7 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 			  TGPU_CHAN_CTRL_RESET);
 		spin_lock_irqsave(&tdev->queues_lock, flags);
 		list_del(&q->dev_link);
+		xa_erase(&tdev->chan_queues, q->chid);
 		spin_unlock_irqrestore(&tdev->queues_lock, flags);
 		return -EIO;
 	}
@@ -198,6 +205,7 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 
 	spin_lock_irqsave(&tdev->queues_lock, flags);
 	list_del(&q->dev_link);
+	xa_erase(&tdev->chan_queues, q->chid);
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
 
 	/* Finished work signals; what the reset dropped is cancelled. */

@@ -158,6 +158,7 @@ static void tgpu_queues_fini(struct drm_device *ddev, void *data)
 		destroy_workqueue(tdev->sched_wq);
 	ida_destroy(&tdev->chid_ida);
 	ida_destroy(&tdev->asid_ida);
+	xa_destroy(&tdev->chan_queues);
 }
 
 /**
@@ -182,6 +183,7 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 	ida_init(&tdev->chid_ida);
 	spin_lock_init(&tdev->queues_lock);
 	INIT_LIST_HEAD(&tdev->queues);
+	xa_init(&tdev->chan_queues);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		INIT_LIST_HEAD(&tdev->rl[r].queues);
 

@@ -112,19 +112,41 @@ int tgpu_queue_error(struct tgpu_queue *q)
 }
 
 /**
- * tgpu_queues_signal() - signal the fences every queue has reached
+ * tgpu_queues_signal() - signal the fences the device says queues reached
  * @tdev: the device
  *
  * Called by the non-stall interrupt handler, after acknowledging it.
+ * The device sets a channel's bit in FIFO_NONSTALL_PENDING for each of
+ * its non-stall events; the bits of each word that has a queue are read
+ * and cleared, and only those queues' semaphores are looked at.  An
+ * event after the clear sets its bit and the interrupt again
+ * (channels.md, "Interrupts").
  */
 void tgpu_queues_signal(struct tgpu_device *tdev)
 {
+	unsigned int w, words = DIV_ROUND_UP(tdev->id.channels, 32);
 	struct tgpu_queue *q;
-	unsigned long flags;
+	unsigned long flags, first;
+	u32 bits;
 
 	spin_lock_irqsave(&tdev->queues_lock, flags);
-	list_for_each_entry(q, &tdev->queues, dev_link)
-		tgpu_queue_signal(q, 0);
+	for (w = 0; w < words; w++) {
+		/* no MMIO read for a word without a queue */
+		first = w * 32;
+		if (!xa_find(&tdev->chan_queues, &first, w * 32 + 31,
+			     XA_PRESENT))
+			continue;
+		bits = tgpu_rd32(tdev, TGPU_FIFO_NONSTALL_PENDING(w));
+		if (!bits)
+			continue;
+		tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_PENDING(w), bits);
+		while (bits) {
+			q = xa_load(&tdev->chan_queues, w * 32 + __ffs(bits));
+			if (q)
+				tgpu_queue_signal(q, 0);
+			bits &= bits - 1;
+		}
+	}
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
 }
 

@@ -615,6 +615,62 @@ static void test_engines(struct ctx *c)
 	c->pb.len = 0;
 }
 
+/*
+ * A queue on every free channel, so in more than one 32-channel word of
+ * FIFO_NONSTALL_PENDING: each fence signals, whichever word its
+ * channel's bit is in.
+ */
+#define MANY_QUEUES	TGPU_CHANNELS_MAX
+
+static void test_many_queues(struct ctx *c)
+{
+	static uint32_t q[MANY_QUEUES], s[MANY_QUEUES];
+	unsigned int want = get_param(c->fd, DRM_TGPU_PARAM_CHANNELS) - 1;
+	struct timespec t0;
+	struct drm_tgpu_submit_range r;
+	unsigned int i, made = 0, good = 0;
+
+	if (want > MANY_QUEUES)
+		want = MANY_QUEUES;
+	memset((void *)c->data, 0, DATA_SIZE);
+	for (i = 0; i < want; i++) {
+		if (queue_create(c->fd, TGPU_RUNLIST_COMPUTE, i % 4, &q[i]))
+			break;
+		made++;
+		s[i] = syncobj_create(c->fd);
+		pb_begin(&c->pb);
+		pb_sem_release(&c->pb, DATA_VA + 0x3000 + 4 * i, 0x7000 + i);
+		r = pb_range(&c->pb);
+		submit(c->fd, q[i], &r, 1, NULL, 0, s[i]);
+	}
+	/*
+	 * The last first: its channel is in the highest word.  All within 3 s
+	 * of the submissions, less than the job timeout, whose handler would
+	 * signal a finished job's fence on its own.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (i-- > 0) {
+		struct timespec t1;
+		long left;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = 3000 - ((t1.tv_sec - t0.tv_sec) * 1000 +
+			       (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (i < made && syncobj_wait(c->fd, s[i], left > 1 ? left : 1) == 0 &&
+		    syncobj_status(c->fd, s[i]) == 1 &&
+		    c->data[0x3000 / 4 + i] == 0x7000 + i)
+			good++;
+	}
+	for (i = 0; i < made; i++) {
+		syncobj_destroy(c->fd, s[i]);
+		queue_destroy(c->fd, q[i]);
+	}
+	ok(want > 32 && made == want && good == made,
+	   "%u queues at once, one on every free channel (%u words of NONSTALL_PENDING): every fence signals (%u good)",
+	   made, (want + 32) / 32, good);
+	c->pb.len = 0;
+}
+
 /* An illegal method fails that queue's job; another queue goes on. */
 static void test_illegal_method(struct ctx *c)
 {
@@ -1399,6 +1455,7 @@ int main(int argc, char **argv)
 	test_queue_errors(&c);
 	test_in_syncobj(&c);
 	test_engines(&c);
+	test_many_queues(&c);
 	test_illegal_method(&c);
 	test_isolation(&c);
 	test_copy(&c);

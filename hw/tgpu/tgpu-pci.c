@@ -72,35 +72,43 @@ static bool tgpu_mmio_access_ok(hwaddr addr, unsigned size, bool is_write)
     return false;
 }
 
-static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+/*
+ * BAR0's registers: one region per unit (tgpu_reg_blocks), laid over
+ * tgpu-regs, whose own ops answer every offset no unit decodes.  A
+ * unit's read says with *ok whether it has the register; these shared
+ * ops check the access, trace it, and log what no unit takes.
+ */
+static const TGPURegBlock tgpu_reg_blocks[TGPU_NR_REG_BLOCKS] = {
+    { "tgpu-pmc", TGPU_PMC_BASE, TGPU_PMC_SIZE,
+      tgpu_pmc_read, tgpu_pmc_write },
+    { "tgpu-fifo", TGPU_FIFO_BASE, TGPU_FIFO_SIZE,
+      tgpu_host_read, tgpu_host_write },
+    { "tgpu-ptimer", TGPU_PTIMER_BASE, TGPU_PTIMER_SIZE,
+      tgpu_ptimer_read, NULL },
+    { "tgpu-mmu", TGPU_MMU_BASE, TGPU_MMU_SIZE,
+      tgpu_mmu_read, tgpu_mmu_write },
+    { "tgpu-ce", TGPU_CE_BASE, TGPU_CE_SIZE, tgpu_ce_read, NULL },
+    { "tgpu-compute", TGPU_GR_BASE, TGPU_GR_SIZE, tgpu_gr_read, NULL },
+    { "tgpu-ecc", TGPU_ECC_BASE, TGPU_ECC_SIZE,
+      tgpu_ecc_read, tgpu_ecc_write },
+    { "tgpu-channels", TGPU_CHAN_BASE, TGPU_CHANNELS_MAX * TGPU_CHAN_STRIDE,
+      tgpu_host_read, tgpu_host_write },
+    /* the user-mappable page: the timer reads, the doorbell writes */
+    { "tgpu-usermode", TGPU_USERMODE_BASE, TGPU_USERMODE_SIZE,
+      tgpu_ptimer_read, tgpu_host_write },
+};
+
+static uint64_t tgpu_reg_read(TGPUState *s, const TGPURegBlock *b,
+                              hwaddr addr, unsigned size)
 {
-    TGPUState *s = opaque;
     uint32_t val = TGPU_REG_BADF;
     bool ok = false;
 
     if (!tgpu_mmio_access_ok(addr, size, false)) {
         return MAKE_64BIT_MASK(0, size * 8);
     }
-    if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
-        val = tgpu_pmc_read(s, addr - TGPU_PMC_BASE, &ok);
-    } else if (addr >= TGPU_PTIMER_BASE &&
-               addr < TGPU_PTIMER_BASE + TGPU_PTIMER_SIZE) {
-        val = tgpu_ptimer_read(s, addr, &ok);
-    } else if (addr >= TGPU_MMU_BASE &&
-               addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
-        val = tgpu_mmu_read(s, addr, &ok);
-    } else if (addr >= TGPU_CE_BASE && addr < TGPU_CE_BASE + TGPU_CE_SIZE) {
-        val = tgpu_ce_read(s, addr, &ok);
-    } else if (addr >= TGPU_GR_BASE && addr < TGPU_GR_BASE + TGPU_GR_SIZE) {
-        val = tgpu_gr_read(s, addr, &ok);
-    } else if (addr >= TGPU_ECC_BASE &&
-               addr < TGPU_ECC_BASE + TGPU_ECC_SIZE) {
-        val = tgpu_ecc_read(s, addr, &ok);
-    } else if (addr >= TGPU_USERMODE_BASE &&
-               addr < TGPU_USERMODE_BASE + TGPU_USERMODE_SIZE) {
-        val = tgpu_ptimer_read(s, addr, &ok);
-    } else {
-        val = tgpu_host_read(s, addr, &ok);
+    if (b) {
+        val = b->read(s, addr, &ok);
     }
     if (!ok) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -113,28 +121,14 @@ static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     return val;
 }
 
-static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
-                            unsigned size)
+static void tgpu_reg_write(TGPUState *s, const TGPURegBlock *b, hwaddr addr,
+                           uint64_t val, unsigned size)
 {
-    TGPUState *s = opaque;
-    bool ok = false;
-
     if (!tgpu_mmio_access_ok(addr, size, true)) {
         return;
     }
     trace_tgpu_mmio_write(addr, size, val);
-    if (addr < TGPU_PMC_BASE + TGPU_PMC_SIZE) {
-        ok = tgpu_pmc_write(s, addr - TGPU_PMC_BASE, val);
-    } else if (addr >= TGPU_MMU_BASE &&
-               addr < TGPU_MMU_BASE + TGPU_MMU_SIZE) {
-        ok = tgpu_mmu_write(s, addr, val);
-    } else if (addr >= TGPU_ECC_BASE &&
-               addr < TGPU_ECC_BASE + TGPU_ECC_SIZE) {
-        ok = tgpu_ecc_write(s, addr, val);
-    } else {
-        ok = tgpu_host_write(s, addr, val);
-    }
-    if (!ok) {
+    if (!b || !b->write || !b->write(s, addr, val)) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "tgpu: write 0x%08" PRIx64 " to read-only or "
                       "unimplemented register 0x%06" HWADDR_PRIx
@@ -143,24 +137,61 @@ static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     }
 }
 
+/* A unit's region: the offset is the block's own. */
+static uint64_t tgpu_unit_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TGPURegRegion *r = opaque;
+
+    return tgpu_reg_read(r->s, r->block, r->block->base + addr, size);
+}
+
+static void tgpu_unit_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    TGPURegRegion *r = opaque;
+
+    tgpu_reg_write(r->s, r->block, r->block->base + addr, val, size);
+}
+
+/* tgpu-regs itself: what lies between the units. */
+static uint64_t tgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return tgpu_reg_read(opaque, NULL, addr, size);
+}
+
+static void tgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    tgpu_reg_write(opaque, NULL, addr, val, size);
+}
+
+/*
+ * Every size and alignment reaches tgpu_mmio_access_ok(), which logs
+ * what it refuses; 64-bit accesses are split into two 32-bit ones.
+ */
+#define TGPU_REG_ACCESS                 \
+    .endianness = DEVICE_LITTLE_ENDIAN, \
+    .valid = {                          \
+        .min_access_size = 1,           \
+        .max_access_size = 8,           \
+        .unaligned = true,              \
+    },                                  \
+    .impl = {                           \
+        .min_access_size = 1,           \
+        .max_access_size = 4,           \
+        .unaligned = true,              \
+    }
+
+static const MemoryRegionOps tgpu_unit_ops = {
+    .read = tgpu_unit_read,
+    .write = tgpu_unit_write,
+    TGPU_REG_ACCESS,
+};
+
 static const MemoryRegionOps tgpu_mmio_ops = {
     .read = tgpu_mmio_read,
     .write = tgpu_mmio_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    /*
-     * Every size and alignment reaches tgpu_mmio_access_ok(), which logs
-     * what it refuses; 64-bit accesses are split into two 32-bit ones.
-     */
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 4,
-        .unaligned = true,
-    },
+    TGPU_REG_ACCESS,
 };
 
 static const TGPUModel *tgpu_find_model(const char *name)
@@ -230,6 +261,15 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     memory_region_init(&s->bar0, OBJECT(s), "tgpu-bar0", TGPU_BAR0_SIZE);
     memory_region_init_io(&s->mmio, OBJECT(s), &tgpu_mmio_ops, s,
                           "tgpu-regs", TGPU_MSIX_TABLE_OFFSET);
+    for (int i = 0; i < TGPU_NR_REG_BLOCKS; i++) {
+        TGPURegRegion *r = &s->regs[i];
+
+        r->s = s;
+        r->block = &tgpu_reg_blocks[i];
+        memory_region_init_io(&r->mr, OBJECT(s), &tgpu_unit_ops, r,
+                              r->block->name, r->block->size);
+        memory_region_add_subregion(&s->mmio, r->block->base, &r->mr);
+    }
     memory_region_add_subregion(&s->bar0, 0, &s->mmio);
     pci_register_bar(pdev, TGPU_BAR0, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar0);
@@ -333,6 +373,9 @@ static void tgpu_exit(PCIDevice *pdev)
      * the device keeps itself alive after an unplug, and its VRAM too.
      */
     memory_region_del_subregion(&s->bar1, &s->vram);
+    for (int i = 0; i < TGPU_NR_REG_BLOCKS; i++) {
+        memory_region_del_subregion(&s->mmio, &s->regs[i].mr);
+    }
     memory_region_del_subregion(&s->bar0, &s->mmio);
 }
 

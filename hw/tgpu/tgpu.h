@@ -140,6 +140,27 @@ typedef enum {
     TGPU_ACC_COMPUTE,           /* compute engine: loads, stores, code */
 } TGPUAccessor;
 
+/*
+ * A unit's block of BAR0 registers.  read sets *ok when the unit has the
+ * register at ADDR (an offset in BAR0); write returns whether it took
+ * the value; NULL: the block is read-only.
+ */
+typedef struct TGPURegBlock {
+    const char *name;
+    hwaddr base, size;
+    uint32_t (*read)(TGPUState *s, hwaddr addr, bool *ok);
+    bool (*write)(TGPUState *s, hwaddr addr, uint32_t val);
+} TGPURegBlock;
+
+#define TGPU_NR_REG_BLOCKS  9
+
+/* The region of one block, as BAR0 maps it. */
+typedef struct TGPURegRegion {
+    TGPUState *s;
+    const TGPURegBlock *block;
+    MemoryRegion mr;
+} TGPURegRegion;
+
 typedef struct TGPURunlist {
     uint32_t base_lo, base_hi;
     uint32_t status;
@@ -163,7 +184,8 @@ struct TGPUState {
     const TGPUModel *model;
 
     MemoryRegion bar0;          /* container: registers + MSI-X */
-    MemoryRegion mmio;          /* register blocks */
+    MemoryRegion mmio;          /* the units' blocks, and between them */
+    TGPURegRegion regs[TGPU_NR_REG_BLOCKS];
     MemoryRegion bar1;          /* container: VRAM, then nothing */
     MemoryRegion vram;
 

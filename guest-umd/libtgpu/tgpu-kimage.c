@@ -9,24 +9,11 @@
 #include <string.h>
 
 #include "tgpu-kimage.h"
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
+#include "tgpu-util.h"
 
 static uint64_t get64(const uint8_t *p)
 {
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+	return (uint64_t)tu_get_le32(p) | (uint64_t)tu_get_le32(p + 4) << 32;
 }
 
 uint8_t *kimage_encode(const struct tgpu_kernel_image *img, size_t *len)
@@ -37,13 +24,13 @@ uint8_t *kimage_encode(const struct tgpu_kernel_image *img, size_t *len)
 	if (!buf)
 		return NULL;
 	memcpy(buf, KIMAGE_MAGIC, 4);
-	put32(buf + 4, KIMAGE_VERSION);
-	put32(buf + 8, img->ninsns);
-	put32(buf + 12, img->shared_size);
-	put32(buf + 16, img->param_size);
+	tu_put_le32(buf + 4, KIMAGE_VERSION);
+	tu_put_le32(buf + 8, img->ninsns);
+	tu_put_le32(buf + 12, img->shared_size);
+	tu_put_le32(buf + 16, img->param_size);
 	for (i = 0; i < img->ninsns; i++) {
-		put32(buf + KIMAGE_HEADER_SIZE + 8 * i, (uint32_t)img->insns[i]);
-		put32(buf + KIMAGE_HEADER_SIZE + 8 * i + 4, (uint32_t)(img->insns[i] >> 32));
+		tu_put_le32(buf + KIMAGE_HEADER_SIZE + 8 * i, (uint32_t)img->insns[i]);
+		tu_put_le32(buf + KIMAGE_HEADER_SIZE + 8 * i + 4, (uint32_t)(img->insns[i] >> 32));
 	}
 	*len = n;
 	return buf;
@@ -73,20 +60,20 @@ int kimage_decode(const uint8_t *buf, size_t len, int raw,
 				 "--raw reads bare 64-bit words)", KIMAGE_MAGIC);
 			return -EINVAL;
 		}
-		version = get32(buf + 4);
+		version = tu_get_le32(buf + 4);
 		if (version != KIMAGE_VERSION) {
 			snprintf(err, errlen, "kernel image version %u, this tool reads "
 				 "version %u", version, KIMAGE_VERSION);
 			return -EINVAL;
 		}
-		n = get32(buf + 8);
+		n = tu_get_le32(buf + 8);
 		if ((len - hdr) / 8 != n || (len - hdr) % 8) {
 			snprintf(err, errlen, "the header says %zu instructions (%zu bytes) "
 				 "but the file has %zu bytes", n, hdr + n * 8, len);
 			return -EINVAL;
 		}
-		img->shared_size = get32(buf + 12);
-		img->param_size = get32(buf + 16);
+		img->shared_size = tu_get_le32(buf + 12);
+		img->param_size = tu_get_le32(buf + 16);
 	}
 	if (n) {
 		img->insns = malloc(n * sizeof(*img->insns));

@@ -13,6 +13,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Little-endian words at P, byte by byte (file formats, command streams). */
+static inline uint32_t tu_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void tu_put_le32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* The number of elements of array A (not a pointer). */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -17,6 +17,7 @@
 
 #include "tgpu-kimage.h"
 #include "libtgpu.h"
+#include "tgpu-util.h"
 
 #define EXIT_USAGE 2
 
@@ -31,11 +32,6 @@ static void usage(FILE *f)
 		"--pushbuffer: FILE is a command stream (little-endian 32-bit dwords):\n"
 		"  print each method header and each method with its name and data.\n"
 		"FILE may be '-' for standard input.  Exit status: 0 ok, 1 error, 2 bad usage.\n");
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The method's name: a host method, or one of the subchannel's class. */
@@ -74,7 +70,7 @@ static int dump_pushbuffer(const char *name, const uint8_t *buf, size_t len)
 		return 1;
 	}
 	while (i < n) {
-		uint32_t hdr = le32(buf + 4 * i), op = hdr >> TGPU_PB_OP_SHIFT;
+		uint32_t hdr = tu_get_le32(buf + 4 * i), op = hdr >> TGPU_PB_OP_SHIFT;
 		uint32_t count = (hdr >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK;
 		uint32_t subch = (hdr >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK;
 		uint32_t m = (hdr & TGPU_PB_METHOD_MASK) << 2, j;
@@ -102,7 +98,7 @@ static int dump_pushbuffer(const char *name, const uint8_t *buf, size_t len)
 					name, i - j - 1, count - j);
 				return 1;
 			}
-			d = le32(buf + 4 * i);
+			d = tu_get_le32(buf + 4 * i);
 			printf("%6zu: %08x   %s (0x%03x) = 0x%08x\n", i, d,
 			       method_name(cls[subch], m), m, d);
 			if (m == TGPU_M_SET_OBJECT)

@@ -16,7 +16,9 @@
 #include <linux/xarray.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gpuvm.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
@@ -77,6 +79,11 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 		      struct drm_file *file)
 {
 	struct tgpu_file *tfile = to_tgpu_file(file);
+	struct drm_gpuvm_exec vm_exec = {
+		.vm = &tfile->vm.base,
+		.flags = DRM_EXEC_INTERRUPTIBLE_WAIT,
+		.num_fences = 1,
+	};
 	struct drm_tgpu_submit *args = data;
 	struct drm_syncobj *out_syncobj = NULL;
 	struct dma_fence *done;
@@ -149,11 +156,24 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 			goto err_cleanup;
 	}
 
+	/* The VM's resv and every mapped object's, with a slot each. */
+	ret = drm_gpuvm_exec_lock(&vm_exec);
+	if (ret)
+		goto err_cleanup;
+
 	mutex_lock(&q->submit_lock);
 	drm_sched_job_arm(&job->base);
 	done = dma_fence_get(&job->base.s_fence->finished);
+	/*
+	 * SUBMIT names no objects, so the job may write any of them: an
+	 * importer's implicit sync (dma-buf poll, EXPORT_SYNC_FILE, a
+	 * display's atomic commit) waits for it as for a writer.
+	 */
+	drm_gpuvm_resv_add_fence(vm_exec.vm, &vm_exec.exec, done,
+				 DMA_RESV_USAGE_BOOKKEEP, DMA_RESV_USAGE_WRITE);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&q->submit_lock);
+	drm_gpuvm_exec_unlock(&vm_exec);
 	up_read(&tfile->queues_lock);
 
 	if (out_syncobj) {

@@ -87,8 +87,10 @@ int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm)
 		return asid == -ENOSPC ? -EBUSY : asid;
 
 	/*
-	 * drm_gpuvm wants a dma_resv of the VM's own; tgpu does not use it:
-	 * vm->lock protects the tree, each object's resv its list of VMs.
+	 * The VM's own dma_resv only collects the fences of the file's jobs
+	 * (tgpu_ioctl_submit()); vm->lock protects the tree, each object's
+	 * resv its list of VMs.  No object shares this resv, so every
+	 * mapped object is one of drm_gpuvm's external objects.
 	 */
 	r_obj = drm_gpuvm_resv_object_alloc(&tdev->base);
 	if (!r_obj) {
@@ -279,6 +281,8 @@ static void tgpu_mapping_link(struct tgpu_mapping *map,
 
 	dma_resv_lock(obj->resv, NULL);
 	vm_bo = drm_gpuvm_bo_obtain_prealloc(vm_bo);
+	/* The file's jobs add their fences to it from now on. */
+	drm_gpuvm_bo_extobj_add(vm_bo);
 	drm_gpuva_link(&map->base, vm_bo);
 	drm_gpuvm_bo_put(vm_bo);	/* the mapping holds its own */
 	dma_resv_unlock(obj->resv);

@@ -5,11 +5,14 @@
  * another (its own file, so its own VM), read through its mappings and
  * used by its GPU work; export and import errors.  Then one object
  * mapped twice in one file's VM and once in another's: unmapping one
- * mapping leaves the others on the same memory, byte for byte.  Output
- * is TAP.
+ * mapping leaves the others on the same memory, byte for byte.  Last,
+ * implicit sync: a job blocked on a semaphore keeps every dma-buf
+ * mapped in its VM busy, for poll() and DMA_BUF_IOCTL_EXPORT_SYNC_FILE,
+ * until the CPU releases it.  Output is TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
 
 #include <tgpu_drm.h>
 #include <tgpu/channel.h>
@@ -212,6 +218,115 @@ static void shared_mappings(void)
 	close(fb);
 }
 
+/* poll() on @fd for @events: 1 ready, 0 not within @ms, -1 error. */
+static int poll_fd(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n;
+
+	do
+		n = poll(&p, 1, ms);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -1 : n == 1 && (p.revents & events) == events;
+}
+
+/* The dma-buf's fences for @flags as a sync file, or -1. */
+static int dmabuf_sync_file(int buf, uint32_t flags)
+{
+	struct dma_buf_export_sync_file e = { .flags = flags, .fd = -1 };
+
+	return xioctl(buf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e) ? -1 : e.fd;
+}
+
+/* A sync file's status: 1 signalled, 0 pending, negative the error. */
+static int sync_file_status(int sf, uint32_t *fences)
+{
+	struct sync_file_info info;
+
+	memset(&info, 0, sizeof(info));
+	if (ioctl(sf, SYNC_IOC_FILE_INFO, &info))
+		return -1000;
+	*fences = info.num_fences;
+	return info.status;
+}
+
+/*
+ * File A's job blocks on a semaphore in its pushbuffer object, then
+ * writes a word of a system-memory object X that A exported and B
+ * imported.  While it is blocked, implicit sync on X's dma-buf waits
+ * (poll for reading and for writing, a sync file of its fences), while
+ * a VRAM object Y exported by B and mapped only in B's VM stays idle.
+ * The CPU's release of the semaphore lets both the job and X go, and
+ * the importer then reads the job's write.
+ */
+static void implicit_sync(void)
+{
+	uint32_t x, xb, y, pbh, q, s, n, fences = 0;
+	volatile uint32_t *pb, *pxb;
+	struct drm_tgpu_submit_range r = { .va = PB_VA };
+	int fa, fb, xbuf, ybuf, sf, err, status;
+	const uint64_t sem = PB_VA + 4092;
+
+	fa = open(node, O_RDWR | O_CLOEXEC);
+	fb = open(node, O_RDWR | O_CLOEXEC);
+	if (fa < 0 || fb < 0)
+		bail("cannot open the render node twice");
+	x = gem_create_flags(fa, SIZE, DRM_TGPU_GEM_CREATE_SYSMEM);
+	y = gem_create_flags(fb, SIZE, 0);
+	pbh = gem_create_flags(fa, 4096, 0);
+	pb = gem_mmap(fa, pbh, 4096);
+	if (!pb || prime_export(fa, x, DRM_CLOEXEC | DRM_RDWR, &xbuf) ||
+	    prime_import(fb, xbuf, &xb) ||
+	    prime_export(fb, y, DRM_CLOEXEC | DRM_RDWR, &ybuf))
+		bail("PRIME between two files failed");
+	pxb = gem_mmap(fb, xb, SIZE);
+	if (!pxb || vm_bind(fa, pbh, 0, PB_VA, 4096, 0) ||
+	    vm_bind(fa, x, 0, SYS_VA, SIZE, 0) ||
+	    vm_bind(fb, y, 0, VRAM_VA, SIZE, 0) ||
+	    queue_create(fa, TGPU_RUNLIST_CE0, 0, &q))
+		bail("VM_BIND or QUEUE_CREATE failed");
+	pxb[0] = 0;
+	pb[sem / 4 - PB_VA / 4] = 0;
+	n = pb_sem_op((uint32_t *)pb, sem, 1, TGPU_SEM_OP_ACQ_GEQ);
+	n += pb_release((uint32_t *)pb + n, SYS_VA, 0x5eed);
+	r.dwords = n;
+	s = syncobj_create(fa);
+
+	ok(poll_fd(xbuf, POLLIN | POLLOUT, 0) == 1,
+	   "before any job, X's dma-buf is idle for reading and writing");
+	ok(submit(fa, q, &r, 1, NULL, 0, s) == 0 && syncobj_wait(fa, s, 200) == ETIME,
+	   "A's job blocks on its semaphore");
+	ok(poll_fd(xbuf, POLLIN, 300) == 0,
+	   "poll(POLLIN) on X's dma-buf waits: the job is a writer of every object in its VM");
+	ok(poll_fd(xbuf, POLLOUT, 0) == 0, "poll(POLLOUT) on X's dma-buf waits too");
+	sf = dmabuf_sync_file(xbuf, DMA_BUF_SYNC_READ);
+	status = sf < 0 ? -2000 : sync_file_status(sf, &fences);
+	ok(status == 0 && fences >= 1,
+	   "EXPORT_SYNC_FILE (read) on X's dma-buf: a sync file of %u fence(s), pending (status %d)",
+	   fences, status);
+	ok(poll_fd(ybuf, POLLIN | POLLOUT, 0) == 1,
+	   "Y, mapped only in B's VM, stays idle");
+	ok(pxb[0] == 0, "the importer reads no write yet");
+
+	pb[sem / 4 - PB_VA / 4] = 1;
+	ok(poll_fd(xbuf, POLLIN, 10000) == 1,
+	   "once the CPU releases the semaphore, poll(POLLIN) on X's dma-buf returns");
+	ok(pxb[0] == 0x5eed, "the importer then reads the job's write (0x%x)", pxb[0]);
+	ok(sf >= 0 && poll_fd(sf, POLLIN, 0) == 1 &&
+	   sync_file_status(sf, &fences) == 1,
+	   "the sync file taken while the job was blocked has signalled");
+	err = syncobj_wait(fa, s, 0);
+	ok(!err && syncobj_status(fa, s) == 1, "A's fence signalled without error");
+	if (sf >= 0)
+		close(sf);
+	munmap((void *)pb, 4096);
+	munmap((void *)pxb, SIZE);
+	close(xbuf);
+	close(ybuf);
+	close(fa);
+	close(fb);
+}
+
 int main(void)
 {
 	uint32_t hs, hv, h2, i;
@@ -296,5 +411,6 @@ int main(void)
 	close(vram_fd);
 	close(fd);
 	shared_mappings();
+	implicit_sync();
 	return tap_done();
 }

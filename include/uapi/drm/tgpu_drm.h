@@ -343,14 +343,21 @@ struct drm_tgpu_submit_range {
  * work: a process can make its own fences signal early (or late), never
  * another process's.
  *
+ * The job's fence is also added, as a write, to the dma_resv of every
+ * object mapped in the file's VM: implicit sync on such an object (poll
+ * on its dma-buf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, an importing driver)
+ * waits for the job.  The job itself does not wait for the fences other
+ * work left in those objects: order work with syncobjs.
+ *
  * Errors: -EINVAL for non-zero @flags or @pad, a @count or
  * @in_syncobj_count out of range, a range with non-zero @pad, an
  * unaligned @va, a zero or too large @dwords, or a segment outside the
  * user part of the VM; -EFAULT for an unreadable user pointer; -ENOENT
  * for an unknown @queue, in-syncobj or @out_syncobj (an in-syncobj with
  * no fence yet is -EINVAL, as drm_syncobj_find_fence() answers); -EIO
- * when the queue is dead; -ENOMEM when kernel memory runs out; -ENODEV
- * when the device is gone.
+ * when the queue is dead; -ENOMEM when kernel memory runs out; -EINTR
+ * when a signal arrives while the objects are being locked (drmIoctl()
+ * retries); -ENODEV when the device is gone.
  */
 struct drm_tgpu_submit {
 	__u32 queue;

@@ -82,6 +82,17 @@ static void put32(void *p, uint32_t v)
     memcpy(p, &v, 4);
 }
 
+/* A semaphore release at P, little-endian: TGPU_SEM_DWORDS dwords. */
+static unsigned int put_release(uint32_t *p, uint64_t addr, uint32_t payload)
+{
+    unsigned int n = tgpu_pb_sem(p, addr, payload, TGPU_SEM_OP_RELEASE);
+
+    for (unsigned int i = 0; i < n; i++) {
+        put32(&p[i], p[i]);
+    }
+    return n;
+}
+
 static void put64(void *p, uint64_t v)
 {
     v = cpu_to_le64(v);
@@ -120,14 +131,9 @@ static void setup(Bench *b, int nchan, int njobs)
             uint64_t pb = PB_BASE + (uint64_t)j * JOB_PB_BYTES;
             uint32_t *p = &pbs[j * JOB_PB_BYTES / 4];
 
-            put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_INC, 0,
-                                     TGPU_M_SEM_ADDR_LO, 3));
-            put32(&p[1], SEM_BASE + c * 8);
-            put32(&p[2], 0);
-            put32(&p[3], j + 1);
-            put32(&p[4], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_SEM_EXECUTE,
-                                     TGPU_SEM_OP_RELEASE));
-            put64(&ring[put++], TGPU_GP_ENTRY(pb, 5, 0));
+            put64(&ring[put++],
+                  TGPU_GP_ENTRY(pb, put_release(p, SEM_BASE + c * 8, j + 1),
+                                0));
         }
         vram_write(b, gpfifo, ring, put * 8);
         put32(&put_le, put);
@@ -253,7 +259,7 @@ static void put_pte(Bench *b, uint64_t table, unsigned int i, uint64_t e)
 static void ctxsw_setup(Bench *b, int n, int w, int blocks)
 {
     uint32_t ids[32];
-    int dw = 5 * w + 1;
+    int dw = TGPU_SEM_DWORDS * w + 1;
     g_autofree uint32_t *pb = g_new0(uint32_t, dw * blocks);
     g_autofree uint64_t *ring = g_new0(uint64_t, 512);
 
@@ -276,15 +282,8 @@ static void ctxsw_setup(Bench *b, int n, int w, int blocks)
         for (int k = 0; k < blocks; k++) {
             uint32_t *p = &pb[k * dw];
 
-            for (int i = 0; i < w; i++, p += 5) {
-                put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_INC, 0,
-                                         TGPU_M_SEM_ADDR_LO, 3));
-                put32(&p[1], CS_VA_DATA + i * 4096);
-                put32(&p[2], 0);
-                put32(&p[3], k + 1);
-                put32(&p[4], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0,
-                                         TGPU_M_SEM_EXECUTE,
-                                         TGPU_SEM_OP_RELEASE));
+            for (int i = 0; i < w; i++) {
+                p += put_release(p, CS_VA_DATA + i * 4096, k + 1);
             }
             put32(&p[0], TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_YIELD, 0));
             put64(&ring[k], TGPU_GP_ENTRY(CS_PB_VA + k * dw * 4ull, dw, 0));

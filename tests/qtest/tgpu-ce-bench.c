@@ -235,12 +235,7 @@ static uint32_t launch_prepare(Bench *b, int c, uint64_t src, uint64_t dst,
     uint64_t entry;
 
     if (gate_op >= 0) {
-        pb[n++] = TGPU_PB_HDR(TGPU_PB_OP_INC, SC, TGPU_M_SEM_ADDR_LO, 3);
-        pb[n++] = (uint32_t)V_SEM + GATE_OFF;
-        pb[n++] = V_SEM >> 32;
-        pb[n++] = gate;
-        pb[n++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, SC, TGPU_M_SEM_EXECUTE,
-                              gate_op);
+        n += tgpu_pb_sem(&pb[n], V_SEM + GATE_OFF, gate, gate_op);
     }
     pb[n++] = TGPU_PB_HDR(TGPU_PB_OP_INC, SC, TGPU_M_SET_OBJECT, 1);
     pb[n++] = TGPU_CLASS_COPY;

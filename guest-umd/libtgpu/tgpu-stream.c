@@ -31,6 +31,7 @@
 
 #include <tgpu/channel.h>
 #include <tgpu/copy.h>
+#include <tgpu/ecc.h>
 #include <tgpu/isa.h>
 #include <tgpu_drm.h>
 
@@ -167,6 +168,10 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 		return TGPU_ERROR_LAUNCH_FAILED;
 	}
 	switch (q.chan_error) {
+	case TGPU_ERR_ECC_UNCORRECTABLE:
+		snprintf(why, len, "uncorrectable ECC error in VRAM read by the %s (Xid 48; the ECC address log has where)",
+			 tgpu_ecc_engine_name(q.chan_error_info));
+		return TGPU_ERROR_ECC_UNCORRECTABLE;
 	case TGPU_ERR_COMPUTE:
 		fault = q.chan_error_info == TGPU_KERR_MMU_FAULT;
 		snprintf(why, len, "kernel error: %s%s", tgpu_kerr_meaning(q.chan_error_info),

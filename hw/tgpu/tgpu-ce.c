@@ -205,7 +205,29 @@ static void ce_unmap(CeRun *r, CeMap *m, bool is_write, uint64_t done)
         tgpu_sysmem_unmap(&m->sys, done);
     } else if (is_write && done) {
         memory_region_set_dirty(&r->ce->e.s->vram, m->vram, done);
+        tgpu_ecc_vram_write(r->ce->e.s, m->vram, done);
     }
+}
+
+/*
+ * The first N bytes of M are about to be read: ECC errors there happen.
+ * Returns how many may be read; fewer than N (*dbe set) when an
+ * uncorrectable error stops the read before its 4 KiB page.
+ */
+static uint64_t ce_ecc_read(CeRun *r, const CeMap *m, uint64_t n, bool *dbe)
+{
+    TGPUCopyEngine *ce = r->ce;
+    uint64_t bad, page;
+
+    *dbe = false;
+    if (m->sysmem ||
+        tgpu_ecc_vram_read(ce->e.s, m->vram, n, TGPU_ECC_ENGINE_CE0 +
+                           ce->index, r->job->vm.chid, &bad)) {
+        return n;
+    }
+    *dbe = true;
+    page = bad & ~(uint64_t)(TGPU_PAGE_SIZE - 1);
+    return page > m->vram ? page - m->vram : 0;
 }
 
 /* Move bytes as a DMA engine does: large blocks past the CPU caches. */
@@ -225,6 +247,7 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
         CeMap sm, dm;
         uint64_t n;
         int fault;
+        bool dbe;
 
         qemu_mutex_lock(&r->ce->e.run_lock);
         fault = ce_map(r, src, len, false, &sm);
@@ -238,11 +261,15 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
             qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
         }
-        n = MIN(sm.len, dm.len);
+        n = ce_ecc_read(r, &sm, MIN(sm.len, dm.len), &dbe);
         ce_memmove(dm.p, sm.p, n);
         ce_unmap(r, &dm, true, n);
         ce_unmap(r, &sm, false, n);
         qemu_mutex_unlock(&r->ce->e.run_lock);
+        if (dbe) {
+            r->progress += n;
+            return ce_fault(r, TGPU_CE_ERR_ECC, src + n, 0, false);
+        }
         src += n;
         dst += n;
         len -= n;
@@ -292,6 +319,7 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
     while (len) {
         CeMap m;
         int fault;
+        bool dbe = false;
 
         qemu_mutex_lock(&r->ce->e.run_lock);
         fault = ce_map(r, va, len, is_write, &m);
@@ -302,7 +330,13 @@ static bool ce_xfer(CeRun *r, uint64_t va, void *buf, uint64_t len,
         if (is_write) {
             memcpy(m.p, b, m.len);
         } else {
+            m.len = ce_ecc_read(r, &m, m.len, &dbe);
             memcpy(b, m.p, m.len);
+        }
+        if (dbe) {
+            ce_unmap(r, &m, false, m.len);
+            qemu_mutex_unlock(&r->ce->e.run_lock);
+            return ce_fault(r, TGPU_CE_ERR_ECC, va + m.len, 0, false);
         }
         ce_unmap(r, &m, is_write, m.len);
         qemu_mutex_unlock(&r->ce->e.run_lock);
@@ -644,8 +678,13 @@ static void ce_engine_done(TGPUEngine *e)
                       "tgpu: %s: channel %u: launch failed at 0x%010"
                       PRIx64 ": %s\n", e->name, job->vm.chid,
                       va, tgpu_ce_error_meaning(err));
-        tgpu_chan_fail(s, ch, TGPU_ERR_COPY,
-                       TGPU_CE_ERR_INFO(ce->index, err));
+        if (err == TGPU_CE_ERR_ECC) {
+            tgpu_chan_fail(s, ch, TGPU_ERR_ECC_UNCORRECTABLE,
+                           TGPU_ECC_ENGINE_CE0 + ce->index);
+        } else {
+            tgpu_chan_fail(s, ch, TGPU_ERR_COPY,
+                           TGPU_CE_ERR_INFO(ce->index, err));
+        }
     } else {
         ce_finish(s, ch, job);
     }

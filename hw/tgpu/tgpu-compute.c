@@ -80,8 +80,24 @@ static int gr_mem_global(void *opaque, uint64_t va, unsigned int len,
     if (fault) {
         return fault;
     }
-    if (!sysmem) {
+    if (!sysmem && likely(!qatomic_read(&s->ecc_inj_nr))) {
         *page = gr->vram + (pa & ~(TGPU_PAGE_SIZE - 1));
+        return 0;
+    }
+    if (!sysmem) {
+        /* errors are armed: each access checks, no page is kept */
+        uint64_t bad;
+
+        *page = NULL;
+        if ((!is_write || atomic >= 0) &&
+            !tgpu_ecc_vram_read(s, pa, len, TGPU_ECC_ENGINE_COMPUTE,
+                                k->vm.chid, &bad)) {
+            return GR_MEM_ECC;
+        }
+        tgpu_simt_access(gr->vram + pa, buf, len, is_write, atomic, b, c);
+        if (is_write || atomic >= 0) {
+            tgpu_ecc_vram_write(s, pa, len);
+        }
         return 0;
     }
     *page = NULL;
@@ -153,6 +169,13 @@ static bool gr_fetch(TGPUComputeEngine *gr, TGPUKernel *k)
                                   k->prog_va + done);
         }
         if (!sysmem) {
+            uint64_t bad;
+
+            if (!tgpu_ecc_vram_read(s, pa, n, TGPU_ECC_ENGINE_COMPUTE,
+                                    k->vm.chid, &bad)) {
+                return tgpu_simt_fail(&k->x, TGPU_KERR_ECC,
+                                      k->prog_va + done + (bad - pa));
+            }
             memcpy((uint8_t *)raw + done, gr->vram + pa, n);
         }
         done += n;
@@ -252,7 +275,12 @@ static void gr_engine_done(TGPUEngine *e)
                       tgpu_kerr_meaning(k->x.error), k->x.err_pc,
                       k->x.err_cta, k->x.err_warp, k->x.err_lane,
                       k->x.err_va, k->x.err_info);
-        tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, k->x.error);
+        if (k->x.error == TGPU_KERR_ECC) {
+            tgpu_chan_fail(s, ch, TGPU_ERR_ECC_UNCORRECTABLE,
+                           TGPU_ECC_ENGINE_COMPUTE);
+        } else {
+            tgpu_chan_fail(s, ch, TGPU_ERR_COMPUTE, k->x.error);
+        }
     } else {
         tgpu_launch_done(s, ch, k->launch, k->sem_addr, k->sem_payload);
     }
@@ -326,6 +354,7 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
     uint64_t param_va = (uint64_t)(ch->gr_param_upper & TGPU_CE_UPPER_MASK)
                         << 32 | ch->gr_param_lower;
     TGPUKernel *k;
+    MemTxResult r;
 
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->launches++;
@@ -355,9 +384,16 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
                   ch->gr_sem_b;
     k->sem_payload = ch->gr_sem_payload;
     /* the parameters are read at launch, as a constant bank upload */
-    if (k->x.param_size &&
-        tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, param_va, k->x.param,
-                    k->x.param_size, false)) {
+    r = k->x.param_size ? tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, param_va,
+                                      k->x.param, k->x.param_size, false)
+                        : MEMTX_OK;
+    if (r == MEMTX_ERROR) {
+        g_free(k);
+        tgpu_chan_fail(s, ch, TGPU_ERR_ECC_UNCORRECTABLE,
+                       TGPU_ECC_ENGINE_HOST);
+        return TGPU_MTHD_ERROR;
+    }
+    if (r) {
         g_free(k);
         WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
             gr->error = TGPU_KERR_CONST;

@@ -1,6 +1,8 @@
 /*
- * tgpu ECC: control, the VRAM scrub that enabling starts, and the InfoROM
- * retired-page store (a file on the host).  docs/hw/ecc.md is the manual.
+ * tgpu ECC: control, the VRAM scrub that enabling starts, error injection
+ * and what an error does to its reader (correction, containment, the
+ * counters and the address log), and the InfoROM retired-page store (a
+ * file on the host).  docs/hw/ecc.md is the manual.
  *
  * Copyright (c) 2026 The tgpu authors
  *
@@ -12,6 +14,7 @@
 #include "qemu/log.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "hw/pci/pcie_aer.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -196,6 +199,389 @@ bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
     return true;
 }
 
+/* ---- errors: what a read of an armed word does -------------------------- */
+
+static const char *const ecc_engine_names[] = {
+    [TGPU_ECC_ENGINE_HOST] = "host",
+    [TGPU_ECC_ENGINE_COMPUTE] = "compute",
+    [TGPU_ECC_ENGINE_CE0] = "CE0",
+    [TGPU_ECC_ENGINE_CE1] = "CE1",
+    [TGPU_ECC_ENGINE_MMU] = "MMU",
+    [TGPU_ECC_ENGINE_BAR1] = "BAR1",
+};
+
+static uint32_t sat_inc(uint32_t v)
+{
+    return v == UINT32_MAX ? v : v + 1;
+}
+
+/* Under ecc_lock: one more entry, dropping the oldest from a full log. */
+static void ecc_log_add(TGPUState *s, uint64_t addr, uint8_t type,
+                        unsigned int engine, uint32_t chid)
+{
+    TGPUEccLog *e;
+
+    if (s->ecc_log_nr == TGPU_ECC_LOG_ENTRIES) {
+        s->ecc_log_head = (s->ecc_log_head + 1) % TGPU_ECC_LOG_ENTRIES;
+        s->ecc_log_nr--;
+        s->ecc_log_overflow = true;
+    }
+    e = &s->ecc_log[(s->ecc_log_head + s->ecc_log_nr++) %
+                    TGPU_ECC_LOG_ENTRIES];
+    *e = (TGPUEccLog) {
+        .addr = addr, .time = tgpu_ptimer_now(s), .type = type,
+        .engine = engine,
+        .chid = chid < TGPU_ECC_NO_CHID ? chid : TGPU_ECC_NO_CHID,
+    };
+}
+
+/* Under ecc_lock: injection I is gone (it happened, or was written). */
+static void ecc_inj_drop(TGPUState *s, uint32_t i)
+{
+    memmove(&s->ecc_inj[i], &s->ecc_inj[i + 1],
+            (s->ecc_inj_nr - i - 1) * sizeof(s->ecc_inj[0]));
+    qatomic_set(&s->ecc_inj_nr, s->ecc_inj_nr - 1);
+}
+
+bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
+                             unsigned int engine, uint32_t chid,
+                             uint64_t *bad)
+{
+    bool on = qatomic_read(&s->ecc_state) == TGPU_ECC_STATE_ENABLED;
+    uint32_t raised = 0;
+    bool ok = true;
+
+    *bad = UINT64_MAX;
+    qemu_mutex_lock(&s->ecc_lock);
+    /* the read stops at the lowest poisoned word: nothing behind happens */
+    for (uint32_t i = 0; on && i < s->ecc_inj_nr; i++) {
+        const TGPUEccInj *j = &s->ecc_inj[i];
+
+        if (j->addr + 8 > addr && j->addr < addr + len &&
+            ctpop64(j->mask) == 2) {
+            *bad = MIN(*bad, j->addr);
+        }
+    }
+    for (uint32_t i = 0; i < s->ecc_inj_nr;) {
+        TGPUEccInj *j = &s->ecc_inj[i];
+        bool dbe = ctpop64(j->mask) == 2;
+
+        if (j->addr + 8 <= addr || j->addr >= addr + len || j->addr > *bad) {
+            i++;
+            continue;
+        }
+        if (!on) {
+            /* no check bits: the cell just holds the flipped bits now */
+            stq_le_p(s->vram_ptr + j->addr,
+                     ldq_le_p(s->vram_ptr + j->addr) ^ j->mask);
+            memory_region_set_dirty(&s->vram, j->addr, 8);
+            trace_tgpu_ecc_flip(j->addr, j->mask, ecc_engine_names[engine],
+                                chid);
+            ecc_inj_drop(s, i);
+            continue;
+        }
+        if (dbe) {
+            s->ecc_dbe_vol = sat_inc(s->ecc_dbe_vol);
+            s->ecc_dbe_agg = sat_inc(s->ecc_dbe_agg);
+            ecc_log_add(s, j->addr, TGPU_ECC_TYPE_DBE, engine, chid);
+            raised |= TGPU_ECC_INTR_DBE;
+            ok = false;
+            trace_tgpu_ecc_dbe(j->addr, ecc_engine_names[engine], chid);
+        } else {
+            s->ecc_sbe_vol = sat_inc(s->ecc_sbe_vol);
+            s->ecc_sbe_agg = sat_inc(s->ecc_sbe_agg);
+            ecc_log_add(s, j->addr, TGPU_ECC_TYPE_SBE, engine, chid);
+            raised |= TGPU_ECC_INTR_SBE;
+            trace_tgpu_ecc_sbe(j->addr, ecc_engine_names[engine], chid);
+        }
+        if (j->sticky) {
+            i++;
+        } else {
+            ecc_inj_drop(s, i);
+        }
+    }
+    qemu_mutex_unlock(&s->ecc_lock);
+    if (raised) {
+        qatomic_or(&s->ecc_intr, raised);
+        qatomic_set(&s->ecc_raise, true);
+    }
+    /* the same way from every thread: MSI-X and BAR1 need the BQL */
+    qemu_bh_schedule(s->ecc_bh);
+    return ok;
+}
+
+void tgpu_ecc_vram_write_slow(TGPUState *s, uint64_t addr, uint64_t len)
+{
+    QEMU_LOCK_GUARD(&s->ecc_lock);
+    for (uint32_t i = 0; i < s->ecc_inj_nr;) {
+        const TGPUEccInj *j = &s->ecc_inj[i];
+
+        if (j->addr + 8 <= addr || j->addr >= addr + len) {
+            i++;
+            continue;
+        }
+        /* new data, new check bits: the error is gone */
+        trace_tgpu_ecc_rewritten(j->addr);
+        ecc_inj_drop(s, i);
+        qemu_bh_schedule(s->ecc_bh);
+    }
+}
+
+/* ---- BAR1: the CPU's reads of armed pages ------------------------------- */
+
+/*
+ * BAR1 is VRAM's RAM region, which the CPU reads without the device.  A
+ * page with an armed error gets an MMIO overlay, so that its reads are
+ * checked like the engines' (and its writes clear the error); the rest of
+ * BAR1 stays RAM.
+ */
+static uint64_t ecc_poison_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TGPUEccPoison *o = opaque;
+    TGPUState *s = o->s;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t pa = o->page + addr, bad;
+
+    if (!tgpu_ecc_vram_read(s, pa, size, TGPU_ECC_ENGINE_BAR1,
+                            TGPU_ECC_NO_CHID, &bad)) {
+        /* poisoned data: all ones, and a non-fatal error through AER */
+        PCIEAERErr err = {
+            .status = PCI_ERR_UNC_POISON_TLP,
+            .source_id = pci_requester_id(pdev),
+        };
+
+        trace_tgpu_ecc_bar1_poison(pa);
+        if (pci_is_express(pdev)) {
+            pcie_aer_inject_error(pdev, &err);
+        }
+        return MAKE_64BIT_MASK(0, size * 8);
+    }
+    return ldn_le_p(s->vram_ptr + pa, size);
+}
+
+static void ecc_poison_write(void *opaque, hwaddr addr, uint64_t val,
+                             unsigned size)
+{
+    TGPUEccPoison *o = opaque;
+    TGPUState *s = o->s;
+    uint64_t pa = o->page + addr;
+
+    stn_le_p(s->vram_ptr + pa, size, val);
+    memory_region_set_dirty(&s->vram, pa, size);
+    tgpu_ecc_vram_write(s, pa, size);
+}
+
+static const MemoryRegionOps ecc_poison_ops = {
+    .read = ecc_poison_read,
+    .write = ecc_poison_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static bool ecc_page_armed(TGPUState *s, uint64_t page)
+{
+    for (uint32_t i = 0; i < s->ecc_inj_nr; i++) {
+        if ((s->ecc_inj[i].addr & ~(uint64_t)(TGPU_PAGE_SIZE - 1)) == page) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ecc_page_overlaid(TGPUState *s, uint64_t page)
+{
+    for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
+        if (s->ecc_poison[i].mapped && s->ecc_poison[i].page == page) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Under the BQL: an overlay on exactly the pages with armed errors. */
+static void ecc_poison_sync(TGPUState *s)
+{
+    memory_region_transaction_begin();
+    WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+        for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
+            TGPUEccPoison *o = &s->ecc_poison[i];
+
+            if (o->mapped && !ecc_page_armed(s, o->page)) {
+                memory_region_del_subregion(&s->bar1, &o->mr);
+                o->mapped = false;
+            }
+        }
+        for (uint32_t i = 0; i < s->ecc_inj_nr; i++) {
+            uint64_t page = s->ecc_inj[i].addr &
+                            ~(uint64_t)(TGPU_PAGE_SIZE - 1);
+            int f = 0;
+
+            if (ecc_page_overlaid(s, page)) {
+                continue;
+            }
+            /* pages <= injections <= overlays: there is a free one */
+            while (s->ecc_poison[f].mapped) {
+                f++;
+            }
+            s->ecc_poison[f].page = page;
+            s->ecc_poison[f].mapped = true;
+            memory_region_add_subregion_overlap(&s->bar1, page,
+                                                &s->ecc_poison[f].mr, 1);
+        }
+    }
+    /* the memory map changes outside the lock the engines take */
+    memory_region_transaction_commit();
+}
+
+static void ecc_bh(void *opaque)
+{
+    TGPUState *s = opaque;
+
+    ecc_poison_sync(s);
+    if (qatomic_xchg(&s->ecc_raise, false)) {
+        tgpu_irq_raise(s, TGPU_UNIT_ECC);
+    }
+}
+
+/* ---- injection registers ------------------------------------------------ */
+
+static void ecc_inj_refuse(TGPUState *s, uint32_t err, const char *why)
+{
+    s->ecc_inj_err |= err;
+    qemu_log_mask(LOG_GUEST_ERROR, "tgpu: ECC injection at 0x%" PRIx64
+                  " (mask 0x%016" PRIx64 ") refused: %s\n",
+                  s->ecc_inj_addr, s->ecc_inj_mask, why);
+    trace_tgpu_ecc_inject_refused(s->ecc_inj_addr, s->ecc_inj_mask, why);
+}
+
+static void ecc_inj_arm(TGPUState *s)
+{
+    uint64_t addr = s->ecc_inj_addr;
+    uint32_t i;
+
+    if (addr % 8) {
+        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_ALIGN,
+                       "the address is not that of a 64-bit word");
+        return;
+    }
+    if (addr >= s->vram_size) {
+        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_RANGE,
+                       "the address is beyond VRAM");
+        return;
+    }
+    if (ctpop64(s->ecc_inj_mask) != 1 && ctpop64(s->ecc_inj_mask) != 2) {
+        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_MASK,
+                       "the mask must have one bit (SBE) or two (DBE)");
+        return;
+    }
+    WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+        for (i = 0; i < s->ecc_inj_nr && s->ecc_inj[i].addr != addr; i++) {
+            continue;
+        }
+        if (i == TGPU_ECC_INJ_MAX) {
+            ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_FULL,
+                           "64 injections are pending already");
+            return;
+        }
+        s->ecc_inj[i] = (TGPUEccInj) {
+            .addr = addr, .mask = s->ecc_inj_mask,
+            .sticky = s->ecc_inj_mode == TGPU_ECC_INJ_STICKY,
+        };
+        if (i == s->ecc_inj_nr) {
+            qatomic_set(&s->ecc_inj_nr, i + 1);
+        }
+    }
+    trace_tgpu_ecc_inject(addr, s->ecc_inj_mask, s->ecc_inj_mode);
+    /* the CPU's next read through BAR1 is checked too */
+    ecc_poison_sync(s);
+}
+
+/* INJ_MODE and INJ_ARM take only their documented values. */
+static void ecc_inj_bad_value(TGPUState *s, hwaddr reg, uint32_t val)
+{
+    s->ecc_inj_err |= TGPU_ECC_INJ_ERR_VALUE;
+    qemu_log_mask(LOG_GUEST_ERROR, "tgpu: ECC register 0x%05" HWADDR_PRIx
+                  ": value 0x%08x out of range, ignored\n", reg, val);
+    trace_tgpu_ecc_bad_value(reg, val);
+}
+
+static uint32_t ecc_inj_pending_read(TGPUState *s, hwaddr addr)
+{
+    const TGPUEccInj *j = NULL;
+
+    QEMU_LOCK_GUARD(&s->ecc_lock);
+    if (s->ecc_inj_select < s->ecc_inj_nr) {
+        j = &s->ecc_inj[s->ecc_inj_select];
+    }
+    switch (addr) {
+    case TGPU_ECC_INJ_PEND_ADDR_LO:
+        return j ? (uint32_t)j->addr : UINT32_MAX;
+    case TGPU_ECC_INJ_PEND_ADDR_HI:
+        return j ? j->addr >> 32 : UINT32_MAX;
+    case TGPU_ECC_INJ_PEND_MASK_LO:
+        return j ? (uint32_t)j->mask : 0;
+    case TGPU_ECC_INJ_PEND_MASK_HI:
+        return j ? j->mask >> 32 : 0;
+    default: /* TGPU_ECC_INJ_PEND_MODE */
+        return j && j->sticky ? TGPU_ECC_INJ_STICKY : TGPU_ECC_INJ_ONCE;
+    }
+}
+
+static uint32_t ecc_log_read(TGPUState *s, hwaddr addr)
+{
+    const TGPUEccLog *e = NULL;
+
+    QEMU_LOCK_GUARD(&s->ecc_lock);
+    if (s->ecc_log_select < s->ecc_log_nr) {
+        e = &s->ecc_log[(s->ecc_log_head + s->ecc_log_select) %
+                        TGPU_ECC_LOG_ENTRIES];
+    }
+    if (!e) {
+        return 0;
+    }
+    switch (addr) {
+    case TGPU_ECC_LOG_ADDR_LO:
+        return (uint32_t)e->addr;
+    case TGPU_ECC_LOG_ADDR_HI:
+        return e->addr >> 32;
+    case TGPU_ECC_LOG_INFO:
+        return e->type | e->engine << TGPU_ECC_LOG_ENGINE_SHIFT |
+               (uint32_t)e->chid << TGPU_ECC_LOG_CHID_SHIFT;
+    case TGPU_ECC_LOG_TIME_LO:
+        return (uint32_t)e->time;
+    default: /* TGPU_ECC_LOG_TIME_HI */
+        return e->time >> 32;
+    }
+}
+
+/* Under ecc_lock (or with no engine running). */
+static void ecc_log_clear(TGPUState *s)
+{
+    s->ecc_log_head = 0;
+    s->ecc_log_nr = 0;
+    s->ecc_log_overflow = false;
+}
+
+static void ecc_counters_clear(TGPUState *s, uint32_t val)
+{
+    if (val & ~TGPU_ECC_CLEAR_MASK) {
+        ecc_inj_bad_value(s, TGPU_ECC_COUNTERS_CLEAR, val);
+        return;
+    }
+    QEMU_LOCK_GUARD(&s->ecc_lock);
+    if (val & TGPU_ECC_CLEAR_VOLATILE) {
+        s->ecc_sbe_vol = 0;
+        s->ecc_dbe_vol = 0;
+    }
+    if (val & TGPU_ECC_CLEAR_AGGREGATE) {
+        s->ecc_sbe_agg = 0;
+        s->ecc_dbe_agg = 0;
+    }
+}
+
+/* ---- control ------------------------------------------------------------ */
+
 static bool ecc_any_channel_enabled(TGPUState *s)
 {
     for (uint32_t i = 0; i < s->num_channels; i++) {
@@ -213,8 +599,8 @@ static void ecc_scrub_done(void *opaque)
     if (s->ecc_state != TGPU_ECC_STATE_SCRUBBING) {
         return;
     }
-    s->ecc_state = TGPU_ECC_STATE_ENABLED;
-    s->ecc_intr |= TGPU_ECC_INTR_SCRUB_DONE;
+    qatomic_set(&s->ecc_state, TGPU_ECC_STATE_ENABLED);
+    qatomic_or(&s->ecc_intr, TGPU_ECC_INTR_SCRUB_DONE);
     trace_tgpu_ecc_state(s->ecc_state);
     tgpu_irq_raise(s, TGPU_UNIT_ECC);
 }
@@ -253,12 +639,12 @@ static void ecc_ctrl_write(TGPUState *s, uint32_t val)
          * VRAM on the host is not touched (it is sparse) and keeps its data.
          */
         s->ecc_scrub_ns = s->vram_size / MiB * TGPU_ECC_SCRUB_NS_PER_MIB;
-        s->ecc_state = TGPU_ECC_STATE_SCRUBBING;
+        qatomic_set(&s->ecc_state, TGPU_ECC_STATE_SCRUBBING);
         timer_mod(s->ecc_scrub_timer,
                   qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->ecc_scrub_ns);
     } else {
         timer_del(s->ecc_scrub_timer);
-        s->ecc_state = TGPU_ECC_STATE_DISABLED;
+        qatomic_set(&s->ecc_state, TGPU_ECC_STATE_DISABLED);
     }
     trace_tgpu_ecc_state(s->ecc_state);
 }
@@ -314,6 +700,48 @@ uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok)
     case TGPU_ECC_RETIRED_TIME_LO:
     case TGPU_ECC_RETIRED_TIME_HI:
         return ecc_retired_read(s, addr);
+    case TGPU_ECC_SBE_VOLATILE:
+        return qatomic_read(&s->ecc_sbe_vol);
+    case TGPU_ECC_DBE_VOLATILE:
+        return qatomic_read(&s->ecc_dbe_vol);
+    case TGPU_ECC_SBE_AGGREGATE:
+        return qatomic_read(&s->ecc_sbe_agg);
+    case TGPU_ECC_DBE_AGGREGATE:
+        return qatomic_read(&s->ecc_dbe_agg);
+    case TGPU_ECC_LOG_COUNT:
+        return qatomic_read(&s->ecc_log_nr);
+    case TGPU_ECC_LOG_STATUS:
+        return qatomic_read(&s->ecc_log_overflow) ? TGPU_ECC_LOG_OVERFLOW : 0;
+    case TGPU_ECC_LOG_SELECT:
+        return s->ecc_log_select;
+    case TGPU_ECC_LOG_ADDR_LO:
+    case TGPU_ECC_LOG_ADDR_HI:
+    case TGPU_ECC_LOG_INFO:
+    case TGPU_ECC_LOG_TIME_LO:
+    case TGPU_ECC_LOG_TIME_HI:
+        return ecc_log_read(s, addr);
+    case TGPU_ECC_INJ_ADDR_LO:
+        return (uint32_t)s->ecc_inj_addr;
+    case TGPU_ECC_INJ_ADDR_HI:
+        return s->ecc_inj_addr >> 32;
+    case TGPU_ECC_INJ_MASK_LO:
+        return (uint32_t)s->ecc_inj_mask;
+    case TGPU_ECC_INJ_MASK_HI:
+        return s->ecc_inj_mask >> 32;
+    case TGPU_ECC_INJ_MODE:
+        return s->ecc_inj_mode;
+    case TGPU_ECC_INJ_STATUS:
+        return qatomic_read(&s->ecc_inj_nr) | s->ecc_inj_err;
+    case TGPU_ECC_INJ_MAX_REG:
+        return TGPU_ECC_INJ_MAX;
+    case TGPU_ECC_INJ_SELECT:
+        return s->ecc_inj_select;
+    case TGPU_ECC_INJ_PEND_ADDR_LO:
+    case TGPU_ECC_INJ_PEND_ADDR_HI:
+    case TGPU_ECC_INJ_PEND_MASK_LO:
+    case TGPU_ECC_INJ_PEND_MASK_HI:
+    case TGPU_ECC_INJ_PEND_MODE:
+        return ecc_inj_pending_read(s, addr);
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -329,7 +757,7 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
         s->ecc_status_err &= ~(val & TGPU_ECC_STATUS_ERR_MASK);
         return true;
     case TGPU_ECC_INTR:
-        s->ecc_intr &= ~val;
+        qatomic_and(&s->ecc_intr, ~val);
         tgpu_irq_update(s);
         return true;
     case TGPU_ECC_INTR_EN:
@@ -340,16 +768,95 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
         /* any value: a select past the end reads the "none" entry */
         s->retired_select = val;
         return true;
+    case TGPU_ECC_COUNTERS_CLEAR:
+        ecc_counters_clear(s, val);
+        return true;
+    case TGPU_ECC_LOG_STATUS:
+        if (val & TGPU_ECC_LOG_OVERFLOW) {
+            QEMU_LOCK_GUARD(&s->ecc_lock);
+            s->ecc_log_overflow = false;
+        }
+        return true;
+    case TGPU_ECC_LOG_SELECT:
+        s->ecc_log_select = val;        /* past the end reads zeroes */
+        return true;
+    case TGPU_ECC_LOG_CLEAR:
+        if (val != 1) {
+            ecc_inj_bad_value(s, addr, val);
+        } else {
+            QEMU_LOCK_GUARD(&s->ecc_lock);
+            ecc_log_clear(s);
+        }
+        return true;
+    case TGPU_ECC_INJ_ADDR_LO:
+        s->ecc_inj_addr = deposit64(s->ecc_inj_addr, 0, 32, val);
+        return true;
+    case TGPU_ECC_INJ_ADDR_HI:
+        s->ecc_inj_addr = deposit64(s->ecc_inj_addr, 32, 32, val);
+        return true;
+    case TGPU_ECC_INJ_MASK_LO:
+        s->ecc_inj_mask = deposit64(s->ecc_inj_mask, 0, 32, val);
+        return true;
+    case TGPU_ECC_INJ_MASK_HI:
+        s->ecc_inj_mask = deposit64(s->ecc_inj_mask, 32, 32, val);
+        return true;
+    case TGPU_ECC_INJ_MODE:
+        if (val != TGPU_ECC_INJ_ONCE && val != TGPU_ECC_INJ_STICKY) {
+            ecc_inj_bad_value(s, addr, val);
+        } else {
+            s->ecc_inj_mode = val;
+        }
+        return true;
+    case TGPU_ECC_INJ_ARM:
+        if (val != 1) {
+            ecc_inj_bad_value(s, addr, val);
+        } else {
+            ecc_inj_arm(s);
+        }
+        return true;
+    case TGPU_ECC_INJ_CLEAR:
+        if (val != 1) {
+            ecc_inj_bad_value(s, addr, val);
+        } else {
+            WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+                qatomic_set(&s->ecc_inj_nr, 0);
+            }
+            ecc_poison_sync(s);
+        }
+        return true;
+    case TGPU_ECC_INJ_STATUS:
+        s->ecc_inj_err &= ~(val & TGPU_ECC_INJ_ERR_ALL);
+        return true;
+    case TGPU_ECC_INJ_SELECT:
+        s->ecc_inj_select = val;        /* past the end reads "none" */
+        return true;
     }
     return false;
 }
 
-/* ECC starts disabled after every reset; the InfoROM keeps its pages. */
+/*
+ * ECC starts disabled after every reset, with no injection pending, the
+ * volatile counters and the log empty; the aggregate counters and the
+ * InfoROM's pages stay.
+ */
 void tgpu_ecc_reset(TGPUState *s)
 {
     timer_del(s->ecc_scrub_timer);
+    WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+        qatomic_set(&s->ecc_inj_nr, 0);
+        s->ecc_sbe_vol = 0;
+        s->ecc_dbe_vol = 0;
+        ecc_log_clear(s);
+    }
+    s->ecc_inj_addr = 0;
+    s->ecc_inj_mask = 0;
+    s->ecc_inj_mode = TGPU_ECC_INJ_ONCE;
+    s->ecc_inj_err = 0;
+    s->ecc_inj_select = 0;
+    s->ecc_log_select = 0;
+    ecc_poison_sync(s);
     s->ecc_ctrl = false;
-    s->ecc_state = TGPU_ECC_STATE_DISABLED;
+    qatomic_set(&s->ecc_state, TGPU_ECC_STATE_DISABLED);
     s->ecc_status_err = 0;
     s->ecc_intr = 0;
     s->ecc_intr_en = 0;
@@ -359,6 +866,15 @@ void tgpu_ecc_reset(TGPUState *s)
 
 void tgpu_ecc_init(TGPUState *s)
 {
+    qemu_mutex_init(&s->ecc_lock);
+    for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
+        s->ecc_poison[i].s = s;
+        memory_region_init_io(&s->ecc_poison[i].mr, OBJECT(s),
+                              &ecc_poison_ops, &s->ecc_poison[i],
+                              "tgpu-ecc-poison", TGPU_PAGE_SIZE);
+    }
+    s->ecc_bh = qemu_bh_new_guarded(ecc_bh, s,
+                                    &DEVICE(s)->mem_reentrancy_guard);
     s->ecc_scrub_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ecc_scrub_done, s);
     tgpu_ecc_reset(s);
 }
@@ -367,4 +883,13 @@ void tgpu_ecc_exit(TGPUState *s)
 {
     timer_free(s->ecc_scrub_timer);
     s->ecc_scrub_timer = NULL;
+    qemu_bh_delete(s->ecc_bh);
+    s->ecc_bh = NULL;
+    for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
+        if (s->ecc_poison[i].mapped) {
+            memory_region_del_subregion(&s->bar1, &s->ecc_poison[i].mr);
+            s->ecc_poison[i].mapped = false;
+        }
+    }
+    qemu_mutex_destroy(&s->ecc_lock);
 }

@@ -172,42 +172,35 @@ static void chan_reset(TGPUState *s, TGPUChannel *ch)
     ch->id = id;
 }
 
-static uint32_t vram_ldl(TGPUState *s, uint64_t addr)
-{
-    uint32_t v = 0;
-
-    tgpu_vram_rw(s, addr, &v, sizeof(v), false);
-    return le32_to_cpu(v);
-}
-
-static uint64_t vram_ldq(TGPUState *s, uint64_t addr)
-{
-    uint64_t v = 0;
-
-    tgpu_vram_rw(s, addr, &v, sizeof(v), false);
-    return le64_to_cpu(v);
-}
-
-/* Read and check the instance block; on failure, which field is bad. */
-static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad)
+/*
+ * Read and check the instance block; on failure, which field is bad.
+ * *ecc is set for an uncorrectable ECC error in it.
+ */
+static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad,
+                               bool *ecc)
 {
     uint64_t ib = (uint64_t)ch->inst << 12;
+    uint8_t f[TGPU_INST_FIELDS_SIZE];
     uint32_t log2, ts_us, acq_us;
+    MemTxResult r;
 
-    if (ib > s->vram_size || s->vram_size - ib < TGPU_INST_SIZE) {
-        *bad = 0xffffffff;
+    *ecc = false;
+    r = tgpu_vram_read(s, ib, f, sizeof(f), TGPU_ECC_ENGINE_HOST, ch->id);
+    if (r != MEMTX_OK || s->vram_size - ib < TGPU_INST_SIZE) {
+        *ecc = r == MEMTX_ERROR;
+        *bad = *ecc ? TGPU_ECC_ENGINE_HOST : 0xffffffff;
         return false;
     }
-    ch->flags = vram_ldl(s, ib + TGPU_INST_FLAGS);
-    ch->asid = vram_ldl(s, ib + TGPU_INST_ASID);
-    ch->pdb = vram_ldq(s, ib + TGPU_INST_PDB);
-    ch->gpfifo_base = vram_ldq(s, ib + TGPU_INST_GPFIFO_BASE);
-    log2 = vram_ldl(s, ib + TGPU_INST_GPFIFO_LOG2);
-    ch->engine = vram_ldl(s, ib + TGPU_INST_ENGINE);
-    ch->userd = vram_ldq(s, ib + TGPU_INST_USERD);
-    ch->priority = vram_ldl(s, ib + TGPU_INST_PRIORITY);
-    ts_us = vram_ldl(s, ib + TGPU_INST_TIMESLICE_US);
-    acq_us = vram_ldl(s, ib + TGPU_INST_ACQ_TIMEOUT_US);
+    ch->flags = ldl_le_p(f + TGPU_INST_FLAGS);
+    ch->asid = ldl_le_p(f + TGPU_INST_ASID);
+    ch->pdb = ldq_le_p(f + TGPU_INST_PDB);
+    ch->gpfifo_base = ldq_le_p(f + TGPU_INST_GPFIFO_BASE);
+    log2 = ldl_le_p(f + TGPU_INST_GPFIFO_LOG2);
+    ch->engine = ldl_le_p(f + TGPU_INST_ENGINE);
+    ch->userd = ldq_le_p(f + TGPU_INST_USERD);
+    ch->priority = ldl_le_p(f + TGPU_INST_PRIORITY);
+    ts_us = ldl_le_p(f + TGPU_INST_TIMESLICE_US);
+    acq_us = ldl_le_p(f + TGPU_INST_ACQ_TIMEOUT_US);
 
     /* bypass reaches all memory: only the KMD's own channel may have it */
     if ((ch->flags & ~(TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV)) ||
@@ -269,10 +262,12 @@ static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad)
 static void chan_enable(TGPUState *s, TGPUChannel *ch)
 {
     uint32_t bad;
+    bool ecc;
 
     ch->enabled = true;
-    if (!chan_load_instance(s, ch, &bad)) {
-        chan_fail(s, ch, TGPU_ERR_INVALID_INSTANCE, bad);
+    if (!chan_load_instance(s, ch, &bad, &ecc)) {
+        chan_fail(s, ch, ecc ? TGPU_ERR_ECC_UNCORRECTABLE
+                             : TGPU_ERR_INVALID_INSTANCE, bad);
         return;
     }
     trace_tgpu_chan_enable(ch->id, ch->engine, ch->priority,
@@ -436,7 +431,10 @@ static void runlist_submit(TGPUState *s, unsigned int r, uint32_t count)
 
     if (ok && count) {
         ids = g_new(uint32_t, count);
-        ok = tgpu_vram_rw(s, base, ids, (uint64_t)count * 4, false);
+        /* an uncorrectable error in the list refuses it, as a bad one */
+        ok = tgpu_vram_read(s, base, ids, (uint64_t)count * 4,
+                            TGPU_ECC_ENGINE_HOST, TGPU_ECC_NO_CHID) ==
+             MEMTX_OK;
     }
     for (uint32_t i = 0; ok && i < count; i++) {
         uint32_t id = le32_to_cpu(ids[i]);

@@ -40,22 +40,38 @@ static const char *const fault_names[] = {
     [TGPU_FAULT_PRIVILEGE] = "privileged page",
     [TGPU_FAULT_BAD_APERTURE] = "bad aperture",
     [TGPU_FAULT_WALK] = "page-walk error",
+    [TGPU_FAULT_ECC] = "uncorrectable ECC error in a page table",
 };
 
-/* Copy to or from VRAM; false when [addr, addr + len) is not all VRAM. */
-bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
-                  bool is_write)
+/*
+ * Read VRAM for ENGINE (TGPU_ECC_ENGINE_*) and channel CHID:
+ * MEMTX_DECODE_ERROR when [addr, addr + len) is not all VRAM, MEMTX_ERROR
+ * for an uncorrectable ECC error there (nothing is read).
+ */
+MemTxResult tgpu_vram_read(TGPUState *s, uint64_t addr, void *buf,
+                           uint64_t len, unsigned int engine, uint32_t chid)
 {
-    uint8_t *vram = s->vram_ptr;
+    uint64_t bad;
 
+    if (addr > s->vram_size || len > s->vram_size - addr) {
+        return MEMTX_DECODE_ERROR;
+    }
+    if (!tgpu_ecc_vram_read(s, addr, len, engine, chid, &bad)) {
+        return MEMTX_ERROR;
+    }
+    memcpy(buf, s->vram_ptr + addr, len);
+    return MEMTX_OK;
+}
+
+/* Write VRAM; false when [addr, addr + len) is not all VRAM. */
+bool tgpu_vram_write(TGPUState *s, uint64_t addr, const void *buf,
+                     uint64_t len)
+{
     if (addr > s->vram_size || len > s->vram_size - addr) {
         return false;
     }
-    if (is_write) {
-        memcpy(vram + addr, buf, len);
-    } else {
-        memcpy(buf, vram + addr, len);
-    }
+    memcpy(s->vram_ptr + addr, buf, len);
+    tgpu_ecc_vram_write(s, addr, len);
     return true;
 }
 
@@ -264,12 +280,20 @@ static bool walk_table(TGPUState *s, Walk *w, uint64_t addr, uint64_t size)
     return true;
 }
 
-static uint64_t walk_entry(TGPUState *s, uint64_t table, unsigned int index)
+/*
+ * Read entry INDEX of TABLE (walk_table() checked it is in VRAM); false
+ * for an uncorrectable ECC error in it.
+ */
+static bool walk_entry(TGPUState *s, const TGPUVmCtx *ctx, uint64_t table,
+                       unsigned int index, uint64_t *e)
 {
-    uint64_t e = 0;
-
-    tgpu_vram_rw(s, table + index * 8ull, &e, sizeof(e), false);
-    return le64_to_cpu(e);
+    *e = 0;
+    if (tgpu_vram_read(s, table + index * 8ull, e, sizeof(*e),
+                       TGPU_ECC_ENGINE_MMU, ctx->chid) == MEMTX_ERROR) {
+        return false;
+    }
+    *e = le64_to_cpu(*e);
+    return true;
 }
 
 /* A page entry's page must exist: VRAM pages inside VRAM. */
@@ -299,7 +323,9 @@ static int mmu_walk(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va,
     if (!walk_table(s, &w, ctx->pdb, TGPU_PD1_ENTRIES * 8)) {
         return TGPU_FAULT_WALK;
     }
-    e = walk_entry(s, ctx->pdb, TGPU_PD1_INDEX(va));
+    if (!walk_entry(s, ctx, ctx->pdb, TGPU_PD1_INDEX(va), &e)) {
+        return TGPU_FAULT_ECC;
+    }
     if (!(e & TGPU_PTE_VALID)) {
         return TGPU_FAULT_NOT_PRESENT;
     }
@@ -308,7 +334,9 @@ static int mmu_walk(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va,
         return TGPU_FAULT_WALK;
     }
 
-    e = walk_entry(s, w.table[1], TGPU_PD0_INDEX(va));
+    if (!walk_entry(s, ctx, w.table[1], TGPU_PD0_INDEX(va), &e)) {
+        return TGPU_FAULT_ECC;
+    }
     if (!(e & TGPU_PTE_VALID)) {
         return TGPU_FAULT_NOT_PRESENT;
     }
@@ -325,7 +353,9 @@ static int mmu_walk(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va,
         return TGPU_FAULT_WALK;
     }
 
-    e = walk_entry(s, w.table[2], TGPU_PT_INDEX(va));
+    if (!walk_entry(s, ctx, w.table[2], TGPU_PT_INDEX(va), &e)) {
+        return TGPU_FAULT_ECC;
+    }
     if (!(e & TGPU_PTE_VALID)) {
         return TGPU_FAULT_NOT_PRESENT;
     }
@@ -371,7 +401,7 @@ void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
         rec[TGPU_FAULT_REC_VALID] = 1;
         at = base + (uint64_t)s->fault_buf_put * TGPU_FAULT_RECORD_SIZE;
         ok = in_sysmem ? tgpu_sysmem_rw(s, at, rec, sizeof(rec), true)
-                       : tgpu_vram_rw(s, at, rec, sizeof(rec), true);
+                       : tgpu_vram_write(s, at, rec, sizeof(rec));
     }
     if (ok) {
         s->fault_buf_put = (s->fault_buf_put + 1) % s->fault_buf_size;
@@ -446,6 +476,11 @@ static int mmu_translate(TGPUState *s, const TGPUVmCtx *ctx,
     return 0;
 }
 
+/*
+ * The host unit's access to @ch's address space: MEMTX_OK; or
+ * MEMTX_DECODE_ERROR after an MMU fault (reported here); or, reading,
+ * MEMTX_ERROR for an uncorrectable ECC error (the ECC unit has it).
+ */
 MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
                         uint64_t va, void *buf, uint64_t len, bool is_write)
 {
@@ -472,8 +507,20 @@ MemTxResult tgpu_gpu_rw(TGPUState *s, TGPUChannel *ch, TGPUAccessor who,
             return MEMTX_DECODE_ERROR;
         }
         n = MIN(len, x.avail);
-        ok = x.sysmem ? tgpu_sysmem_rw(s, x.pa, p, n, is_write)
-                      : tgpu_vram_rw(s, x.pa, p, n, is_write);
+        if (x.sysmem) {
+            ok = tgpu_sysmem_rw(s, x.pa, p, n, is_write);
+        } else if (is_write) {
+            ok = tgpu_vram_write(s, x.pa, p, n);
+        } else {
+            MemTxResult r = tgpu_vram_read(s, x.pa, p, n,
+                                           TGPU_ECC_ENGINE_HOST, ctx.chid);
+
+            /* poisoned data: the caller fails the channel, no fault */
+            if (r == MEMTX_ERROR) {
+                return MEMTX_ERROR;
+            }
+            ok = r == MEMTX_OK;
+        }
         if (!ok) {
             tgpu_mmu_forget(s, &ctx, va);
             tgpu_mmu_report_fault(s, &ctx, TGPU_FAULT_ENGINE_HOST, va,

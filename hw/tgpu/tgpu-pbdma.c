@@ -37,8 +37,23 @@ static uint64_t sem_addr(TGPUChannel *ch)
 }
 
 /* Is the acquire in @exec satisfied?  false with *fault on a bad address. */
+/*
+ * A host read of @ch failed (tgpu_gpu_rw() gave R): an uncorrectable ECC
+ * error, or else the fault CODE with INFO.
+ */
+static void read_fail(TGPUState *s, TGPUChannel *ch, MemTxResult r,
+                      uint32_t code, uint32_t info)
+{
+    if (r == MEMTX_ERROR) {
+        tgpu_chan_fail(s, ch, TGPU_ERR_ECC_UNCORRECTABLE,
+                       TGPU_ECC_ENGINE_HOST);
+    } else {
+        tgpu_chan_fail(s, ch, code, info);
+    }
+}
+
 static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
-                             bool *fault)
+                             MemTxResult *fault)
 {
     bool is64 = exec & TGPU_SEM_PAYLOAD_64;
     uint64_t addr = sem_addr(ch);
@@ -47,7 +62,7 @@ static bool sem_acquire_done(TGPUState *s, TGPUChannel *ch, uint32_t exec,
     want = is64 ? (uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo
                 : ch->sem_payload_lo;
     *fault = tgpu_gpu_rw(s, ch, TGPU_ACC_SEM, addr, &have, is64 ? 8 : 4,
-                         false) != MEMTX_OK;
+                         false);
     if (*fault) {
         return false;
     }
@@ -123,7 +138,7 @@ static TGPUPbResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
     uint64_t addr = sem_addr(ch);
     uint64_t align = (exec & TGPU_SEM_TIMESTAMP) ? 16 : is64 ? 8 : 4;
     uint64_t payload;
-    bool fault;
+    MemTxResult fault;
 
     if (op != TGPU_SEM_OP_ACQUIRE && op != TGPU_SEM_OP_RELEASE &&
         op != TGPU_SEM_OP_ACQ_GEQ) {
@@ -150,7 +165,7 @@ static TGPUPbResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
         return TGPU_PB_OK;
     }
     if (fault) {
-        tgpu_chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
+        read_fail(s, ch, fault, TGPU_ERR_SEM_FAULT, (uint32_t)addr);
         return TGPU_PB_ERROR;
     }
     tgpu_chan_set_blocked(s, ch, true);
@@ -164,7 +179,7 @@ static TGPUPbResult sem_execute(TGPUState *s, TGPUChannel *ch, uint32_t exec)
 /* A blocked channel's turn: true when it may run on. */
 static bool acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
 {
-    bool fault;
+    MemTxResult fault;
 
     ch->acq_retry = false;
     if (sem_acquire_done(s, ch, ch->acq_exec, &fault)) {
@@ -172,7 +187,7 @@ static bool acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
         return true;
     }
     if (fault) {
-        tgpu_chan_fail(s, ch, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr(ch));
+        read_fail(s, ch, fault, TGPU_ERR_SEM_FAULT, (uint32_t)sem_addr(ch));
     } else if (ch->acq_timeout_ns &&
                now - ch->acq_start_ns >= ch->acq_timeout_ns) {
         tgpu_chan_fail(s, ch, TGPU_ERR_ACQUIRE_TIMEOUT, (uint32_t)sem_addr(ch));
@@ -342,14 +357,15 @@ static TGPUPbResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
 static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
 {
     uint32_t entry[2], put, get = ch->gp_get, len;
+    MemTxResult r;
     uint64_t va;
 
     if (ch->gp_put_dirty) {
         ch->gp_put_dirty = false;
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
-                        ch->userd + TGPU_USERD_GP_PUT, &put, sizeof(put),
-                        false)) {
-            tgpu_chan_fail(s, ch, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
+        r = tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->userd + TGPU_USERD_GP_PUT,
+                        &put, sizeof(put), false);
+        if (r) {
+            read_fail(s, ch, r, TGPU_ERR_USERD_FAULT, (uint32_t)ch->userd);
             return false;
         }
         put = le32_to_cpu(put);
@@ -363,10 +379,11 @@ static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
         return false;
     }
 
-    if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
+    r = tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH,
                     ch->gpfifo_base + (uint64_t)get * 8, entry,
-                    sizeof(entry), false)) {
-        tgpu_chan_fail(s, ch, TGPU_ERR_GPFIFO_FAULT, get);
+                    sizeof(entry), false);
+    if (r) {
+        read_fail(s, ch, r, TGPU_ERR_GPFIFO_FAULT, get);
         return false;
     }
     entry[0] = le32_to_cpu(entry[0]);
@@ -412,11 +429,13 @@ static TGPUPbResult pb_step(TGPUState *s, TGPUChannel *ch)
         uint64_t page_end = (ch->pb_cur | (TGPU_PAGE_SIZE - 1)) + 1;
         uint64_t n = MIN(MIN(ch->pb_end, page_end) - ch->pb_cur,
                          sizeof(ch->pb_buf)) / 4;
+        MemTxResult r;
 
         ch->pb_buf_len = 0;
-        if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->pb_cur, ch->pb_buf,
-                        n * 4, false)) {
-            tgpu_chan_fail(s, ch, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
+        r = tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->pb_cur, ch->pb_buf, n * 4,
+                        false);
+        if (r) {
+            read_fail(s, ch, r, TGPU_ERR_PB_FAULT, (uint32_t)ch->pb_cur);
             return TGPU_PB_ERROR;
         }
         ch->pb_buf_va = ch->pb_cur;

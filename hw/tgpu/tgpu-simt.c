@@ -102,6 +102,9 @@ bool simt_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
     if (!(r->tlb_valid && r->tlb_vpn == vpn && (r->tlb_write || !is_write))) {
         fault = r->ops->global(r->opaque, va, len, is_write, &page, buf,
                                atomic, b, c);
+        if (fault == GR_MEM_ECC) {
+            return simt_error(r, w, TGPU_KERR_ECC, 1u << lane, va, 0);
+        }
         if (fault) {
             r->k->fault_type = fault;
             r->k->fault_write = is_write;

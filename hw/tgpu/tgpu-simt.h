@@ -112,6 +112,13 @@ typedef struct GrKernel {
  * global accesses; checkpoint() is called between steps of a run, and
  * false ends the run there.
  */
+/*
+ * global(): 0 (done, or *page is the page's host memory to use), a
+ * TGPU_FAULT_* for an MMU fault, or GR_MEM_ECC for an uncorrectable
+ * error in the data.
+ */
+#define GR_MEM_ECC          (-1)
+
 typedef struct GrMemOps {
     int (*global)(void *opaque, uint64_t va, unsigned int len,
                   bool is_write, uint8_t **page, void *buf, int atomic,

@@ -172,6 +172,30 @@ typedef struct TGPURunlist {
     int64_t slice_left_ns;
 } TGPURunlist;
 
+/* An armed ECC error injection: the bits to flip in a 64-bit VRAM word. */
+typedef struct TGPUEccInj {
+    uint64_t addr;              /* 8-byte aligned */
+    uint64_t mask;              /* one bit: SBE; two: DBE */
+    bool sticky;
+} TGPUEccInj;
+
+/* A BAR1 page with an armed error: MMIO over the RAM, for the CPU. */
+typedef struct TGPUEccPoison {
+    TGPUState *s;
+    MemoryRegion mr;
+    uint64_t page;              /* VRAM offset, when mapped */
+    bool mapped;
+} TGPUEccPoison;
+
+/* An entry of the ECC address log. */
+typedef struct TGPUEccLog {
+    uint64_t addr;
+    uint64_t time;              /* PTIMER */
+    uint8_t type;               /* TGPU_ECC_TYPE_* */
+    uint8_t engine;             /* TGPU_ECC_ENGINE_* */
+    uint16_t chid;              /* TGPU_ECC_NO_CHID: none */
+} TGPUEccLog;
+
 struct TGPUState {
     PCIDevice parent_obj;
 
@@ -251,6 +275,26 @@ struct TGPUState {
     uint32_t ecc_intr_en;
     uint64_t ecc_scrub_ns;
     QEMUTimer *ecc_scrub_timer;
+    /*
+     * ECC errors.  Engine threads read VRAM without the BQL: ecc_lock
+     * covers the injections, counters and log; ecc_inj_nr is also read
+     * without it, as the fast path of every VRAM read.
+     */
+    QemuMutex ecc_lock;
+    uint32_t ecc_inj_nr;
+    TGPUEccInj ecc_inj[TGPU_ECC_INJ_MAX];       /* oldest first */
+    uint64_t ecc_inj_addr, ecc_inj_mask;        /* INJ_ADDR, INJ_MASK */
+    uint32_t ecc_inj_mode;
+    uint32_t ecc_inj_err;                       /* TGPU_ECC_INJ_ERR_* */
+    uint32_t ecc_inj_select;
+    uint32_t ecc_sbe_vol, ecc_dbe_vol, ecc_sbe_agg, ecc_dbe_agg;
+    TGPUEccLog ecc_log[TGPU_ECC_LOG_ENTRIES];   /* a ring */
+    uint32_t ecc_log_head, ecc_log_nr;          /* oldest entry, count */
+    bool ecc_log_overflow;
+    uint32_t ecc_log_select;
+    QEMUBH *ecc_bh;             /* under the BQL: interrupt, BAR1 overlays */
+    bool ecc_raise;             /* the BH raises the ECC interrupt */
+    TGPUEccPoison ecc_poison[TGPU_ECC_INJ_MAX];
     struct tgpu_inforom inforom;        /* the file's entries, all of them */
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
@@ -315,8 +359,10 @@ void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
                            unsigned int engine, uint64_t va, bool is_write,
                            int type);
 void tgpu_mmu_context_switch(TGPUState *s);
-bool tgpu_vram_rw(TGPUState *s, uint64_t addr, void *buf, uint64_t len,
-                  bool is_write);
+MemTxResult tgpu_vram_read(TGPUState *s, uint64_t addr, void *buf,
+                           uint64_t len, unsigned int engine, uint32_t chid);
+bool tgpu_vram_write(TGPUState *s, uint64_t addr, const void *buf,
+                     uint64_t len);
 uint32_t tgpu_mmu_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val);
 void tgpu_mmu_reset(TGPUState *s);
@@ -377,6 +423,36 @@ uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val);
 bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
                           Error **errp);
+bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
+                             unsigned int engine, uint32_t chid,
+                             uint64_t *bad);
+void tgpu_ecc_vram_write_slow(TGPUState *s, uint64_t addr, uint64_t len);
+
+/*
+ * Before ENGINE (TGPU_ECC_ENGINE_*), for channel CHID, reads
+ * [addr, addr + len) of VRAM: the injected errors there happen.  True
+ * when the data may be used (none, or corrected SBEs; with ECC off the
+ * flips are then in VRAM); false for a DBE, at the 64-bit word *BAD.
+ * Any thread.
+ */
+static inline bool tgpu_ecc_vram_read(TGPUState *s, uint64_t addr,
+                                      uint64_t len, unsigned int engine,
+                                      uint32_t chid, uint64_t *bad)
+{
+    if (likely(!qatomic_read(&s->ecc_inj_nr))) {
+        return true;
+    }
+    return tgpu_ecc_vram_read_slow(s, addr, len, engine, chid, bad);
+}
+
+/* [addr, addr + len) of VRAM is written: its words lose injections. */
+static inline void tgpu_ecc_vram_write(TGPUState *s, uint64_t addr,
+                                       uint64_t len)
+{
+    if (unlikely(qatomic_read(&s->ecc_inj_nr))) {
+        tgpu_ecc_vram_write_slow(s, addr, len);
+    }
+}
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -276,7 +276,10 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
     X(COPY,             18, "copy engine error (reason in the info, " \
                             "see copy.h)") \
     /* info: TGPU_KERR_* (isa.h) */ \
-    X(COMPUTE,          19, "kernel error (reason in the info, see isa.h)")
+    X(COMPUTE,          19, "kernel error (reason in the info, see isa.h)") \
+    /* info: the reader, TGPU_ECC_ENGINE_* (ecc.h); the ECC log has where */ \
+    X(ECC_UNCORRECTABLE, 20, "uncorrectable ECC error in data the " \
+                             "channel's work read")
 
 enum {
 #define TGPU_ERR_ENUM_(name, code, meaning) TGPU_ERR_##name = (code),

@@ -161,6 +161,12 @@ static inline const char *tgpu_ce_method_name(unsigned int mthd)
 #define TGPU_CE_ERR_DESC_BAD            5   /* reserved flags, alignment */
 #define TGPU_CE_ERR_CHAIN_CYCLE         6   /* the chain loops */
 #define TGPU_CE_ERR_CHAIN_LONG          7   /* over TGPU_CE_CHAIN_MAX */
+/*
+ * An uncorrectable ECC error in VRAM the launch read: it stopped before
+ * the poisoned 4 KiB page, whose VA is in ERROR_VA.  The channel fails
+ * with TGPU_ERR_ECC_UNCORRECTABLE (not TGPU_ERR_COPY).
+ */
+#define TGPU_CE_ERR_ECC                 8
 
 /* CHAN_ERROR_INFO of TGPU_ERR_COPY: engine in [8], reason in [7:0]. */
 #define TGPU_CE_ERR_INFO(ce, err)       ((unsigned int)(ce) << 8 | (err))
@@ -186,6 +192,8 @@ static inline const char *tgpu_ce_error_meaning(unsigned int err)
         return "descriptor chain loops";
     case TGPU_CE_ERR_CHAIN_LONG:
         return "descriptor chain longer than TGPU_CE_CHAIN_MAX";
+    case TGPU_CE_ERR_ECC:
+        return "uncorrectable ECC error in VRAM the copy read";
     }
     return "unknown copy-engine error";
 }

@@ -35,7 +35,10 @@
                                      TGPU_ECC_STATUS_ERR_NOCAP)
 #define TGPU_ECC_INTR               0x00d00cu   /* R/W1C */
 #define   TGPU_ECC_INTR_SCRUB_DONE  (1u << 0)
-#define   TGPU_ECC_INTR_MASK        TGPU_ECC_INTR_SCRUB_DONE
+#define   TGPU_ECC_INTR_SBE         (1u << 1)   /* a corrected error */
+#define   TGPU_ECC_INTR_DBE         (1u << 2)   /* an uncorrectable one */
+#define   TGPU_ECC_INTR_MASK        (TGPU_ECC_INTR_SCRUB_DONE | \
+                                     TGPU_ECC_INTR_SBE | TGPU_ECC_INTR_DBE)
 #define TGPU_ECC_INTR_EN            0x00d010u   /* RW */
 /* Modelled scrub time of the last (or current) enable, in ns. */
 #define TGPU_ECC_SCRUB_NS_LO        0x00d014u   /* RO */
@@ -44,14 +47,116 @@
 #define TGPU_ECC_SCRUB_NS_PER_MIB   16000u
 
 /*
- * Reserved for the RAS registers (read TGPU_REG_BADF until then):
- *   0x00d100-0x00d1ff SBE/DBE counters (volatile and aggregate)
- *   0x00d200-0x00d3ff SBE/DBE address logs
- *   0x00d800-0x00d8ff error injection
+ * Error counters of VRAM (nvidia-smi's "DRAM" or "Device Memory").
+ * Volatile counts start at 0 with every reset; aggregate ones never do.
+ * Both saturate at 0xffffffff.  Writing COUNTERS_CLEAR bit 0 zeroes the
+ * volatile pair, bit 1 the aggregate pair (nvidia-smi -p 0 and -p 1).
  */
-#define TGPU_ECC_RSVD_COUNTERS      0x00d100u
-#define TGPU_ECC_RSVD_ADDR_LOG      0x00d200u
-#define TGPU_ECC_RSVD_INJECT        0x00d800u
+#define TGPU_ECC_SBE_VOLATILE       0x00d100u   /* RO */
+#define TGPU_ECC_DBE_VOLATILE       0x00d104u   /* RO */
+#define TGPU_ECC_SBE_AGGREGATE      0x00d108u   /* RO */
+#define TGPU_ECC_DBE_AGGREGATE      0x00d10cu   /* RO */
+#define TGPU_ECC_COUNTERS_CLEAR     0x00d110u   /* WO */
+#define   TGPU_ECC_CLEAR_VOLATILE   (1u << 0)
+#define   TGPU_ECC_CLEAR_AGGREGATE  (1u << 1)
+#define   TGPU_ECC_CLEAR_MASK       (TGPU_ECC_CLEAR_VOLATILE | \
+                                     TGPU_ECC_CLEAR_AGGREGATE)
+
+/*
+ * The address log: the last TGPU_ECC_LOG_ENTRIES errors, oldest first.
+ * An error past a full log drops the oldest entry and sets
+ * LOG_STATUS.OVERFLOW.  LOG_SELECT picks the entry the next five
+ * registers show; past LOG_COUNT they read 0 (INFO type NONE).
+ */
+#define TGPU_ECC_LOG_ENTRIES        16
+#define TGPU_ECC_LOG_COUNT          0x00d200u   /* RO, entries held */
+#define TGPU_ECC_LOG_STATUS         0x00d204u   /* R/W1C */
+#define   TGPU_ECC_LOG_OVERFLOW     (1u << 0)
+#define TGPU_ECC_LOG_SELECT         0x00d208u   /* RW, 0 = oldest */
+#define TGPU_ECC_LOG_ADDR_LO        0x00d20cu   /* RO, the 64-bit word */
+#define TGPU_ECC_LOG_ADDR_HI        0x00d210u   /* RO */
+#define TGPU_ECC_LOG_INFO           0x00d214u   /* RO */
+#define   TGPU_ECC_LOG_TYPE_MASK    0x3u        /* TGPU_ECC_TYPE_* */
+#define   TGPU_ECC_LOG_ENGINE_SHIFT 4           /* TGPU_ECC_ENGINE_* */
+#define   TGPU_ECC_LOG_ENGINE_MASK  0xfu
+#define   TGPU_ECC_LOG_CHID_SHIFT   16          /* TGPU_ECC_NO_CHID: none */
+#define   TGPU_ECC_LOG_CHID_MASK    0xffffu
+#define TGPU_ECC_LOG_TIME_LO        0x00d218u   /* RO, PTIMER ns */
+#define TGPU_ECC_LOG_TIME_HI        0x00d21cu   /* RO */
+#define TGPU_ECC_LOG_CLEAR          0x00d220u   /* WO, 1: empty the log */
+
+#define TGPU_ECC_TYPE_NONE          0
+#define TGPU_ECC_TYPE_SBE           1
+#define TGPU_ECC_TYPE_DBE           2
+
+/* Who read the location: the MMU fault buffer's engine IDs, plus BAR1. */
+#define TGPU_ECC_ENGINE_HOST        0   /* GPFIFO, pushbuffer, USERD, ... */
+#define TGPU_ECC_ENGINE_COMPUTE     1
+#define TGPU_ECC_ENGINE_CE0         2
+#define TGPU_ECC_ENGINE_CE1         3
+#define TGPU_ECC_ENGINE_MMU         4   /* a page-table walk */
+#define TGPU_ECC_ENGINE_BAR1        5   /* a CPU read through BAR1 */
+#define TGPU_ECC_NO_CHID            0xffffu
+
+/* A reader as logs spell it. */
+static inline const char *tgpu_ecc_engine_name(unsigned int engine)
+{
+    switch (engine) {
+    case TGPU_ECC_ENGINE_HOST:
+        return "host unit";
+    case TGPU_ECC_ENGINE_COMPUTE:
+        return "compute engine";
+    case TGPU_ECC_ENGINE_CE0:
+        return "copy engine 0";
+    case TGPU_ECC_ENGINE_CE1:
+        return "copy engine 1";
+    case TGPU_ECC_ENGINE_MMU:
+        return "MMU (a page-table walk)";
+    case TGPU_ECC_ENGINE_BAR1:
+        return "CPU through BAR1";
+    }
+    return "unknown reader";
+}
+
+/*
+ * Error injection.  Write the 64-bit word's VRAM address (8-byte
+ * aligned), the bits to flip in it (one bit: a single-bit error, two: a
+ * double-bit error) and the mode, then write 1 to INJ_ARM.  A ONCE
+ * error hits the next read of the word; a STICKY one every read until
+ * the word is written.  Arming a word already pending replaces its
+ * injection.  A refused arm, or a bad value in INJ_MODE or INJ_ARM,
+ * sets an INJ_STATUS error bit and changes nothing else.
+ *
+ * With ECC enabled the unit corrects an SBE and contains a DBE (the
+ * data never reaches its reader); with ECC disabled the first read of
+ * the word flips its bits in VRAM, silently, and the injection is gone.
+ */
+#define TGPU_ECC_INJ_MAX            64          /* pending at most */
+#define TGPU_ECC_INJ_ADDR_LO        0x00d800u   /* RW, bits 2:0 zero */
+#define TGPU_ECC_INJ_ADDR_HI        0x00d804u   /* RW */
+#define TGPU_ECC_INJ_MASK_LO        0x00d808u   /* RW, bits 31:0 */
+#define TGPU_ECC_INJ_MASK_HI        0x00d80cu   /* RW, bits 63:32 */
+#define TGPU_ECC_INJ_MODE           0x00d810u   /* RW */
+#define   TGPU_ECC_INJ_ONCE         0
+#define   TGPU_ECC_INJ_STICKY       1
+#define TGPU_ECC_INJ_ARM            0x00d814u   /* WO, 1: commit */
+#define TGPU_ECC_INJ_CLEAR          0x00d818u   /* WO, 1: drop all pending */
+#define TGPU_ECC_INJ_STATUS         0x00d81cu   /* RO; error bits W1C */
+#define   TGPU_ECC_INJ_PENDING_MASK 0xffu       /* injections pending */
+#define   TGPU_ECC_INJ_ERR_FULL     (1u << 16)  /* 64 already pending */
+#define   TGPU_ECC_INJ_ERR_RANGE    (1u << 17)  /* address not in VRAM */
+#define   TGPU_ECC_INJ_ERR_MASK     (1u << 18)  /* mask not 1 or 2 bits */
+#define   TGPU_ECC_INJ_ERR_ALIGN    (1u << 19)  /* address not 8-aligned */
+#define   TGPU_ECC_INJ_ERR_VALUE    (1u << 20)  /* bad MODE or ARM value */
+#define   TGPU_ECC_INJ_ERR_ALL      (0x1fu << 16)
+#define TGPU_ECC_INJ_MAX_REG        0x00d820u   /* RO, TGPU_ECC_INJ_MAX */
+/* Read back the pending injections: INJ_SELECT picks one (0 = oldest). */
+#define TGPU_ECC_INJ_SELECT         0x00d824u   /* RW */
+#define TGPU_ECC_INJ_PEND_ADDR_LO   0x00d828u   /* RO, all ones past end */
+#define TGPU_ECC_INJ_PEND_ADDR_HI   0x00d82cu   /* RO */
+#define TGPU_ECC_INJ_PEND_MASK_LO   0x00d830u   /* RO, 0 past the end */
+#define TGPU_ECC_INJ_PEND_MASK_HI   0x00d834u   /* RO */
+#define TGPU_ECC_INJ_PEND_MODE      0x00d838u   /* RO */
 
 /*
  * InfoROM retired pages: RETIRED_COUNT entries, read one at a time by

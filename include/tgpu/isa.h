@@ -317,6 +317,11 @@ static inline const char *tgpu_gr_method_name(unsigned int mthd)
 #define TGPU_KERR_BARRIER               9   /* barrier deadlock */
 #define TGPU_KERR_STACK                 10  /* SIMT stack over/underflow */
 #define TGPU_KERR_PROGRAM_FAULT         11  /* code unreachable */
+/*
+ * An uncorrectable ECC error in VRAM it read (code, a load, an atomic):
+ * the channel fails with TGPU_ERR_ECC_UNCORRECTABLE, not TGPU_ERR_COMPUTE.
+ */
+#define TGPU_KERR_ECC                   12
 
 static inline const char *tgpu_kerr_meaning(unsigned int e)
 {
@@ -345,6 +350,8 @@ static inline const char *tgpu_kerr_meaning(unsigned int e)
         return "SIMT stack overflow or underflow";
     case TGPU_KERR_PROGRAM_FAULT:
         return "program unreachable";
+    case TGPU_KERR_ECC:
+        return "uncorrectable ECC error in memory the kernel read";
     }
     return "unknown kernel error";
 }

@@ -114,5 +114,6 @@
 #define TGPU_FAULT_PRIVILEGE        3
 #define TGPU_FAULT_BAD_APERTURE     4   /* VRAM page beyond VRAM, etc. */
 #define TGPU_FAULT_WALK             5   /* table outside VRAM, bad entry */
+#define TGPU_FAULT_ECC              6   /* uncorrectable ECC error in a table */
 
 #endif /* TGPU_MMU_H */

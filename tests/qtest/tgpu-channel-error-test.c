@@ -759,24 +759,15 @@ static void test_hostile_self_dma(void)
  * configuration space is refused, so a channel cannot clear its COMMAND
  * or move its BARs through it.
  */
-#define Q35_PCIEXBAR        0x60
-#define ECAM_BASE           0xb0000000u
-#define ECAM_TGPU           (ECAM_BASE + (4u << 15))    /* 00:04.0 */
-
 static void test_hostile_ecam(void)
 {
     g_autofree PB *pb = pb_new();
-    QPCIDevice *mch;
     uint16_t cmd;
     T t;
     Chan *c;
 
     tgpu_start_std(&t);
-    mch = qpci_device_find(t.bus, QPCI_DEVFN(0, 0));
-    g_assert_nonnull(mch);
-    qpci_config_writel(mch, Q35_PCIEXBAR + 4, 0);
-    qpci_config_writel(mch, Q35_PCIEXBAR, ECAM_BASE | 1);
-    g_free(mch);
+    ecam_open(&t);
     /* the window works: it shows the device's identity */
     g_assert_cmphex(qtest_readw(t.qts, ECAM_TGPU + PCI_VENDOR_ID), ==,
                     TGPU_PCI_VENDOR_ID);

@@ -75,10 +75,12 @@ static void test_enable(void)
     g_assert_cmphex(rd(&t, TGPU_ECC_INTR), ==, TGPU_ECC_INTR_SCRUB_DONE);
     g_assert_cmphex(rd(&t, TGPU_PMC_INTR) & TGPU_INTR_ECC, ==, 0);
 
-    /* the RAS registers are reserved for now */
-    g_assert_cmphex(rd(&t, TGPU_ECC_RSVD_COUNTERS), ==, TGPU_REG_BADF);
-    g_assert_cmphex(rd(&t, TGPU_ECC_RSVD_ADDR_LOG), ==, TGPU_REG_BADF);
-    g_assert_cmphex(rd(&t, TGPU_ECC_RSVD_INJECT), ==, TGPU_REG_BADF);
+    /* unassigned offsets between the blocks read BADF */
+    g_assert_cmphex(rd(&t, TGPU_ECC_COUNTERS_CLEAR + 4), ==, TGPU_REG_BADF);
+    g_assert_cmphex(rd(&t, TGPU_ECC_LOG_CLEAR + 4), ==, TGPU_REG_BADF);
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_PEND_MODE + 4), ==, TGPU_REG_BADF);
+    g_assert_cmphex(rd(&t, TGPU_ECC_BASE + TGPU_ECC_SIZE - 4), ==,
+                    TGPU_REG_BADF);
     tgpu_stop(&t);
 }
 

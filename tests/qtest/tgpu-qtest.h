@@ -221,6 +221,25 @@ static inline void tgpu_system_reset(T *t)
     tgpu_map(t);
 }
 
+/*
+ * Open q35's ECAM window as firmware does (PCIEXBAR, 256 MiB): the
+ * device's extended configuration space (AER at 0x100) is MMIO at
+ * ECAM_TGPU.
+ */
+#define Q35_PCIEXBAR        0x60
+#define ECAM_BASE           0xb0000000u
+#define ECAM_TGPU           (ECAM_BASE + (4u << 15))    /* 00:04.0 */
+
+static inline void ecam_open(T *t)
+{
+    QPCIDevice *mch = qpci_device_find(t->bus, QPCI_DEVFN(0, 0));
+
+    g_assert_nonnull(mch);
+    qpci_config_writel(mch, Q35_PCIEXBAR + 4, 0);
+    qpci_config_writel(mch, Q35_PCIEXBAR, ECAM_BASE | 1);
+    g_free(mch);
+}
+
 static inline uint32_t rd(T *t, uint32_t reg)
 {
     return qpci_io_readl(t->dev, t->bar0, reg);

@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"       %s add PAGE [sbe|dbe] FILE\n"
 		"       %s clear FILE\n"
 		"PAGE is a 4 KiB aligned VRAM address (e.g. 0x1000); the cause\n"
-		"defaults to dbe.  At most %u pages can be retired.\n",
+		"defaults to dbe.  At most %u pages can be retired.  add keeps\n"
+		"the aggregate ECC error counts; clear zeroes them too.\n",
 		prog, prog, prog, prog, TGPU_INFOROM_MAX_RETIRED);
 }
 
@@ -147,7 +148,13 @@ static int list(const char *path)
 	if (rc)
 		return rc;
 	printf("%s: InfoROM version %u, %u of %u retired pages\n", path,
-	       TGPU_INFOROM_VERSION, rom.count, TGPU_INFOROM_MAX_RETIRED);
+	       rom.version, rom.count, TGPU_INFOROM_MAX_RETIRED);
+	if (rom.version == TGPU_INFOROM_VERSION_1)
+		printf("aggregate ECC errors: none recorded (a version 1 file; the next write makes it version %u)\n",
+		       TGPU_INFOROM_VERSION);
+	else
+		printf("aggregate ECC errors: %" PRIu64 " single-bit, %" PRIu64 " double-bit\n",
+		       rom.sbe_aggregate, rom.dbe_aggregate);
 	for (uint32_t i = 0; i < rom.count; i++) {
 		t = (time_t)rom.ent[i].time;
 		if (gmtime_r(&t, &tm))

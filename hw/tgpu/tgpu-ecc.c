@@ -51,13 +51,21 @@ static void ecc_index_retired(TGPUState *s, bool warn)
     }
 }
 
-/* Writes the store to its file: a temporary file renamed over it. */
+/*
+ * Writes the store, with the aggregate error counts as they are now, to
+ * its file: a temporary file renamed over it.
+ */
 static bool ecc_inforom_persist(TGPUState *s, Error **errp)
 {
     uint8_t buf[TGPU_INFOROM_MAX_SIZE];
-    unsigned long len = tgpu_inforom_encode(&s->inforom, buf);
     g_autoptr(GError) gerr = NULL;
+    unsigned long len;
 
+    /* a count that changes after this sets the flag again: another write */
+    qatomic_xchg(&s->ecc_agg_dirty, false);
+    s->inforom.sbe_aggregate = qatomic_read(&s->ecc_sbe_agg);
+    s->inforom.dbe_aggregate = qatomic_read(&s->ecc_dbe_agg);
+    len = tgpu_inforom_encode(&s->inforom, buf);
     if (!s->inforom_path) {
         return true;
     }
@@ -194,6 +202,9 @@ bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
         return false;
     }
     ecc_index_retired(s, true);
+    /* the registers count 32 bits: the file's counts saturate there */
+    s->ecc_sbe_agg = MIN(s->inforom.sbe_aggregate, UINT32_MAX);
+    s->ecc_dbe_agg = MIN(s->inforom.dbe_aggregate, UINT32_MAX);
     trace_tgpu_inforom_load(s->inforom_path, s->inforom.count,
                             s->retired_nr);
     return true;
@@ -302,6 +313,7 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
     }
     qemu_mutex_unlock(&s->ecc_lock);
     if (raised) {
+        qatomic_store_release(&s->ecc_agg_dirty, true);
         qatomic_or(&s->ecc_intr, raised);
         qatomic_set(&s->ecc_raise, true);
     }
@@ -434,11 +446,22 @@ static void ecc_poison_sync(TGPUState *s)
     memory_region_transaction_commit();
 }
 
+/* Under the BQL: the aggregate counts changed; the InfoROM keeps them. */
+static void ecc_agg_persist(TGPUState *s)
+{
+    Error *err = NULL;
+
+    if (qatomic_read(&s->ecc_agg_dirty) && !ecc_inforom_persist(s, &err)) {
+        error_report_err(err);
+    }
+}
+
 static void ecc_bh(void *opaque)
 {
     TGPUState *s = opaque;
 
     ecc_poison_sync(s);
+    ecc_agg_persist(s);
     if (qatomic_xchg(&s->ecc_raise, false)) {
         tgpu_irq_raise(s, TGPU_UNIT_ECC);
     }
@@ -577,6 +600,8 @@ static void ecc_counters_clear(TGPUState *s, uint32_t val)
     if (val & TGPU_ECC_CLEAR_AGGREGATE) {
         s->ecc_sbe_agg = 0;
         s->ecc_dbe_agg = 0;
+        qatomic_store_release(&s->ecc_agg_dirty, true);
+        qemu_bh_schedule(s->ecc_bh);
     }
 }
 
@@ -881,6 +906,7 @@ void tgpu_ecc_init(TGPUState *s)
 
 void tgpu_ecc_exit(TGPUState *s)
 {
+    ecc_agg_persist(s);     /* in case the bottom half did not run yet */
     timer_free(s->ecc_scrub_timer);
     s->ecc_scrub_timer = NULL;
     qemu_bh_delete(s->ecc_bh);

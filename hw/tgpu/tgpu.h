@@ -288,6 +288,7 @@ struct TGPUState {
     uint32_t ecc_inj_err;                       /* TGPU_ECC_INJ_ERR_* */
     uint32_t ecc_inj_select;
     uint32_t ecc_sbe_vol, ecc_dbe_vol, ecc_sbe_agg, ecc_dbe_agg;
+    bool ecc_agg_dirty;         /* the InfoROM's counts are behind */
     TGPUEccLog ecc_log[TGPU_ECC_LOG_ENTRIES];   /* a ring */
     uint32_t ecc_log_head, ecc_log_nr;          /* oldest entry, count */
     bool ecc_log_overflow;

@@ -192,12 +192,16 @@ static inline const char *tgpu_retired_cause_name(unsigned int cause)
 /* ---- InfoROM file format ------------------------------------------------- */
 
 /*
- * All fields little-endian.  The file is the header followed by exactly
- * `count` entries; the checksum is FNV-1a (32-bit) over the header with
- * its checksum field zero, then the entries.
+ * All fields little-endian.  A version 2 file is the header, the ECC
+ * block (the aggregate error counts) and exactly `count` entries; a
+ * version 1 file, which still loads (its counts as 0), has no ECC
+ * block.  The checksum is FNV-1a (32-bit) over the header with its
+ * checksum field zero, then the rest.  Files are always written as
+ * version 2.
  */
 #define TGPU_INFOROM_MAGIC          0x4d4f5249u /* "IROM" */
-#define TGPU_INFOROM_VERSION        1
+#define TGPU_INFOROM_VERSION        2
+#define TGPU_INFOROM_VERSION_1      1           /* no ECC block */
 #define TGPU_INFOROM_MAX_RETIRED    64          /* as NVIDIA's limit */
 #define TGPU_INFOROM_PAGE_SIZE      4096u
 
@@ -207,13 +211,20 @@ static inline const char *tgpu_retired_cause_name(unsigned int cause)
 #define   TGPU_INFOROM_HDR_COUNT    6   /* u16 */
 #define   TGPU_INFOROM_HDR_CHECKSUM 8   /* u32 */
 #define   TGPU_INFOROM_HDR_RSVD     12  /* u32, 0 */
+#define TGPU_INFOROM_ECC_SIZE       16          /* version 2 */
+#define   TGPU_INFOROM_ECC_SBE      0   /* u64, aggregate SBE count */
+#define   TGPU_INFOROM_ECC_DBE      8   /* u64, aggregate DBE count */
+/* where the entries start in a file of each version */
+#define TGPU_INFOROM_ENTRIES_V1     TGPU_INFOROM_HDR_SIZE
+#define TGPU_INFOROM_ENTRIES        (TGPU_INFOROM_HDR_SIZE + \
+                                     TGPU_INFOROM_ECC_SIZE)
 #define TGPU_INFOROM_ENTRY_SIZE     24
 #define   TGPU_INFOROM_ENT_ADDR     0   /* u64, 4 KiB aligned VRAM address */
 #define   TGPU_INFOROM_ENT_CAUSE    8   /* u32, SBE or DBE */
 #define   TGPU_INFOROM_ENT_RSVD     12  /* u32, 0 */
 #define   TGPU_INFOROM_ENT_TIME     16  /* u64, Unix seconds */
 #define TGPU_INFOROM_MAX_SIZE \
-    (TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_MAX_RETIRED * TGPU_INFOROM_ENTRY_SIZE)
+    (TGPU_INFOROM_ENTRIES + TGPU_INFOROM_MAX_RETIRED * TGPU_INFOROM_ENTRY_SIZE)
 
 struct tgpu_inforom_entry {
     uint64_t addr;
@@ -222,6 +233,8 @@ struct tgpu_inforom_entry {
 };
 
 struct tgpu_inforom {
+    uint32_t version;           /* as decoded; encoding writes the current */
+    uint64_t sbe_aggregate, dbe_aggregate;
     uint32_t count;
     struct tgpu_inforom_entry ent[TGPU_INFOROM_MAX_RETIRED];
 };
@@ -257,7 +270,7 @@ static inline uint32_t tgpu_inforom_fnv1a(const uint8_t *p, unsigned long len)
 static inline unsigned long tgpu_inforom_encode(const struct tgpu_inforom *rom,
                                                 uint8_t *buf)
 {
-    unsigned long len = TGPU_INFOROM_HDR_SIZE;
+    unsigned long len = TGPU_INFOROM_ENTRIES;
     uint32_t n = rom->count;
 
     if (n > TGPU_INFOROM_MAX_RETIRED) {
@@ -269,6 +282,10 @@ static inline unsigned long tgpu_inforom_encode(const struct tgpu_inforom *rom,
     tgpu_inforom_put(buf + TGPU_INFOROM_HDR_MAGIC, 4, TGPU_INFOROM_MAGIC);
     tgpu_inforom_put(buf + TGPU_INFOROM_HDR_VERSION, 2, TGPU_INFOROM_VERSION);
     tgpu_inforom_put(buf + TGPU_INFOROM_HDR_COUNT, 2, n);
+    tgpu_inforom_put(buf + TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_ECC_SBE, 8,
+                     rom->sbe_aggregate);
+    tgpu_inforom_put(buf + TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_ECC_DBE, 8,
+                     rom->dbe_aggregate);
     for (uint32_t i = 0; i < n; i++, len += TGPU_INFOROM_ENTRY_SIZE) {
         uint8_t *e = buf + len;
 
@@ -290,7 +307,8 @@ static inline const char *tgpu_inforom_decode(const uint8_t *buf,
                                               struct tgpu_inforom *rom)
 {
     uint8_t hdr[TGPU_INFOROM_HDR_SIZE];
-    uint32_t count, sum;
+    uint32_t version, count, sum;
+    unsigned long base;
 
     if (len < TGPU_INFOROM_HDR_SIZE) {
         return "file too short for the InfoROM header";
@@ -299,16 +317,17 @@ static inline const char *tgpu_inforom_decode(const uint8_t *buf,
         TGPU_INFOROM_MAGIC) {
         return "bad magic (not an InfoROM file)";
     }
-    if (tgpu_inforom_get(buf + TGPU_INFOROM_HDR_VERSION, 2) !=
-        TGPU_INFOROM_VERSION) {
+    version = tgpu_inforom_get(buf + TGPU_INFOROM_HDR_VERSION, 2);
+    if (version != TGPU_INFOROM_VERSION && version != TGPU_INFOROM_VERSION_1) {
         return "unsupported InfoROM version";
     }
+    base = version == TGPU_INFOROM_VERSION_1 ? TGPU_INFOROM_ENTRIES_V1
+                                             : TGPU_INFOROM_ENTRIES;
     count = tgpu_inforom_get(buf + TGPU_INFOROM_HDR_COUNT, 2);
     if (count > TGPU_INFOROM_MAX_RETIRED) {
         return "retired-page count exceeds the maximum of 64";
     }
-    if (len != TGPU_INFOROM_HDR_SIZE +
-               (unsigned long)count * TGPU_INFOROM_ENTRY_SIZE) {
+    if (len != base + (unsigned long)count * TGPU_INFOROM_ENTRY_SIZE) {
         return "file size does not match the retired-page count";
     }
     for (unsigned int i = 0; i < TGPU_INFOROM_HDR_SIZE; i++) {
@@ -322,10 +341,19 @@ static inline const char *tgpu_inforom_decode(const uint8_t *buf,
     if (sum != tgpu_inforom_get(buf + TGPU_INFOROM_HDR_CHECKSUM, 4)) {
         return "checksum mismatch";
     }
+    rom->version = version;
     rom->count = count;
+    rom->sbe_aggregate = rom->dbe_aggregate = 0;
+    if (version != TGPU_INFOROM_VERSION_1) {
+        const uint8_t *c = buf + TGPU_INFOROM_HDR_SIZE;
+
+        rom->sbe_aggregate = tgpu_inforom_get(c + TGPU_INFOROM_ECC_SBE, 4) |
+            (uint64_t)tgpu_inforom_get(c + TGPU_INFOROM_ECC_SBE + 4, 4) << 32;
+        rom->dbe_aggregate = tgpu_inforom_get(c + TGPU_INFOROM_ECC_DBE, 4) |
+            (uint64_t)tgpu_inforom_get(c + TGPU_INFOROM_ECC_DBE + 4, 4) << 32;
+    }
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *e = buf + TGPU_INFOROM_HDR_SIZE +
-                           i * TGPU_INFOROM_ENTRY_SIZE;
+        const uint8_t *e = buf + base + i * TGPU_INFOROM_ENTRY_SIZE;
         struct tgpu_inforom_entry *r = &rom->ent[i];
 
         r->addr = tgpu_inforom_get(e + TGPU_INFOROM_ENT_ADDR, 4) |

@@ -32,9 +32,9 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void ecc_start(T *t, bool ecc_on)
+static void ecc_start_opts(T *t, bool ecc_on, const char *opts)
 {
-    mmu_start(t, NULL);
+    mmu_start(t, opts);
     wr(t, TGPU_ECC_INTR_EN, TGPU_ECC_INTR_SBE | TGPU_ECC_INTR_DBE);
     wr(t, TGPU_PMC_INTR_EN, rd(t, TGPU_PMC_INTR_EN) | TGPU_INTR_ECC);
     if (ecc_on) {
@@ -44,6 +44,11 @@ static void ecc_start(T *t, bool ecc_on)
         wr(t, TGPU_ECC_INTR, TGPU_ECC_INTR_SCRUB_DONE);
     }
     chan_up_cfg(t, chan_cfg(t, 0));
+}
+
+static void ecc_start(T *t, bool ecc_on)
+{
+    ecc_start_opts(t, ecc_on, NULL);
 }
 
 static void inj_regs(T *t, uint64_t addr, uint64_t mask, uint32_t mode)
@@ -723,6 +728,84 @@ static void test_log_and_counters(void)
     tgpu_stop(&t);
 }
 
+/* The InfoROM file at PATH, decoded. */
+static void read_rom(const char *path, struct tgpu_inforom *rom)
+{
+    g_autofree char *buf = NULL;
+    gsize len;
+
+    g_assert_true(g_file_get_contents(path, &buf, &len, NULL));
+    g_assert_null(tgpu_inforom_decode((uint8_t *)buf, len, rom));
+}
+
+/*
+ * The aggregate counts live in the InfoROM: a version 1 file (no counts)
+ * loads, the first errors make it version 2 with its page kept, and the
+ * next QEMU with the file starts from those counts.
+ */
+static void test_inforom_counts(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("tgpu-ecc-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "ir.bin", NULL);
+    g_autofree char *opts = g_strdup_printf("inforom=%s", path);
+    uint8_t v1[TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_ENTRY_SIZE] = { 0 };
+    struct tgpu_inforom rom;
+    uint64_t page;
+    T t;
+
+    tgpu_inforom_put(v1 + TGPU_INFOROM_HDR_MAGIC, 4, TGPU_INFOROM_MAGIC);
+    tgpu_inforom_put(v1 + TGPU_INFOROM_HDR_VERSION, 2, TGPU_INFOROM_VERSION_1);
+    tgpu_inforom_put(v1 + TGPU_INFOROM_HDR_COUNT, 2, 1);
+    tgpu_inforom_put(v1 + TGPU_INFOROM_ENTRIES_V1 + TGPU_INFOROM_ENT_ADDR, 8,
+                     0x3f00000);
+    tgpu_inforom_put(v1 + TGPU_INFOROM_ENTRIES_V1 + TGPU_INFOROM_ENT_CAUSE, 4,
+                     TGPU_RETIRED_CAUSE_DBE);
+    tgpu_inforom_put(v1 + TGPU_INFOROM_HDR_CHECKSUM, 4,
+                     tgpu_inforom_fnv1a(v1, sizeof(v1)));
+    g_assert_true(g_file_set_contents(path, (char *)v1, sizeof(v1), NULL));
+
+    ecc_start_opts(&t, true, opts);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==, 1);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_SBE_AGGREGATE), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_DBE_AGGREGATE), ==, 0);
+    page = vram_page(&t);
+    inject(&t, page, SBE_BIT, TGPU_ECC_INJ_ONCE);
+    inject(&t, page + 8, DBE_BITS, TGPU_ECC_INJ_ONCE);
+    g_assert_cmphex(pa_rd32(&t, page), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, page + 8), ==, 0xffffffff);
+    settle(&t);
+    read_rom(path, &rom);
+    g_assert_cmpuint(rom.version, ==, TGPU_INFOROM_VERSION);
+    g_assert_cmpuint(rom.sbe_aggregate, ==, 1);
+    g_assert_cmpuint(rom.dbe_aggregate, ==, 1);
+    g_assert_cmpuint(rom.count, ==, 1);
+    g_assert_cmphex(rom.ent[0].addr, ==, 0x3f00000);
+    tgpu_stop(&t);
+
+    /* a new QEMU, the same board: the aggregate counts go on */
+    ecc_start_opts(&t, true, opts);
+    expect_counts(&t, 0, 0);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_SBE_AGGREGATE), ==, 1);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_DBE_AGGREGATE), ==, 1);
+    page = vram_page(&t);
+    inject(&t, page, SBE_BIT, TGPU_ECC_INJ_ONCE);
+    pa_rd32(&t, page);
+    settle(&t);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_SBE_AGGREGATE), ==, 2);
+    read_rom(path, &rom);
+    g_assert_cmpuint(rom.sbe_aggregate, ==, 2);
+    /* clearing them clears the file's */
+    wr(&t, TGPU_ECC_COUNTERS_CLEAR, TGPU_ECC_CLEAR_AGGREGATE);
+    settle(&t);
+    read_rom(path, &rom);
+    g_assert_cmpuint(rom.sbe_aggregate, ==, 0);
+    g_assert_cmpuint(rom.dbe_aggregate, ==, 0);
+    g_assert_cmpuint(rom.count, ==, 1);
+    tgpu_stop(&t);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -739,5 +822,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/ecc-inject/bar1", test_bar1);
     qtest_add_func("/tgpu/ecc-inject/log-and-counters",
                    test_log_and_counters);
+    qtest_add_func("/tgpu/ecc-inject/inforom-counts", test_inforom_counts);
     return g_test_run();
 }

@@ -258,7 +258,7 @@ static void test_inforom_created(void)
     tgpu_stop(&t);
 
     g_assert_true(g_file_get_contents(path, &buf, &len, NULL));
-    g_assert_cmpuint(len, ==, TGPU_INFOROM_HDR_SIZE);
+    g_assert_cmpuint(len, ==, TGPU_INFOROM_ENTRIES);
     g_assert_null(tgpu_inforom_decode((uint8_t *)buf, len, &rom));
     g_assert_cmpuint(rom.count, ==, 0);
     rm_tmp(dir, path);
@@ -315,15 +315,15 @@ static void test_inforom_corrupt(void)
     expect_start_fails(path, "bad magic");
     buf[0] ^= 1;
 
-    buf[TGPU_INFOROM_HDR_VERSION] = 2;
+    buf[TGPU_INFOROM_HDR_VERSION] = TGPU_INFOROM_VERSION + 1;
     g_assert_true(g_file_set_contents(path, (char *)buf, len, NULL));
     expect_start_fails(path, "unsupported InfoROM version");
     buf[TGPU_INFOROM_HDR_VERSION] = TGPU_INFOROM_VERSION;
 
-    buf[TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_ENT_CAUSE] = 2;  /* SBE->DBE */
+    buf[TGPU_INFOROM_ENTRIES + TGPU_INFOROM_ENT_CAUSE] = 2;  /* SBE->DBE */
     g_assert_true(g_file_set_contents(path, (char *)buf, len, NULL));
     expect_start_fails(path, "checksum mismatch");
-    buf[TGPU_INFOROM_HDR_SIZE + TGPU_INFOROM_ENT_CAUSE] = 1;
+    buf[TGPU_INFOROM_ENTRIES + TGPU_INFOROM_ENT_CAUSE] = 1;
 
     g_assert_true(g_file_set_contents(path, (char *)buf, len - 1, NULL));
     expect_start_fails(path, "file size does not match");

@@ -83,20 +83,40 @@ static void put_file(const char *name, const void *data, size_t len)
 
 static void test_format(void)
 {
-	struct tgpu_inforom rom = { .count = 2 }, back;
-	uint8_t buf[TGPU_INFOROM_MAX_SIZE];
+	struct tgpu_inforom rom = { .count = 2, .sbe_aggregate = 0x1234567890ull, .dbe_aggregate = 3 }, back;
+	uint8_t buf[TGPU_INFOROM_MAX_SIZE], v1[TGPU_INFOROM_MAX_SIZE];
 	unsigned long len;
+	uint32_t sum;
 
 	rom.ent[0] = (struct tgpu_inforom_entry){ 0x123456789000ull, 1, 1700000000 };
 	rom.ent[1] = (struct tgpu_inforom_entry){ 0x1000, 2, 0x1122334455667788ull };
 	len = tgpu_inforom_encode(&rom, buf);
-	is_int(len, 16 + 2 * 24, "two entries encode to 64 bytes");
-	ok(!memcmp(buf, "IROM\x01\x00\x02\x00", 8), "header: magic, version 1, count 2, little-endian");
-	ok(!memcmp(buf + 16, "\x00\x90\x78\x56\x34\x12\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00", 16),
+	is_int(len, 32 + 2 * 24, "two entries encode to 80 bytes (header, ECC block, entries)");
+	ok(!memcmp(buf, "IROM\x02\x00\x02\x00", 8), "header: magic, version 2, count 2, little-endian");
+	ok(!memcmp(buf + 16, "\x90\x78\x56\x34\x12\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00", 16),
+	   "ECC block: aggregate SBE and DBE counts, u64 little-endian");
+	ok(!memcmp(buf + 32, "\x00\x90\x78\x56\x34\x12\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00", 16),
 	   "entry 0: address and cause little-endian, reserved zero");
-	ok(tgpu_inforom_decode(buf, len, &back) == NULL && back.count == 2 &&
+	ok(tgpu_inforom_decode(buf, len, &back) == NULL && back.count == 2 && back.version == 2 &&
 	   back.ent[0].addr == rom.ent[0].addr && back.ent[1].time == rom.ent[1].time &&
-	   back.ent[1].cause == 2, "decode gives back what was encoded");
+	   back.ent[1].cause == 2 && back.sbe_aggregate == rom.sbe_aggregate &&
+	   back.dbe_aggregate == 3, "decode gives back what was encoded, counts included");
+
+	/* a version 1 file: the same without the ECC block */
+	memcpy(v1, buf, 16);
+	memcpy(v1 + 16, buf + 32, 2 * 24);
+	v1[4] = 1;
+	memset(v1 + 8, 0, 4);
+	sum = tgpu_inforom_fnv1a(v1, 16 + 2 * 24);
+	memcpy(v1 + 8, &sum, 4);	/* the test runs little-endian */
+	ok(tgpu_inforom_decode(v1, 16 + 2 * 24, &back) == NULL && back.version == 1 &&
+	   back.count == 2 && back.ent[1].addr == 0x1000 && back.sbe_aggregate == 0 &&
+	   back.dbe_aggregate == 0, "a version 1 file still decodes: its pages, no counts");
+	is_str(tgpu_inforom_decode(v1, 32 + 2 * 24, &back),
+	       "file size does not match the retired-page count", "version 1 has no ECC block");
+	v1[4] = 3;
+	is_str(tgpu_inforom_decode(v1, 16 + 2 * 24, &back), "unsupported InfoROM version",
+	       "version 3 is refused");
 
 	buf[20] ^= 0x10;
 	is_str(tgpu_inforom_decode(buf, len, &back), "checksum mismatch", "a flipped bit is a checksum mismatch");
@@ -121,8 +141,8 @@ static void test_format(void)
 
 	rom.count = 0;
 	len = tgpu_inforom_encode(&rom, buf);
-	ok(len == 16 && tgpu_inforom_decode(buf, len, &back) == NULL && back.count == 0,
-	   "an empty table is just the header");
+	ok(len == 32 && tgpu_inforom_decode(buf, len, &back) == NULL && back.count == 0,
+	   "an empty table is the header and the ECC block");
 }
 
 static void test_cli(void)
@@ -150,8 +170,8 @@ static void test_cli(void)
 	run("create '%s/ir.bin'", dir);
 	is_int(status, 0, "create: exit 0");
 	len = file_bytes("ir.bin", buf, sizeof(buf));
-	ok(len == 16 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL && rom.count == 0,
-	   "create writes an empty, valid table");
+	ok(len == 32 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL && rom.count == 0 &&
+	   rom.version == 2 && rom.sbe_aggregate == 0, "create writes an empty, valid table, version 2");
 	run("create '%s/ir.bin'", dir);
 	is_int(status, 1, "create over an existing file: exit 1");
 	has_str(err, "ir.bin exists (use 'tgpu-inforom clear", "... and it is kept");
@@ -161,7 +181,7 @@ static void test_cli(void)
 	run("add 0x3ffff000 '%s/ir.bin'", dir);
 	is_int(status, 0, "add 0x3ffff000 (default cause): exit 0");
 	len = file_bytes("ir.bin", buf, sizeof(buf));
-	ok(len == 16 + 2 * 24 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL &&
+	ok(len == 32 + 2 * 24 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL &&
 	   rom.count == 2 && rom.ent[0].addr == 0x1000 && rom.ent[0].cause == TGPU_RETIRED_CAUSE_SBE &&
 	   rom.ent[1].addr == 0x3ffff000 && rom.ent[1].cause == TGPU_RETIRED_CAUSE_DBE,
 	   "the file holds both pages in order, the default cause dbe");
@@ -169,9 +189,10 @@ static void test_cli(void)
 	   "timestamped now");
 
 	run("list '%s/ir.bin'", dir);
-	ok(status == 0 && strstr(out, "2 of 64 retired pages") &&
+	ok(status == 0 && strstr(out, "version 2, 2 of 64 retired pages") &&
+	   strstr(out, "aggregate ECC errors: 0 single-bit, 0 double-bit") &&
 	   strstr(out, " 0  0x000000001000  sbe  ") && strstr(out, " 1  0x00003ffff000  dbe  "),
-	   "list shows the count and each page with its cause");
+	   "list shows the version, the count, the ECC counts and each page with its cause");
 
 	run("add 0x1000 dbe '%s/ir.bin'", dir);
 	ok(status == 1 && strstr(err, "page 0x1000 is already retired"), "a page twice: exit 1, saying so");
@@ -182,7 +203,7 @@ static void test_cli(void)
 	run("add 0x2000 tbe '%s/ir.bin'", dir);
 	ok(status == 1 && strstr(err, "unknown cause 'tbe'"), "an unknown cause: exit 1");
 	len = file_bytes("ir.bin", buf, sizeof(buf));
-	is_int(len, 16 + 2 * 24, "failed adds leave the file alone");
+	is_int(len, 32 + 2 * 24, "failed adds leave the file alone");
 
 	for (i = 2; i < TGPU_INFOROM_MAX_RETIRED; i++) {
 		run("add %#x '%s/ir.bin'", 0x100000 + i * 0x1000, dir);
@@ -202,8 +223,31 @@ static void test_cli(void)
 	run("clear '%s/ir.bin'", dir);
 	is_int(status, 0, "clear: exit 0");
 	len = file_bytes("ir.bin", buf, sizeof(buf));
-	ok(len == 16 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL && rom.count == 0,
+	ok(len == 32 && tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL && rom.count == 0,
 	   "clear leaves an empty, valid table");
+	/* a version 1 file lists; add makes it version 2, its page kept */
+	{
+		uint8_t v1[16 + 24] = "IROM\x01\x00\x01\x00";
+		uint32_t sum;
+
+		v1[16 + 1] = 0x50;	/* page 0x5000 */
+		v1[16 + 8] = TGPU_RETIRED_CAUSE_SBE;
+		sum = tgpu_inforom_fnv1a(v1, sizeof(v1));
+		memcpy(v1 + 8, &sum, 4);
+		put_file("v1.bin", v1, sizeof(v1));
+		run("list '%s/v1.bin'", dir);
+		ok(status == 0 && strstr(out, "version 1, 1 of 64 retired pages") &&
+		   strstr(out, "none recorded (a version 1 file") &&
+		   strstr(out, " 0  0x000000005000  sbe  "), "list of a version 1 file");
+		run("add 0x6000 '%s/v1.bin'", dir);
+		len = file_bytes("v1.bin", buf, sizeof(buf));
+		ok(status == 0 && len == 32 + 2 * 24 &&
+		   tgpu_inforom_decode(buf, (unsigned long)len, &rom) == NULL && rom.version == 2 &&
+		   rom.count == 2 && rom.ent[0].addr == 0x5000 && rom.ent[1].addr == 0x6000,
+		   "add to a version 1 file writes version 2 with both pages");
+		snprintf(args, sizeof(args), "%s/v1.bin", dir);
+		unlink(args);
+	}
 	/* n itself is left out: the shell may create it before ls looks */
 	snprintf(args, sizeof(args), "ls -A '%s' | grep -cvx n >'%s/n'", dir, dir);
 	ok(system(args) == 0, "count the files");

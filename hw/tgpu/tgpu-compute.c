@@ -293,7 +293,7 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
 {
     TGPUComputeEngine *gr = s->gr;
     /* modelled time: one warp instruction per SM clock cycle */
-    uint64_t khz = (uint64_t)s->model->clk_sm_boost_mhz * 1000;
+    uint64_t khz = (uint64_t)tgpu_therm_clock_mhz(s) * 1000;
 
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->k = ch->gr_kernel;
@@ -541,7 +541,7 @@ uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok)
     case TGPU_GR_PREEMPTS:
         return gr->preempts;
     case TGPU_GR_CLOCK_KHZ:
-        return s->model->clk_sm_boost_mhz * 1000;
+        return tgpu_therm_clock_mhz(s) * 1000;
     }
     *ok = false;
     return TGPU_REG_BADF;

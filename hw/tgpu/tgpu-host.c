@@ -265,6 +265,11 @@ static void chan_enable(TGPUState *s, TGPUChannel *ch)
     bool ecc;
 
     ch->enabled = true;
+    if (tgpu_therm_halted(s)) {
+        /* after a thermal shutdown nothing runs until a reset */
+        chan_fail(s, ch, TGPU_ERR_THERMAL_SHUTDOWN, 0);
+        return;
+    }
     if (!chan_load_instance(s, ch, &bad, &ecc)) {
         chan_fail(s, ch, ecc ? TGPU_ERR_ECC_UNCORRECTABLE
                              : TGPU_ERR_INVALID_INSTANCE, bad);

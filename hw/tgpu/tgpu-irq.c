@@ -28,6 +28,9 @@ uint32_t tgpu_intr_status(TGPUState *s)
     if (s->ecc_intr & s->ecc_intr_en) {
         st |= TGPU_INTR_ECC;
     }
+    if (s->therm_intr & s->therm_intr_en) {
+        st |= TGPU_INTR_THERMAL;
+    }
     return st;
 }
 

@@ -37,18 +37,27 @@ static const TGPUModel tgpu_models[] = {
         .vram_size = 16 * GiB, .sm_count = 56,
         .clk_sm_base_mhz = 1189, .clk_sm_boost_mhz = 1328,
         .clk_mem_mhz = 715, .power_limit_mw = 250000,
+        .clk_sm_slowdown_mhz = 810, .clk_sm_min_mhz = 544,
+        .power_cap_min_mw = 125000, .therm_slowdown_mc = 85000,
+        .therm_shutdown_mc = 90000, .therm_tau_ms = 20000,
     }, {
         .name = "p40", .device_id = TGPU_PCI_DEVICE_ID_P40,
         .arch = TGPU_ARCH_PASCAL, .impl = TGPU_IMPL_GP102,
         .vram_size = 24 * GiB, .sm_count = 30,
         .clk_sm_base_mhz = 1303, .clk_sm_boost_mhz = 1531,
         .clk_mem_mhz = 3615, .power_limit_mw = 250000,
+        .clk_sm_slowdown_mhz = 900, .clk_sm_min_mhz = 544,
+        .power_cap_min_mw = 125000, .therm_slowdown_mc = 83000,
+        .therm_shutdown_mc = 88000, .therm_tau_ms = 25000,
     }, {
         .name = "m40", .device_id = TGPU_PCI_DEVICE_ID_M40,
         .arch = TGPU_ARCH_MAXWELL, .impl = TGPU_IMPL_GM200,
         .vram_size = 12 * GiB, .sm_count = 24,
         .clk_sm_base_mhz = 948, .clk_sm_boost_mhz = 1112,
         .clk_mem_mhz = 3004, .power_limit_mw = 250000,
+        .clk_sm_slowdown_mhz = 700, .clk_sm_min_mhz = 405,
+        .power_cap_min_mw = 180000, .therm_slowdown_mc = 87000,
+        .therm_shutdown_mc = 92000, .therm_tau_ms = 30000,
     },
 };
 
@@ -91,6 +100,8 @@ static const TGPURegBlock tgpu_reg_blocks[TGPU_NR_REG_BLOCKS] = {
     { "tgpu-compute", TGPU_GR_BASE, TGPU_GR_SIZE, tgpu_gr_read, NULL },
     { "tgpu-ecc", TGPU_ECC_BASE, TGPU_ECC_SIZE,
       tgpu_ecc_read, tgpu_ecc_write },
+    { "tgpu-therm", TGPU_THERM_BASE, TGPU_THERM_SIZE,
+      tgpu_therm_read, tgpu_therm_write },
     { "tgpu-channels", TGPU_CHAN_BASE, TGPU_CHANNELS_MAX * TGPU_CHAN_STRIDE,
       tgpu_host_read, tgpu_host_write },
     /* the user-mappable page: the timer reads, the doorbell writes */
@@ -251,7 +262,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     /* First: a bad InfoROM file must fail before anything needs undoing. */
-    if (!tgpu_ecc_load_inforom(s, errp)) {
+    if (!tgpu_therm_check(s, errp) || !tgpu_ecc_load_inforom(s, errp)) {
         return;
     }
 
@@ -329,6 +340,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     tgpu_host_init(s);
     tgpu_ce_init(s);
     tgpu_gr_init(s);
+    tgpu_therm_init(s);
 }
 
 /*
@@ -362,6 +374,7 @@ static void tgpu_exit(PCIDevice *pdev)
     tgpu_gr_exit(s);
     tgpu_ce_exit(s);
     tgpu_ecc_exit(s);
+    tgpu_therm_exit(s);
     tgpu_host_exit(s);
     tgpu_mmu_exit(s);
     pcie_aer_exit(pdev);
@@ -390,6 +403,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     tgpu_host_reset(s);
     tgpu_mmu_reset(s);
     tgpu_ecc_reset(s);
+    tgpu_therm_reset(s);
     tgpu_irq_update(s);
 }
 
@@ -400,6 +414,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_UINT32("channels", TGPUState, num_channels,
                        TGPU_CHANNELS_DEFAULT),
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
+    DEFINE_PROP_INT32("ambient-temp", TGPUState, therm_ambient_c, 35),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
     /* one per copy engine (TGPU_CE_COUNT, checked in tgpu_class_init) */

@@ -18,6 +18,7 @@
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
 #include "tgpu/ecc.h"
+#include "tgpu/therm.h"
 #include "tgpu/isa.h"
 #include "tgpu/mmu.h"
 #include "tgpu-engine.h"
@@ -39,6 +40,12 @@ typedef struct TGPUModel {
     uint32_t clk_sm_boost_mhz;
     uint32_t clk_mem_mhz;
     uint32_t power_limit_mw;
+    /* thermal, power and clocks (tgpu-therm.c, docs/hw/thermal.md) */
+    uint32_t clk_sm_slowdown_mhz;   /* the hardware slowdown's clock */
+    uint32_t clk_sm_min_mhz;
+    uint32_t power_cap_min_mw;
+    uint32_t therm_slowdown_mc, therm_shutdown_mc;
+    uint32_t therm_tau_ms;          /* the board's thermal time constant */
 } TGPUModel;
 
 /*
@@ -152,7 +159,7 @@ typedef struct TGPURegBlock {
     bool (*write)(TGPUState *s, hwaddr addr, uint32_t val);
 } TGPURegBlock;
 
-#define TGPU_NR_REG_BLOCKS  9
+#define TGPU_NR_REG_BLOCKS  10
 
 /* The region of one block, as BAR0 maps it. */
 typedef struct TGPURegRegion {
@@ -297,6 +304,18 @@ struct TGPUState {
     bool ecc_raise;             /* the BH raises the ECC interrupt */
     TGPUEccPoison ecc_poison[TGPU_ECC_INJ_MAX];
     struct tgpu_inforom inforom;        /* the file's entries, all of them */
+
+    /* thermal, power and clocks (tgpu-therm.c), under the BQL */
+    int32_t therm_ambient_c;    /* property ambient-temp */
+    double therm_temp;          /* degrees C */
+    int64_t therm_last_ns;      /* virtual time of the last tick */
+    QEMUTimer *therm_timer;
+    uint32_t therm_alert_high, therm_alert_low;     /* milli-degrees C */
+    bool therm_was_high, therm_was_low;
+    bool therm_slowdown, therm_halted;
+    uint32_t therm_intr, therm_intr_en, therm_err;
+    uint32_t therm_clk_request, therm_clk, therm_sw_thermal;
+    uint32_t therm_reasons, therm_power_mw, therm_cap_mw, therm_gating;
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
     uint32_t retired_select;
@@ -454,6 +473,16 @@ static inline void tgpu_ecc_vram_write(TGPUState *s, uint64_t addr,
         tgpu_ecc_vram_write_slow(s, addr, len);
     }
 }
+
+/* tgpu-therm.c: thermal, power and clocks */
+bool tgpu_therm_check(TGPUState *s, Error **errp);
+void tgpu_therm_init(TGPUState *s);
+void tgpu_therm_exit(TGPUState *s);
+void tgpu_therm_reset(TGPUState *s);
+uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok);
+bool tgpu_therm_write(TGPUState *s, hwaddr addr, uint32_t val);
+bool tgpu_therm_halted(TGPUState *s);
+uint32_t tgpu_therm_clock_mhz(TGPUState *s);
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -279,7 +279,8 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
     X(COMPUTE,          19, "kernel error (reason in the info, see isa.h)") \
     /* info: the reader, TGPU_ECC_ENGINE_* (ecc.h); the ECC log has where */ \
     X(ECC_UNCORRECTABLE, 20, "uncorrectable ECC error in data the " \
-                             "channel's work read")
+                             "channel's work read") \
+    X(THERMAL_SHUTDOWN, 21, "the GPU stopped at its shutdown temperature")
 
 enum {
 #define TGPU_ERR_ENUM_(name, code, meaning) TGPU_ERR_##name = (code),

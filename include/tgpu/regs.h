@@ -206,6 +206,7 @@ static inline const char *tgpu_product_name(unsigned int arch,
 #define TGPU_ENGINE_COMPUTE         (1u << 0)
 #define TGPU_ENGINE_CE0             (1u << 1)
 #define TGPU_ENGINE_CE1             (1u << 2)
+#define TGPU_ENGINE_ALL             0x7u
 
 /* Reads of unimplemented registers return this, as on NVIDIA parts. */
 #define TGPU_REG_BADF               0xbadf1100u

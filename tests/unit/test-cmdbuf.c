@@ -97,8 +97,8 @@ static void check_tables(void)
 		ok(known > 0, "%s class: %u methods in its table", classes[k].name, known);
 	}
 	is_int(wrong, 0, "the checker knows exactly the tables' methods, host and class");
-	is_str(tgpu_chan_error_name(TGPU_ERR_COUNT - 1), "ECC_UNCORRECTABLE",
-	       "the last channel error code is ECC_UNCORRECTABLE");
+	is_str(tgpu_chan_error_name(TGPU_ERR_COUNT - 1), "THERMAL_SHUTDOWN",
+	       "the last channel error code is THERMAL_SHUTDOWN");
 	is_str(tgpu_chan_error_name(TGPU_ERR_COUNT), "UNKNOWN",
 	       "TGPU_ERR_COUNT is one past the last code");
 }

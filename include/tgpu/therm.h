@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tgpu hardware contract: the thermal, power and clock unit.
+ *
+ * docs/hw/thermal.md is the manual.  Like regs.h this compiles in the
+ * device model, the kernel driver, the user-mode tools and the tests: no
+ * libc, only the fixed-width integer types each user provides.
+ */
+#ifndef TGPU_THERM_H
+#define TGPU_THERM_H
+
+#define TGPU_THERM_BASE             0x00e000u
+#define TGPU_THERM_SIZE             0x1000u
+
+/* ---- temperature -------------------------------------------------------- */
+
+/* The sensor, in milli-degrees Celsius (signed). */
+#define TGPU_THERM_TEMP             0x00e000u   /* RO */
+/*
+ * Alert thresholds, milli-degrees Celsius, TGPU_THERM_ALERT_MIN_MC to
+ * TGPU_THERM_ALERT_MAX_MC.  Crossing HIGH upwards sets INTR.HIGH,
+ * crossing LOW downwards INTR.LOW.
+ */
+#define TGPU_THERM_ALERT_HIGH       0x00e004u   /* RW */
+#define TGPU_THERM_ALERT_LOW        0x00e008u   /* RW */
+#define   TGPU_THERM_ALERT_MIN_MC   0
+#define   TGPU_THERM_ALERT_MAX_MC   150000
+#define TGPU_THERM_STATUS           0x00e00cu   /* RO; ERR_VALUE W1C */
+#define   TGPU_THERM_STATUS_HIGH    (1u << 0)   /* at or above ALERT_HIGH */
+#define   TGPU_THERM_STATUS_LOW     (1u << 1)   /* at or below ALERT_LOW */
+#define   TGPU_THERM_STATUS_SLOWDOWN (1u << 2)  /* hardware slowdown on */
+#define   TGPU_THERM_STATUS_SHUTDOWN (1u << 3)  /* the GPU is stopped */
+#define   TGPU_THERM_STATUS_ERR_VALUE (1u << 16) /* a write was refused */
+#define TGPU_THERM_INTR             0x00e010u   /* R/W1C */
+#define   TGPU_THERM_INTR_HIGH      (1u << 0)
+#define   TGPU_THERM_INTR_LOW       (1u << 1)
+#define   TGPU_THERM_INTR_SLOWDOWN  (1u << 2)   /* slowdown began */
+#define   TGPU_THERM_INTR_SHUTDOWN  (1u << 3)
+#define   TGPU_THERM_INTR_MASK      0xfu
+#define TGPU_THERM_INTR_EN          0x00e014u   /* RW; PMC_INTR bit 4 */
+#define TGPU_THERM_SLOWDOWN_TEMP    0x00e018u   /* RO, milli-degrees C */
+#define TGPU_THERM_SHUTDOWN_TEMP    0x00e01cu   /* RO, milli-degrees C */
+/* The first-order model's time constant, in ms (docs/hw/thermal.md). */
+#define TGPU_THERM_TAU_MS           0x00e020u   /* RO */
+/* Slowdown ends this far below the slowdown temperature. */
+#define TGPU_THERM_HYSTERESIS_MC    3000
+
+/* ---- clocks ------------------------------------------------------------- */
+
+/* The SM clock the driver asks for, TGPU_THERM_CLK_MIN to boost MHz. */
+#define TGPU_THERM_CLK_REQUEST      0x00e040u   /* RW, MHz */
+/* The clock the SMs run at: min(request, thermal, power cap). */
+#define TGPU_THERM_CLK_EFFECTIVE    0x00e044u   /* RO, MHz */
+#define TGPU_THERM_CLK_BASE         0x00e048u   /* RO, MHz */
+#define TGPU_THERM_CLK_BOOST        0x00e04cu   /* RO, MHz */
+#define TGPU_THERM_CLK_SLOWDOWN     0x00e050u   /* RO, MHz: when throttled */
+#define TGPU_THERM_CLK_MIN          0x00e054u   /* RO, MHz: the lowest */
+/*
+ * Why the clock is below boost: NVML's clocks event reason bits, with
+ * nvidia-smi's names.  SW_THERMAL is the driver's, through SW_THERMAL.
+ */
+#define TGPU_THERM_REASONS          0x00e058u   /* RO */
+#define   TGPU_THERM_REASON_GPU_IDLE        (1u << 0)
+#define   TGPU_THERM_REASON_APP_CLOCKS      (1u << 1)
+#define   TGPU_THERM_REASON_SW_POWER_CAP    (1u << 2)
+#define   TGPU_THERM_REASON_HW_SLOWDOWN     (1u << 3)
+#define   TGPU_THERM_REASON_SW_THERMAL      (1u << 5)
+#define   TGPU_THERM_REASON_HW_THERMAL      (1u << 6)
+/* 1: the driver slows the clock for temperature (to CLK_SLOWDOWN). */
+#define TGPU_THERM_SW_THERMAL       0x00e05cu   /* RW, 0 or 1 */
+
+/* ---- power -------------------------------------------------------------- */
+
+#define TGPU_THERM_POWER_MW         0x00e080u   /* RO, the model's draw */
+/* The power cap, CAP_MIN to the board's limit (PMC_POWER_LIMIT_MW). */
+#define TGPU_THERM_POWER_CAP_MW     0x00e084u   /* RW */
+#define TGPU_THERM_POWER_CAP_MIN_MW 0x00e088u   /* RO */
+/* Clock gating per engine: TGPU_ENGINE_* bits (regs.h); off at reset. */
+#define TGPU_THERM_CLOCK_GATING     0x00e08cu   /* RW */
+
+/* The unit's model advances this often, in virtual time. */
+#define TGPU_THERM_TICK_NS          10000000u
+
+#endif /* TGPU_THERM_H */

@@ -226,6 +226,18 @@ static uint32_t sat_inc(uint32_t v)
     return v == UINT32_MAX ? v : v + 1;
 }
 
+/* Under ecc_lock: the bottom half sends a TGPU_ECC_ERROR for it. */
+static void ecc_event_add(TGPUState *s, uint64_t addr, uint8_t type,
+                          unsigned int engine, uint32_t chid)
+{
+    if (s->ecc_events_nr < TGPU_ECC_EVENTS) {
+        s->ecc_events[s->ecc_events_nr++] = (TGPUEccEvent) {
+            .addr = addr, .type = type, .engine = engine,
+            .chid = chid < TGPU_ECC_NO_CHID ? chid : TGPU_ECC_NO_CHID,
+        };
+    }
+}
+
 /* Under ecc_lock: one more entry, dropping the oldest from a full log. */
 static void ecc_log_add(TGPUState *s, uint64_t addr, uint8_t type,
                         unsigned int engine, uint32_t chid)
@@ -295,6 +307,7 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
             s->ecc_dbe_vol = sat_inc(s->ecc_dbe_vol);
             s->ecc_dbe_agg = sat_inc(s->ecc_dbe_agg);
             ecc_log_add(s, j->addr, TGPU_ECC_TYPE_DBE, engine, chid);
+            ecc_event_add(s, j->addr, TGPU_ECC_TYPE_DBE, engine, chid);
             raised |= TGPU_ECC_INTR_DBE;
             ok = false;
             trace_tgpu_ecc_dbe(j->addr, ecc_engine_names[engine], chid);
@@ -302,6 +315,7 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
             s->ecc_sbe_vol = sat_inc(s->ecc_sbe_vol);
             s->ecc_sbe_agg = sat_inc(s->ecc_sbe_agg);
             ecc_log_add(s, j->addr, TGPU_ECC_TYPE_SBE, engine, chid);
+            ecc_event_add(s, j->addr, TGPU_ECC_TYPE_SBE, engine, chid);
             raised |= TGPU_ECC_INTR_SBE;
             trace_tgpu_ecc_sbe(j->addr, ecc_engine_names[engine], chid);
         }
@@ -456,12 +470,34 @@ static void ecc_agg_persist(TGPUState *s)
     }
 }
 
+/* Under the BQL: the errors since the last run, as QMP events. */
+static void ecc_send_events(TGPUState *s)
+{
+    TGPUEccEvent ev[TGPU_ECC_EVENTS];
+    g_autofree char *path = NULL;
+    uint32_t n;
+
+    WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+        n = s->ecc_events_nr;
+        memcpy(ev, s->ecc_events, n * sizeof(ev[0]));
+        s->ecc_events_nr = 0;
+    }
+    if (n) {
+        path = object_get_canonical_path(OBJECT(s));
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        tgpu_qmp_ecc_event(path, ev[i].type == TGPU_ECC_TYPE_DBE,
+                           ev[i].addr, ev[i].engine, ev[i].chid);
+    }
+}
+
 static void ecc_bh(void *opaque)
 {
     TGPUState *s = opaque;
 
     ecc_poison_sync(s);
     ecc_agg_persist(s);
+    ecc_send_events(s);
     if (qatomic_xchg(&s->ecc_raise, false)) {
         tgpu_irq_raise(s, TGPU_UNIT_ECC);
     }
@@ -478,46 +514,71 @@ static void ecc_inj_refuse(TGPUState *s, uint32_t err, const char *why)
     trace_tgpu_ecc_inject_refused(s->ecc_inj_addr, s->ecc_inj_mask, why);
 }
 
-static void ecc_inj_arm(TGPUState *s)
+/*
+ * Arm MASK at the 64-bit word ADDR, as INJ_ARM and QMP do: 0 and its
+ * *NUMBER, or the TGPU_ECC_INJ_ERR_* bit that refuses it.  Under the BQL.
+ */
+uint32_t tgpu_ecc_arm(TGPUState *s, uint64_t addr, uint64_t mask,
+                      bool sticky, uint64_t *number)
 {
-    uint64_t addr = s->ecc_inj_addr;
     uint32_t i;
 
     if (addr % 8) {
-        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_ALIGN,
-                       "the address is not that of a 64-bit word");
-        return;
+        return TGPU_ECC_INJ_ERR_ALIGN;
     }
     if (addr >= s->vram_size) {
-        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_RANGE,
-                       "the address is beyond VRAM");
-        return;
+        return TGPU_ECC_INJ_ERR_RANGE;
     }
-    if (ctpop64(s->ecc_inj_mask) != 1 && ctpop64(s->ecc_inj_mask) != 2) {
-        ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_MASK,
-                       "the mask must have one bit (SBE) or two (DBE)");
-        return;
+    if (ctpop64(mask) != 1 && ctpop64(mask) != 2) {
+        return TGPU_ECC_INJ_ERR_MASK;
     }
     WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
         for (i = 0; i < s->ecc_inj_nr && s->ecc_inj[i].addr != addr; i++) {
             continue;
         }
         if (i == TGPU_ECC_INJ_MAX) {
-            ecc_inj_refuse(s, TGPU_ECC_INJ_ERR_FULL,
-                           "64 injections are pending already");
-            return;
+            return TGPU_ECC_INJ_ERR_FULL;
         }
         s->ecc_inj[i] = (TGPUEccInj) {
-            .addr = addr, .mask = s->ecc_inj_mask,
-            .sticky = s->ecc_inj_mode == TGPU_ECC_INJ_STICKY,
+            .addr = addr, .mask = mask, .sticky = sticky,
+            .number = ++s->ecc_inj_seq,
         };
+        *number = s->ecc_inj_seq;
         if (i == s->ecc_inj_nr) {
             qatomic_set(&s->ecc_inj_nr, i + 1);
         }
     }
-    trace_tgpu_ecc_inject(addr, s->ecc_inj_mask, s->ecc_inj_mode);
+    trace_tgpu_ecc_inject(addr, mask, sticky);
     /* the CPU's next read through BAR1 is checked too */
     ecc_poison_sync(s);
+    return 0;
+}
+
+/* Drop every pending injection.  Under the BQL. */
+void tgpu_ecc_clear_injections(TGPUState *s)
+{
+    WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
+        qatomic_set(&s->ecc_inj_nr, 0);
+    }
+    ecc_poison_sync(s);
+}
+
+static void ecc_inj_arm(TGPUState *s)
+{
+    static const char *const why[] = {
+        [16] = "64 injections are pending already",
+        [17] = "the address is beyond VRAM",
+        [18] = "the mask must have one bit (SBE) or two (DBE)",
+        [19] = "the address is not that of a 64-bit word",
+    };
+    uint64_t number;
+    uint32_t err = tgpu_ecc_arm(s, s->ecc_inj_addr, s->ecc_inj_mask,
+                                s->ecc_inj_mode == TGPU_ECC_INJ_STICKY,
+                                &number);
+
+    if (err) {
+        ecc_inj_refuse(s, err, why[ctz32(err)]);
+    }
 }
 
 /* INJ_MODE and INJ_ARM take only their documented values. */
@@ -843,10 +904,7 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
         if (val != 1) {
             ecc_inj_bad_value(s, addr, val);
         } else {
-            WITH_QEMU_LOCK_GUARD(&s->ecc_lock) {
-                qatomic_set(&s->ecc_inj_nr, 0);
-            }
-            ecc_poison_sync(s);
+            tgpu_ecc_clear_injections(s);
         }
         return true;
     case TGPU_ECC_INJ_STATUS:

@@ -184,7 +184,17 @@ typedef struct TGPUEccInj {
     uint64_t addr;              /* 8-byte aligned */
     uint64_t mask;              /* one bit: SBE; two: DBE */
     bool sticky;
+    uint64_t number;            /* as QMP's tgpu-inject-ecc returns it */
 } TGPUEccInj;
+
+/* An error that happened, for the TGPU_ECC_ERROR event. */
+typedef struct TGPUEccEvent {
+    uint64_t addr;
+    uint8_t type, engine;
+    uint16_t chid;
+} TGPUEccEvent;
+
+#define TGPU_ECC_EVENTS     16  /* queued for the bottom half at most */
 
 /* A BAR1 page with an armed error: MMIO over the RAM, for the CPU. */
 typedef struct TGPUEccPoison {
@@ -290,6 +300,9 @@ struct TGPUState {
     QemuMutex ecc_lock;
     uint32_t ecc_inj_nr;
     TGPUEccInj ecc_inj[TGPU_ECC_INJ_MAX];       /* oldest first */
+    uint64_t ecc_inj_seq;                       /* the last number */
+    TGPUEccEvent ecc_events[TGPU_ECC_EVENTS];
+    uint32_t ecc_events_nr;
     uint64_t ecc_inj_addr, ecc_inj_mask;        /* INJ_ADDR, INJ_MASK */
     uint32_t ecc_inj_mode;
     uint32_t ecc_inj_err;                       /* TGPU_ECC_INJ_ERR_* */
@@ -447,6 +460,9 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
                              unsigned int engine, uint32_t chid,
                              uint64_t *bad);
 void tgpu_ecc_vram_write_slow(TGPUState *s, uint64_t addr, uint64_t len);
+uint32_t tgpu_ecc_arm(TGPUState *s, uint64_t addr, uint64_t mask,
+                      bool sticky, uint64_t *number);
+void tgpu_ecc_clear_injections(TGPUState *s);
 
 /*
  * Before ENGINE (TGPU_ECC_ENGINE_*), for channel CHID, reads
@@ -483,6 +499,10 @@ uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_therm_write(TGPUState *s, hwaddr addr, uint32_t val);
 bool tgpu_therm_halted(TGPUState *s);
 uint32_t tgpu_therm_clock_mhz(TGPUState *s);
+
+/* tgpu-qmp.c: the monitor's side */
+void tgpu_qmp_ecc_event(const char *path, bool dbe, uint64_t addr,
+                        unsigned int engine, uint32_t chid);
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -1,0 +1,280 @@
+/*
+ * QTest testcase for tgpu's QMP interface (qapi/tgpu.json): ECC
+ * injection by id and by QOM path, its effect on the device's registers
+ * and on a reader, the TGPU_ECC_ERROR event and its rate limit,
+ * tgpu-clear-injections, query-tgpu, and every bad argument.
+ *
+ * Copyright (c) 2026 The tgpu authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qobject/qjson.h"
+#include "qobject/qlist.h"
+#include "tgpu-mmu.h"
+#include "tgpu/ecc.h"
+#include "tgpu/therm.h"
+
+#define SCRUB_NS            (64ull * TGPU_ECC_SCRUB_NS_PER_MIB)
+#define GPU_PATH            "/machine/peripheral/gpu0"
+#define ONE_SECOND_NS       1000000000ll
+
+/* The device as gpu0, ECC enabled or not, bypass channel 0 up. */
+static void qmp_start(T *t, bool ecc)
+{
+    mmu_start(t, "id=gpu0");
+    if (ecc) {
+        wr(t, TGPU_ECC_CTRL, TGPU_ECC_CTRL_ENABLE);
+        step(t, SCRUB_NS);
+        g_assert_cmphex(rd(t, TGPU_ECC_STATUS), ==, TGPU_ECC_STATE_ENABLED);
+    }
+    chan_up_cfg(t, chan_cfg(t, 0));
+}
+
+/* CMD with ARGS, the members of a JSON object; the reply. */
+static QDict *cmd(T *t, const char *name, const char *args)
+{
+    g_autofree char *json = g_strdup_printf("{%s}", args);
+    QObject *a = qobject_from_json(json, &error_abort);
+
+    return qtest_qmp(t->qts, "{'execute': %s, 'arguments': %p}", name, a);
+}
+
+/* tgpu-inject-ecc with ARGS; its number. */
+static uint64_t inject_ok(T *t, const char *args)
+{
+    QDict *r = cmd(t, "tgpu-inject-ecc", args);
+    uint64_t n;
+
+    g_assert_true(qdict_haskey(r, "return"));
+    n = qdict_get_int(qdict_get_qdict(r, "return"), "number");
+    qobject_unref(r);
+    return n;
+}
+
+/* A command that must fail, with WHY in its message. */
+static void expect_qmp_error(T *t, const char *name, const char *args,
+                             const char *why)
+{
+    QDict *r = cmd(t, name, args);
+    QDict *err = qdict_get_qdict(r, "error");
+
+    g_assert_nonnull(err);
+    g_assert_cmpstr(qdict_get_str(err, "class"), ==, "GenericError");
+    g_test_message("%s: %s", name, qdict_get_str(err, "desc"));
+    g_assert_nonnull(strstr(qdict_get_str(err, "desc"), why));
+    qobject_unref(r);
+}
+
+/* query-tgpu's only device. */
+static QDict *query(T *t)
+{
+    QDict *r = qtest_qmp(t->qts, "{'execute': 'query-tgpu'}");
+    QList *l = qdict_get_qlist(r, "return");
+    QDict *d;
+
+    g_assert_cmpuint(qlist_size(l), ==, 1);
+    d = qobject_to(QDict, qlist_peek(l));
+    qobject_ref(d);
+    qobject_unref(r);
+    return d;
+}
+
+static void expect_event(QDict *ev, const char *type, uint64_t addr,
+                         const char *reader, int64_t chan)
+{
+    QDict *data = qdict_get_qdict(ev, "data");
+
+    g_assert_cmpstr(qdict_get_str(data, "qom-path"), ==, GPU_PATH);
+    g_assert_cmpstr(qdict_get_str(data, "type"), ==, type);
+    g_assert_cmpuint(qdict_get_int(data, "address"), ==, addr);
+    g_assert_cmpstr(qdict_get_str(data, "reader"), ==, reader);
+    if (chan < 0) {
+        g_assert_false(qdict_haskey(data, "channel"));
+    } else {
+        g_assert_cmpint(qdict_get_int(data, "channel"), ==, chan);
+    }
+}
+
+/*
+ * An injection through QMP is the registers' injection: readback shows
+ * it, a CPU read hits it, the event names it.
+ */
+static void test_inject_ecc(void)
+{
+    QDict *ev, *d, *ecc;
+    QList *pend;
+    T t;
+
+    qmp_start(&t, true);
+    g_assert_cmpuint(inject_ok(&t, "'id': 'gpu0', 'address': 4096, "
+                               "'type': 'double', 'mode': 'sticky'"), ==, 1);
+    /* by QOM path, explicit bits, an unaligned address: its word */
+    g_assert_cmpuint(inject_ok(&t, "'id': '" GPU_PATH "', 'address': 8195, "
+                               "'bits': 256"), ==, 2);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, 2);
+    wr(&t, TGPU_ECC_INJ_SELECT, 0);
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_PEND_ADDR_LO), ==, 4096);
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_PEND_MASK_LO), ==, 3);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_PEND_MODE), ==, TGPU_ECC_INJ_STICKY);
+    wr(&t, TGPU_ECC_INJ_SELECT, 1);
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_PEND_ADDR_LO), ==, 8192);
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_PEND_MASK_LO), ==, 256);
+
+    d = query(&t);
+    ecc = qdict_get_qdict(d, "ecc");
+    pend = qdict_get_qlist(ecc, "pending");
+    g_assert_cmpuint(qlist_size(pend), ==, 2);
+    {
+        QDict *p = qobject_to(QDict, qlist_peek(pend));
+
+        g_assert_cmpuint(qdict_get_int(p, "number"), ==, 1);
+        g_assert_cmpuint(qdict_get_int(p, "address"), ==, 4096);
+        g_assert_cmpstr(qdict_get_str(p, "type"), ==, "double");
+        g_assert_cmpstr(qdict_get_str(p, "mode"), ==, "sticky");
+    }
+    g_assert_true(qdict_get_bool(ecc, "enabled"));
+    qobject_unref(d);
+
+    /* the CPU reads the poisoned word */
+    g_assert_cmphex(pa_rd32(&t, 4096), ==, 0xffffffff);
+    ev = qtest_qmp_eventwait_ref(t.qts, "TGPU_ECC_ERROR");
+    expect_event(ev, "double", 4096, "bar1", -1);
+    qobject_unref(ev);
+    /* a channel reads the single-bit one: the event names it */
+    {
+        g_autofree PB *pb = pb_new();
+
+        pb_acq_geq(pb, 8192, 0);
+        step(&t, ONE_SECOND_NS);   /* past the rate limit */
+        run(&t, &t.ch[0], pb);
+    }
+    ev = qtest_qmp_eventwait_ref(t.qts, "TGPU_ECC_ERROR");
+    expect_event(ev, "single", 8192, "host", 0);
+    qobject_unref(ev);
+
+    d = query(&t);
+    ecc = qdict_get_qdict(d, "ecc");
+    g_assert_cmpuint(qdict_get_int(ecc, "dbe-volatile"), ==, 1);
+    g_assert_cmpuint(qdict_get_int(ecc, "sbe-volatile"), ==, 1);
+    g_assert_cmpuint(qlist_size(qdict_get_qlist(ecc, "pending")), ==, 1);
+    qobject_unref(d);
+    tgpu_stop(&t);
+}
+
+/* One TGPU_ECC_ERROR a second per device; the counters have them all. */
+static void test_event_rate_limit(void)
+{
+    QDict *ev, *d;
+    T t;
+
+    qmp_start(&t, true);
+    inject_ok(&t, "'id': 'gpu0', 'address': 4096, 'type': 'double', "
+              "'mode': 'sticky'");
+    g_assert_cmphex(pa_rd32(&t, 4096), ==, 0xffffffff);
+    ev = qtest_qmp_eventwait_ref(t.qts, "TGPU_ECC_ERROR");
+    qobject_unref(ev);
+    g_assert_cmphex(pa_rd32(&t, 4096), ==, 0xffffffff);
+    g_assert_cmphex(pa_rd32(&t, 4096), ==, 0xffffffff);
+    d = query(&t);      /* takes in whatever events are queued */
+    g_assert_cmpuint(qdict_get_int(qdict_get_qdict(d, "ecc"),
+                                   "dbe-volatile"), ==, 3);
+    qobject_unref(d);
+    g_assert_null(qtest_qmp_event_ref(t.qts, "TGPU_ECC_ERROR"));
+    /* a second later the last one held back comes */
+    step(&t, ONE_SECOND_NS);
+    d = query(&t);
+    qobject_unref(d);
+    ev = qtest_qmp_eventwait_ref(t.qts, "TGPU_ECC_ERROR");
+    expect_event(ev, "double", 4096, "bar1", -1);
+    qobject_unref(ev);
+    tgpu_stop(&t);
+}
+
+static void test_clear_and_query(void)
+{
+    QDict *r, *d, *th;
+    QList *engines;
+    T t;
+
+    qmp_start(&t, false);
+    inject_ok(&t, "'id': 'gpu0', 'address': 4096, 'type': 'single'");
+    inject_ok(&t, "'id': 'gpu0', 'address': 65536, 'type': 'single'");
+    r = cmd(&t, "tgpu-clear-injections", "'id': 'gpu0'");
+    g_assert_true(qdict_haskey(r, "return"));
+    qobject_unref(r);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, 0);
+    /* the words were not touched */
+    g_assert_cmphex(pa_rd32(&t, 4096), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_SBE_VOLATILE), ==, 0);
+
+    d = query(&t);
+    g_assert_cmpstr(qdict_get_str(d, "qom-path"), ==, GPU_PATH);
+    g_assert_cmpstr(qdict_get_str(d, "id"), ==, "gpu0");
+    g_assert_cmpstr(qdict_get_str(d, "model"), ==, "p100");
+    engines = qdict_get_qlist(d, "engines");
+    g_assert_cmpuint(qlist_size(engines), ==, 3);
+    th = qdict_get_qdict(d, "thermal");
+    g_assert_cmpint(qdict_get_int(th, "temperature"), ==,
+                    (int32_t)rd(&t, TGPU_THERM_TEMP));
+    g_assert_cmpuint(qdict_get_int(th, "clock-mhz"), ==,
+                     rd(&t, TGPU_THERM_CLK_EFFECTIVE));
+    g_assert_cmpuint(qdict_get_int(th, "power-mw"), ==,
+                     rd(&t, TGPU_THERM_POWER_MW));
+    g_assert_false(qdict_get_bool(th, "shutdown"));
+    qobject_unref(d);
+    tgpu_stop(&t);
+}
+
+/* Each bad argument: an error that names it, and nothing changes. */
+static void test_bad_arguments(void)
+{
+    T t;
+
+    qmp_start(&t, false);
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'nope', 'address': 0, "
+                     "'type': 'single'", "no tgpu device");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': '/machine', "
+                     "'address': 0, 'type': 'single'",
+                     "is not a tgpu device");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', "
+                     "'address': 67108864, 'type': 'single'",
+                     "'address' 0x4000000 is beyond VRAM");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', 'address': 0",
+                     "either 'type' or 'bits'");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', 'address': 0, "
+                     "'type': 'single', 'bits': 1",
+                     "either 'type' or 'bits'");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', 'address': 0, "
+                     "'bits': 7", "'bits' 0x7 must have one bit");
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', 'address': 0, "
+                     "'bits': 0", "'bits' 0x0 must have one bit");
+    expect_qmp_error(&t, "tgpu-clear-injections", "'id': 'nope'",
+                     "no tgpu device");
+    g_assert_cmphex(rd(&t, TGPU_ECC_INJ_STATUS), ==, 0);
+
+    /* the 65th is refused, saying how to go on */
+    for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
+        g_autofree char *a = g_strdup_printf("'id': 'gpu0', 'address': %d, "
+                                             "'type': 'single'", 8 * i);
+
+        inject_ok(&t, a);
+    }
+    expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', "
+                     "'address': 4096, 'type': 'single'",
+                     "64 injections are pending already");
+    g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, TGPU_ECC_INJ_MAX);
+    tgpu_stop(&t);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/tgpu/qmp/inject-ecc", test_inject_ecc);
+    qtest_add_func("/tgpu/qmp/event-rate-limit", test_event_rate_limit);
+    qtest_add_func("/tgpu/qmp/clear-and-query", test_clear_and_query);
+    qtest_add_func("/tgpu/qmp/bad-arguments", test_bad_arguments);
+    return g_test_run();
+}

@@ -476,9 +476,10 @@ static uint64_t vram_pages(T *t, int n)
 
 /*
  * Both copy engines: an SBE in a source is corrected (the copy is
- * exact), a DBE stops the copy before its 4 KiB page, which ERROR_VA
- * names; the channel fails with ECC_UNCORRECTABLE, the engine's error
- * is TGPU_CE_ERR_ECC, and a copy on the other engine is untouched.
+ * exact) and counted with its engine, a DBE stops the copy before its
+ * 4 KiB page, which ERROR_VA names; the channel fails with
+ * ECC_UNCORRECTABLE, the engine's error is TGPU_CE_ERR_ECC, and a copy
+ * on the other engine is untouched.
  */
 static void test_copy_engines(void)
 {
@@ -518,6 +519,7 @@ static void test_copy_engines(void)
      * DBE in page 1 of CE1's source: page 0 lands, pages 1 and 2 not; the
      * SBE behind it in page 2 is not read, so it stays armed
      */
+    inject(&t, a + 0x300, SBE_BIT, TGPU_ECC_INJ_ONCE);
     inject(&t, a + TGPU_PAGE_SIZE + 0x208, DBE_BITS, TGPU_ECC_INJ_ONCE);
     inject(&t, a + 2 * TGPU_PAGE_SIZE + 0x10, SBE_BIT, TGPU_ECC_INJ_ONCE);
     pb->n = 0;
@@ -534,11 +536,13 @@ static void test_copy_engines(void)
         g_assert_cmpuint(got[i], ==, 0);
     }
     g_assert_cmphex(pa_rd32(&t, sem), ==, 1);
-    expect_counts(&t, 1, 1);
+    expect_counts(&t, 2, 1);
     g_assert_cmpuint(pending(&t), ==, 1);
-    expect_log(&t, 1, a + TGPU_PAGE_SIZE + 0x208, TGPU_ECC_TYPE_DBE,
+    expect_log(&t, 1, a + 0x300, TGPU_ECC_TYPE_SBE, TGPU_ECC_ENGINE_CE1,
+               CH_CE1);
+    expect_log(&t, 2, a + TGPU_PAGE_SIZE + 0x208, TGPU_ECC_TYPE_DBE,
                TGPU_ECC_ENGINE_CE1, CH_CE1);
-    expect_intr(&t, TGPU_ECC_INTR_DBE);
+    expect_intr(&t, TGPU_ECC_INTR_SBE | TGPU_ECC_INTR_DBE);
 
     /* CE0 still copies, exactly, and now reads the SBE */
     pb->n = 0;
@@ -547,8 +551,8 @@ static void test_copy_engines(void)
     g_assert_cmphex(pa_rd32(&t, sem), ==, 3);
     pa_read(&t, d, got, len);
     g_assert_cmpmem(got, len, src, len);
-    expect_counts(&t, 2, 1);
-    expect_log(&t, 2, a + 2 * TGPU_PAGE_SIZE + 0x10, TGPU_ECC_TYPE_SBE,
+    expect_counts(&t, 3, 1);
+    expect_log(&t, 3, a + 2 * TGPU_PAGE_SIZE + 0x10, TGPU_ECC_TYPE_SBE,
                TGPU_ECC_ENGINE_CE0, CH_CE0);
     tgpu_stop(&t);
 }

@@ -300,6 +300,8 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
         gr->chid = ch->id;
         gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000, 1);
     }
+    /* the slice is a timeslice of modelled time: the next waits for it */
+    ch->hold_until_ns = tgpu_ptimer_now(s) + ch->timeslice_ns;
     tgpu_engine_queue(&gr->e, ch->id);
 }
 

@@ -287,6 +287,9 @@ static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
     if (!ch->enabled || ch->error || ch->engine != r || ch->engine_wait) {
         return false;
     }
+    if (now < ch->hold_until_ns && chan_engine_holds(s, ch)) {
+        return false;
+    }
     if (ch->blocked) {
         return ch->acq_retry || now >= ch->acq_next_try_ns;
     }
@@ -369,16 +372,17 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
 /*
  * The next acquire poll, if any channel can use one: a blocked channel
  * on its runlist whose engine is free (the engine's end and a runlist
- * submission kick the host unit anyway).  A timer left armed would wake
- * QEMU's main loop for nothing: at every iteration when its time has
- * passed, and for ever under qtest, whose virtual clock stands.
+ * submission kick the host unit anyway); or the end of a hold, for work
+ * its engine keeps between turns.  A timer left armed would wake QEMU's
+ * main loop for nothing: at every iteration when its time has passed,
+ * and for ever under qtest, whose virtual clock stands.
  */
 static void host_arm_acquire_timer(TGPUState *s)
 {
     int64_t now = tgpu_ptimer_now(s);
-    int64_t next = INT64_MAX;
+    int64_t next = INT64_MAX, hold = INT64_MAX;
 
-    for (unsigned int r = 0; s->chans_blocked && r < TGPU_NR_RUNLISTS; r++) {
+    for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         TGPURunlist *rl = &s->runlist[r];
 
         if (engine_busy(s, r)) {
@@ -387,13 +391,18 @@ static void host_arm_acquire_timer(TGPUState *s)
         for (uint32_t i = 0; i < rl->count; i++) {
             TGPUChannel *ch = &s->chan[rl->chid[i]];
 
-            if (ch->engine == r && ch->blocked && ch->enabled &&
-                !ch->error) {
+            if (ch->engine != r || !ch->enabled || ch->error) {
+                continue;
+            }
+            if (ch->blocked) {
                 next = MIN(next, ch->acq_next_try_ns);
+            } else if (now < ch->hold_until_ns &&
+                       chan_engine_holds(s, ch)) {
+                hold = MIN(hold, ch->hold_until_ns);
             }
         }
     }
-    if (next == INT64_MAX) {
+    if (next == INT64_MAX && hold == INT64_MAX) {
         timer_del(s->acquire_timer);
         return;
     }
@@ -401,7 +410,8 @@ static void host_arm_acquire_timer(TGPUState *s)
     if (next <= now) {
         next = now + TGPU_ACQUIRE_POLL_NS;
     }
-    timer_mod_anticipate(s->acquire_timer, next);
+    /* a hold ends exactly then: it is no poll */
+    timer_mod_anticipate(s->acquire_timer, MIN(next, hold));
 }
 
 static void tgpu_host_bh(void *opaque)

@@ -96,6 +96,12 @@ typedef struct TGPUChannel {
     uint32_t acq_exec;          /* its SEM_EXECUTE data */
     int64_t acq_start_ns;
     int64_t acq_next_try_ns;
+    /*
+     * PTIMER time before which work the engine holds between turns (a
+     * preempted kernel) may not go on: a slice is a timeslice of
+     * modelled time, so throughput follows the SM clock
+     */
+    int64_t hold_until_ns;
     bool acq_retry;             /* retry at the next scheduler pass */
 
     /* copy class state (tgpu-ce.c) */

@@ -160,6 +160,11 @@ static void bench_start(T *t)
     tgpu_start(t, NULL);
     runlists_std(t);
     c = chan_init(t, CH, L_GPFIFO(CH), L_USERD(CH), L_PB(CH), L_PB_SIZE);
+    /*
+     * One slice for the whole kernel: a slice is a timeslice of modelled
+     * time, and the virtual clock stands while the executor runs
+     */
+    c->ts_us = TGPU_TIMESLICE_MAX_US;
     chan_up_cfg(t, c);
     pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
     run(t, c, pb);

@@ -758,9 +758,12 @@ static void test_hang(void)
     g_assert_cmpuint(chan_state(&t, CH_A), !=, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(chan_state(&t, CH_A), !=, TGPU_CHAN_STATE_IDLE);
 
-    /* it goes on by itself, slice after slice, until the engine reset */
+    /*
+     * it goes on by itself, slice after slice, as modelled time passes
+     * (a slice is a timeslice of it), until the engine reset
+     */
     while (rd(&t, TGPU_GR_PREEMPTS) < pre + 2) {
-        g_usleep(1000);
+        step(&t, TGPU_TIMESLICE_DEFAULT_US * 1000);
     }
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
     wait_state(&t, CH_A, TGPU_CHAN_STATE_ERROR);
@@ -806,7 +809,7 @@ static void test_progress(void)
     wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
     q = p;
     for (int i = 0; i < 1000 && q - p < 2; i++) {
-        g_usleep(1000);
+        step(&t, TGPU_TIMESLICE_DEFAULT_US * 1000);
         q = rd(&t, reg);
     }
     g_assert_cmpuint(q - p, >=, 2);
@@ -852,7 +855,16 @@ static void test_clock(void)
         chan_up_cfg(&t, c);
         pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
         run(&t, c, pb);
-        run_kernel(&t, c, &k);
+        /* a second slice starts once the first's 100 us have passed */
+        pb->n = 0;
+        pb_kernel(&t, pb, &k, L_CODE);
+        submit(&t, c, pb);
+        while (chan_state(&t, c->id) != TGPU_CHAN_STATE_IDLE &&
+               chan_state(&t, c->id) != TGPU_CHAN_STATE_ERROR) {
+            step(&t, 100000);
+        }
+        wait_done(&t, c);
+        g_assert_cmpuint(rd(&t, TGPU_GR_ERROR), ==, 0);
 
         insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
         slice = 100 * (uint64_t)rd(&t, TGPU_GR_CLOCK_KHZ) / 1000;

@@ -64,21 +64,63 @@ static void expect_temp(T *t, double t0, double want)
     g_assert_cmpfloat(fabs(got - want), <=, 0.1 * fabs(want - t0) + 0.01);
 }
 
-/* A compute channel running a kernel that never ends. */
-static Chan *spin_up(T *t)
+/* A compute channel with TS_US slices running a kernel that never ends. */
+static Chan *spin_up_ts(T *t, uint32_t ts_us)
 {
     static const uint64_t spin[] = { BRA(0), EXIT };
     Kernel k = { spin, 2, { 1 }, { 32 }, 0, NULL, 0 };
     g_autofree PB *pb = pb_new();
     Chan *c;
 
-    c = chan_up_class(t, chan_init(t, CH_GR, vram_page(t), vram_page(t),
-                                   vram_page(t), TGPU_PAGE_SIZE),
-                      SC, TGPU_CLASS_COMPUTE);
+    c = chan_init(t, CH_GR, vram_page(t), vram_page(t), vram_page(t),
+                  TGPU_PAGE_SIZE);
+    c->ts_us = ts_us;
+    c = chan_up_class(t, c, SC, TGPU_CLASS_COMPUTE);
     pb_kernel_at(t, pb, &k, vram_page(t), vram_page(t), vram_page(t), 1);
     submit(t, c, pb);
     wait_state(t, c->id, TGPU_CHAN_STATE_RUNNING);
     return c;
+}
+
+static Chan *spin_up(T *t)
+{
+    return spin_up_ts(t, 0);
+}
+
+static uint64_t warp_insns(T *t)
+{
+    uint32_t lo = rd(t, TGPU_GR_WARP_INSNS_LO);
+
+    return (uint64_t)rd(t, TGPU_GR_WARP_INSNS_HI) << 32 | lo;
+}
+
+static void wait_engine_idle(T *t)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+
+    while (rd(t, TGPU_GR_STATUS) & TGPU_GR_STATUS_BUSY) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+    }
+}
+
+/*
+ * Warp instructions per second of virtual time of the spinner, over
+ * WINDOW_NS: the clock moves only while the engine waits for its next
+ * slice, as it would if the executor ran at the modelled clock.
+ */
+static double throughput(T *t, uint64_t window_ns)
+{
+    const uint64_t tick = 10000;
+    uint64_t start;
+
+    wait_engine_idle(t);
+    start = warp_insns(t);
+    for (uint64_t done = 0; done < window_ns; done += tick) {
+        wait_engine_idle(t);
+        step(t, tick);
+    }
+    wait_engine_idle(t);
+    return (warp_insns(t) - start) * 1e9 / window_ns;
 }
 
 static void expect_thermal_msi(T *t)
@@ -366,6 +408,47 @@ static void test_shutdown(void)
     tgpu_stop(&t);
 }
 
+/*
+ * Kernel throughput per second of virtual time follows the effective
+ * clock: a slice is a timeslice of modelled time at one warp
+ * instruction per cycle.  At boost, then under the driver's slowdown
+ * (810 MHz), then under the hardware's.
+ */
+static void test_throughput(void)
+{
+    const uint64_t window = 4000000;   /* 40 slices of 100 us */
+    double boost, slow, hw;
+    T t;
+
+    therm_start(&t, "ambient-temp=60");
+    spin_up_ts(&t, 100);
+    boost = throughput(&t, window);
+    g_test_message("boost: %.4g warp instructions per virtual second",
+                   boost);
+    g_assert_cmpfloat(fabs(boost / (BOOST_MHZ * 1e6) - 1), <, 0.1);
+
+    wr(&t, TGPU_THERM_SW_THERMAL, 1);
+    slow = throughput(&t, window);
+    g_test_message("sw_thermal_slowdown: %.4g", slow);
+    g_assert_cmpfloat(fabs(slow / boost - 810.0 / BOOST_MHZ), <,
+                      0.1 * 810.0 / BOOST_MHZ);
+    wr(&t, TGPU_THERM_SW_THERMAL, 0);
+
+    /* busy in 60 C air: past 85 C the hardware slows it the same way */
+    while (!(rd(&t, TGPU_THERM_STATUS) & TGPU_THERM_STATUS_SLOWDOWN)) {
+        wait_engine_idle(&t);
+        step(&t, 100 * TGPU_THERM_TICK_NS);
+    }
+    hw = throughput(&t, window);
+    g_test_message("hw_thermal_slowdown: %.4g", hw);
+    g_assert_cmphex(rd(&t, TGPU_THERM_REASONS), ==,
+                    TGPU_THERM_REASON_HW_SLOWDOWN |
+                    TGPU_THERM_REASON_HW_THERMAL);
+    g_assert_cmpfloat(fabs(hw / boost - 810.0 / BOOST_MHZ), <,
+                      0.1 * 810.0 / BOOST_MHZ);
+    tgpu_stop(&t);
+}
+
 /* ---- clocks and power --------------------------------------------------- */
 
 static void test_clocks(void)
@@ -442,5 +525,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/therm/slowdown", test_slowdown);
     qtest_add_func("/tgpu/therm/shutdown", test_shutdown);
     qtest_add_func("/tgpu/therm/clocks", test_clocks);
+    qtest_add_func("/tgpu/therm/throughput", test_throughput);
     return g_test_run();
 }

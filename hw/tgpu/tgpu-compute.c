@@ -20,6 +20,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/memalign.h"
 #include "qemu/log.h"
 #include "qemu/lockable.h"
 #include "qemu/main-loop.h"
@@ -572,8 +573,10 @@ void tgpu_gr_reset(TGPUState *s)
 
 void tgpu_gr_init(TGPUState *s)
 {
-    TGPUComputeEngine *gr = g_new0(TGPUComputeEngine, 1);
+    /* it holds the executor's GrRun: see SIMT_ALIGN */
+    TGPUComputeEngine *gr = qemu_memalign(SIMT_ALIGN, sizeof(*gr));
 
+    memset(gr, 0, sizeof(*gr));
     tgpu_simt_select(true);
     s->gr = gr;
     gr->chid = 0xffffffff;
@@ -591,6 +594,6 @@ void tgpu_gr_exit(TGPUState *s)
     for (uint32_t i = 0; i < s->num_channels; i++) {
         gr_kernel_free(s->chan[i].gr_kernel);
     }
-    g_free(gr);
+    qemu_vfree(gr);
 }
 

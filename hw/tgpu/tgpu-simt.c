@@ -462,7 +462,8 @@ void tgpu_simt_load(GrKernel *k, const uint64_t *raw)
         k->code[i] = tgpu_simt_decode(GUINT64_FROM_LE(raw[i]));
         k->rows = MAX(k->rows, tgpu_simt_rows(&k->code[i]));
     }
-    k->warps = g_new0(GrWarp, (cta_threads(k) + W - 1) / W);
+    k->warps = tgpu_simt_alloc0((cta_threads(k) + W - 1) / W,
+                                sizeof(GrWarp));
     k->shared = g_malloc0(MAX(k->shared_size, 1));
     cta_start(k);
 }
@@ -470,7 +471,7 @@ void tgpu_simt_load(GrKernel *k, const uint64_t *raw)
 void tgpu_simt_free(GrKernel *k)
 {
     g_free(k->code);
-    g_free(k->warps);
+    free(k->warps);
     g_free(k->shared);
     k->code = NULL;
     k->warps = NULL;

@@ -78,7 +78,10 @@ static Chan *spin_up_ts(T *t, uint32_t ts_us)
     c = chan_up_class(t, c, SC, TGPU_CLASS_COMPUTE);
     pb_kernel_at(t, pb, &k, vram_page(t), vram_page(t), vram_page(t), 1);
     submit(t, c, pb);
-    wait_state(t, c->id, TGPU_CHAN_STATE_RUNNING);
+    /* launched: it runs, or waits for its next slice */
+    while (!rd(t, TGPU_GR_LAUNCHES)) {
+        g_assert_cmpuint(chan_state(t, c->id), !=, TGPU_CHAN_STATE_ERROR);
+    }
     return c;
 }
 

@@ -91,12 +91,12 @@ static int run(const struct launch *l, struct result *res)
 	struct tgpu_kernel_image img;
 	char err[256];
 	GrKernel *k = &res->k;
-	GrRun *r = g_new0(GrRun, 1);
+	GrRun *r = tgpu_simt_alloc0(1, sizeof(GrRun));
 
 	memset(res, 0, sizeof(*res));
 	if (tgpu_assemble(l->src, &img, err, sizeof(err))) {
 		diag("assembler: %s", err);
-		g_free(r);
+		free(r);
 		return -EINVAL;
 	}
 	k->ninsns = img.ninsns;
@@ -124,7 +124,7 @@ static int run(const struct launch *l, struct result *res)
 			break;
 	}
 	tgpu_simt_free(k);
-	g_free(r);
+	free(r);
 	return 0;
 }
 

@@ -25,6 +25,14 @@ void qmp_tgpu_clear_injections(const char *id, Error **errp)
     error_setg(errp, "this QEMU is built without the tgpu device");
 }
 
+void qmp_tgpu_set_thermal(const char *id, bool has_ambient, double ambient,
+                          bool has_sensor, double sensor,
+                          TgpuThermalRamp *ramp, bool has_release,
+                          bool release, Error **errp)
+{
+    error_setg(errp, "this QEMU is built without the tgpu device");
+}
+
 TgpuInfoList *qmp_query_tgpu(Error **errp)
 {
     return NULL;

@@ -113,6 +113,78 @@ void tgpu_qmp_ecc_event(const char *path, bool dbe, uint64_t addr,
                                    chid != TGPU_ECC_NO_CHID, chid);
 }
 
+void qmp_tgpu_set_thermal(const char *id, bool has_ambient, double ambient,
+                          bool has_sensor, double sensor,
+                          TgpuThermalRamp *ramp, bool has_release,
+                          bool release, Error **errp)
+{
+    TGPUState *s = tgpu_find(id, errp);
+    int forcing = has_sensor + !!ramp + (has_release && release);
+
+    if (!s) {
+        return;
+    }
+    if (forcing > 1 || (!forcing && !has_ambient)) {
+        error_setg(errp, "give one of 'sensor', 'ramp' and 'release' "
+                   "(with 'ambient' or not), or 'ambient' alone");
+        return;
+    }
+    if (has_ambient && !(ambient >= -40 && ambient <= 100)) {
+        error_setg(errp, "'ambient' %g is out of range (-40 to 100)",
+                   ambient);
+        return;
+    }
+    if (has_sensor && !(sensor >= -40 && sensor <= 150)) {
+        error_setg(errp, "'sensor' %g is out of range (-40 to 150)", sensor);
+        return;
+    }
+    if (ramp && (!(ramp->from >= -40 && ramp->from <= 150) ||
+                 !(ramp->to >= -40 && ramp->to <= 150))) {
+        error_setg(errp, "'ramp' goes outside -40 to 150");
+        return;
+    }
+    if (ramp && !(ramp->seconds > 0 && ramp->seconds <= 3600)) {
+        error_setg(errp, "'ramp' 'seconds' %g is out of range (more than 0, "
+                   "at most 3600)", ramp->seconds);
+        return;
+    }
+    if (has_ambient) {
+        tgpu_therm_set_ambient(s, ambient);
+    }
+    if (has_sensor) {
+        tgpu_therm_force(s, sensor, sensor, 0);
+    } else if (ramp) {
+        tgpu_therm_force(s, ramp->from, ramp->to,
+                         (int64_t)(ramp->seconds * 1e9));
+    } else if (has_release && release) {
+        tgpu_therm_release(s);
+    }
+}
+
+void tgpu_qmp_thermal_event(TGPUState *s, uint32_t intr_bit, bool on,
+                            int32_t temp_mc)
+{
+    g_autofree char *path = object_get_canonical_path(OBJECT(s));
+    TgpuThermalEventKind kind;
+
+    switch (intr_bit) {
+    case TGPU_THERM_INTR_HIGH:
+        kind = TGPU_THERMAL_EVENT_KIND_ALERT_HIGH;
+        break;
+    case TGPU_THERM_INTR_LOW:
+        kind = TGPU_THERMAL_EVENT_KIND_ALERT_LOW;
+        break;
+    case TGPU_THERM_INTR_SLOWDOWN:
+        kind = on ? TGPU_THERMAL_EVENT_KIND_SLOWDOWN_ON
+                  : TGPU_THERMAL_EVENT_KIND_SLOWDOWN_OFF;
+        break;
+    default:
+        kind = TGPU_THERMAL_EVENT_KIND_SHUTDOWN;
+        break;
+    }
+    qapi_event_send_tgpu_thermal(path, kind, temp_mc);
+}
+
 static TgpuEccInfo *tgpu_qmp_ecc(TGPUState *s)
 {
     TgpuEccInfo *e = g_new0(TgpuEccInfo, 1);

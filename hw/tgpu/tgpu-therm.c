@@ -123,6 +123,9 @@ static void therm_raise(TGPUState *s, uint32_t bits)
 {
     s->therm_intr |= bits;
     trace_tgpu_therm_intr(bits, therm_mc(s->therm_temp));
+    for (uint32_t b = bits; b; b &= b - 1) {
+        tgpu_qmp_thermal_event(s, b & -b, true, therm_mc(s->therm_temp));
+    }
     tgpu_irq_raise(s, TGPU_UNIT_THERMAL);
 }
 
@@ -171,6 +174,7 @@ static void therm_check(TGPUState *s)
                t < (int32_t)m->therm_slowdown_mc - TGPU_THERM_HYSTERESIS_MC) {
         s->therm_slowdown = false;
         trace_tgpu_therm_slowdown(false, t);
+        tgpu_qmp_thermal_event(s, TGPU_THERM_INTR_SLOWDOWN, false, t);
     }
     if (raise) {
         therm_raise(s, raise);
@@ -189,9 +193,16 @@ static void therm_tick(void *opaque)
     uint32_t busy = s->therm_halted ? 0 : therm_busy(s);
 
     therm_clocks(s, busy);
-    if (dt > 0) {
+    if (s->therm_forced) {
+        /* QMP's heat gun: along the ramp, then held at its end */
+        int64_t in = now - s->therm_ramp_start_ns;
+
+        s->therm_temp = in >= s->therm_ramp_ns ? s->therm_ramp_to :
+            s->therm_ramp_from + (s->therm_ramp_to - s->therm_ramp_from) *
+            in / s->therm_ramp_ns;
+    } else if (dt > 0) {
         /* exact for the tick's constant power: T -> Tss with tau */
-        tss = s->therm_ambient_c + s->therm_power_mw / 1000.0 *
+        tss = s->therm_ambient + s->therm_power_mw / 1000.0 *
               THERM_R_C_PER_W;
         s->therm_temp = tss + (s->therm_temp - tss) *
                         exp(-dt * 1000.0 / s->model->therm_tau_ms);
@@ -201,6 +212,35 @@ static void therm_tick(void *opaque)
                           s->therm_clk, busy);
     therm_check(s);
     timer_mod(s->therm_timer, now + TGPU_THERM_TICK_NS);
+}
+
+/*
+ * QMP: hold the board at FROM (NS 0), or ramp it from FROM to TO over
+ * NS of virtual time and hold it there, until tgpu_therm_release().
+ */
+void tgpu_therm_force(TGPUState *s, double from, double to, int64_t ns)
+{
+    s->therm_forced = true;
+    s->therm_ramp_from = from;
+    s->therm_ramp_to = ns ? to : from;
+    s->therm_ramp_start_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    s->therm_ramp_ns = ns;
+    s->therm_temp = from;
+    trace_tgpu_therm_force(therm_mc(from), therm_mc(s->therm_ramp_to), ns);
+    therm_check(s);
+}
+
+/* QMP: the model takes over again, from the temperature there is. */
+void tgpu_therm_release(TGPUState *s)
+{
+    s->therm_forced = false;
+    trace_tgpu_therm_force(therm_mc(s->therm_temp), therm_mc(s->therm_temp),
+                           -1);
+}
+
+void tgpu_therm_set_ambient(TGPUState *s, double c)
+{
+    s->therm_ambient = c;
 }
 
 /* Whether the GPU is stopped by a thermal shutdown (nothing may run). */
@@ -404,7 +444,8 @@ bool tgpu_therm_check(TGPUState *s, Error **errp)
 /* The board starts at the ambient temperature. */
 void tgpu_therm_init(TGPUState *s)
 {
-    s->therm_temp = s->therm_ambient_c;
+    s->therm_ambient = s->therm_ambient_c;
+    s->therm_temp = s->therm_ambient;
     s->therm_last_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     s->therm_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, therm_tick, s);
     tgpu_therm_reset(s);

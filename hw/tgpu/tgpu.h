@@ -326,6 +326,7 @@ struct TGPUState {
 
     /* thermal, power and clocks (tgpu-therm.c), under the BQL */
     int32_t therm_ambient_c;    /* property ambient-temp */
+    double therm_ambient;       /* the model's: the property, or QMP's */
     double therm_temp;          /* degrees C */
     int64_t therm_last_ns;      /* virtual time of the last tick */
     QEMUTimer *therm_timer;
@@ -335,6 +336,10 @@ struct TGPUState {
     uint32_t therm_intr, therm_intr_en, therm_err;
     uint32_t therm_clk_request, therm_clk, therm_sw_thermal;
     uint32_t therm_reasons, therm_power_mw, therm_cap_mw, therm_gating;
+    /* forced by QMP's tgpu-set-thermal: a ramp, then a hold */
+    bool therm_forced;
+    double therm_ramp_from, therm_ramp_to;      /* degrees C */
+    int64_t therm_ramp_start_ns, therm_ramp_ns;
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
     uint32_t retired_select;
@@ -504,11 +509,16 @@ void tgpu_therm_reset(TGPUState *s);
 uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_therm_write(TGPUState *s, hwaddr addr, uint32_t val);
 bool tgpu_therm_halted(TGPUState *s);
+void tgpu_therm_force(TGPUState *s, double from, double to, int64_t ns);
+void tgpu_therm_release(TGPUState *s);
+void tgpu_therm_set_ambient(TGPUState *s, double c);
 uint32_t tgpu_therm_clock_mhz(TGPUState *s);
 
 /* tgpu-qmp.c: the monitor's side */
 void tgpu_qmp_ecc_event(const char *path, bool dbe, uint64_t addr,
                         unsigned int engine, uint32_t chid);
+void tgpu_qmp_thermal_event(TGPUState *s, uint32_t intr_bit, bool on,
+                            int32_t temp_mc);
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -269,6 +269,118 @@ static void test_bad_arguments(void)
     tgpu_stop(&t);
 }
 
+static void expect_thermal(T *t, const char *kind, int32_t temp_mc)
+{
+    QDict *ev = qtest_qmp_eventwait_ref(t->qts, "TGPU_THERMAL");
+    QDict *data = qdict_get_qdict(ev, "data");
+
+    g_assert_cmpstr(qdict_get_str(data, "qom-path"), ==, GPU_PATH);
+    g_assert_cmpstr(qdict_get_str(data, "kind"), ==, kind);
+    if (temp_mc != INT32_MIN) {
+        g_assert_cmpint(qdict_get_int(data, "temperature"), ==, temp_mc);
+    }
+    qobject_unref(ev);
+}
+
+static void set_thermal_ok(T *t, const char *args)
+{
+    QDict *r = cmd(t, "tgpu-set-thermal", args);
+
+    g_assert_true(qdict_haskey(r, "return"));
+    qobject_unref(r);
+}
+
+/*
+ * tgpu-set-thermal: a forced sensor reading and its release, a ramp
+ * (heat gun) through slowdown into shutdown, the ambient; the device
+ * reacts as to its own model, with TGPU_THERMAL events.
+ */
+static void test_set_thermal(void)
+{
+    T t;
+
+    qmp_start(&t, false);
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 86");
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), ==, 86000);
+    expect_thermal(&t, "alert-high", 86000);
+    expect_thermal(&t, "slowdown-on", 86000);
+    step(&t, TGPU_THERM_TICK_NS);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_CLK_EFFECTIVE), ==, 810);
+    /* held: the model does not move it */
+    step(&t, 100 * TGPU_THERM_TICK_NS);
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), ==, 86000);
+
+    /* released, idle at 35 C air it cools towards 63.8 C */
+    set_thermal_ok(&t, "'id': 'gpu0', 'release': true");
+    while ((int32_t)rd(&t, TGPU_THERM_TEMP) >= 82000) {
+        step(&t, 10 * TGPU_THERM_TICK_NS);
+    }
+    step(&t, TGPU_THERM_TICK_NS);
+    expect_thermal(&t, "slowdown-off", INT32_MIN);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_CLK_EFFECTIVE), ==, 1328);
+
+    /* a heat gun: 40 to 95 C over 10 s, linear in virtual time */
+    set_thermal_ok(&t, "'id': 'gpu0', 'ramp': "
+                   "{'from': 40, 'to': 95, 'seconds': 10}");
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), ==, 40000);
+    step(&t, 5 * ONE_SECOND_NS);
+    /* the reading is the last tick's: at most 10 ms (55 mC) behind */
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), <=, 67500);
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), >, 67500 - 100);
+    step(&t, 4 * ONE_SECOND_NS);
+    expect_thermal(&t, "alert-high", INT32_MIN);
+    expect_thermal(&t, "slowdown-on", INT32_MIN);
+    g_assert_cmpuint(chan_state(&t, 0), !=, TGPU_CHAN_STATE_ERROR);
+    step(&t, ONE_SECOND_NS);
+    expect_thermal(&t, "shutdown", INT32_MIN);
+    g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), ==, 95000);
+    wait_state(&t, 0, TGPU_CHAN_STATE_ERROR);
+    g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_ERROR), ==,
+                     TGPU_ERR_THERMAL_SHUTDOWN);
+    tgpu_stop(&t);
+
+    /* the air: 0 C, and the idle board cools instead of warming */
+    {
+        int32_t before;
+
+        qmp_start(&t, false);
+        before = rd(&t, TGPU_THERM_TEMP);
+        set_thermal_ok(&t, "'id': 'gpu0', 'ambient': 0");
+        step(&t, ONE_SECOND_NS);
+        g_assert_cmpint((int32_t)rd(&t, TGPU_THERM_TEMP), <, before);
+        tgpu_stop(&t);
+    }
+}
+
+static void test_set_thermal_bad(void)
+{
+    uint32_t before;
+    T t;
+
+    qmp_start(&t, false);
+    before = rd(&t, TGPU_THERM_TEMP);
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'nope', 'sensor': 50",
+                     "no tgpu device");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0'",
+                     "give one of 'sensor', 'ramp' and 'release'");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0', 'sensor': 50, "
+                     "'release': true", "give one of");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0', 'sensor': 151",
+                     "'sensor' 151 is out of range");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0', 'ambient': 101",
+                     "'ambient' 101 is out of range");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0', 'ramp': "
+                     "{'from': 40, 'to': 95, 'seconds': 0}",
+                     "'seconds' 0 is out of range");
+    expect_qmp_error(&t, "tgpu-set-thermal", "'id': 'gpu0', 'ramp': "
+                     "{'from': 40, 'to': 200, 'seconds': 1}",
+                     "'ramp' goes outside");
+    /* nothing changed: no time passed, the model's reading */
+    g_assert_cmpuint(rd(&t, TGPU_THERM_TEMP), ==, before);
+    g_assert_cmphex(rd(&t, TGPU_THERM_STATUS), ==, 0);
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -276,5 +388,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/qmp/event-rate-limit", test_event_rate_limit);
     qtest_add_func("/tgpu/qmp/clear-and-query", test_clear_and_query);
     qtest_add_func("/tgpu/qmp/bad-arguments", test_bad_arguments);
+    qtest_add_func("/tgpu/qmp/set-thermal", test_set_thermal);
+    qtest_add_func("/tgpu/qmp/set-thermal-bad", test_set_thermal_bad);
     return g_test_run();
 }

@@ -15,6 +15,7 @@
 #include "qemu/units.h"
 #include "qapi/error.h"
 #include "hw/pci/pcie_aer.h"
+#include "system/system.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -271,11 +272,12 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
                              uint64_t *bad)
 {
     bool on = qatomic_read(&s->ecc_state) == TGPU_ECC_STATE_ENABLED;
-    uint32_t raised = 0;
-    bool ok = true;
+    uint32_t raised = 0, before;
+    bool ok = true, changed;
 
     *bad = UINT64_MAX;
     qemu_mutex_lock(&s->ecc_lock);
+    before = s->ecc_inj_nr;
     /* the read stops at the lowest poisoned word: nothing behind happens */
     for (uint32_t i = 0; on && i < s->ecc_inj_nr; i++) {
         const TGPUEccInj *j = &s->ecc_inj[i];
@@ -325,6 +327,7 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
             ecc_inj_drop(s, i);
         }
     }
+    changed = raised || s->ecc_inj_nr != before;
     qemu_mutex_unlock(&s->ecc_lock);
     if (raised) {
         qatomic_store_release(&s->ecc_agg_dirty, true);
@@ -332,7 +335,9 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
         qatomic_set(&s->ecc_raise, true);
     }
     /* the same way from every thread: MSI-X and BAR1 need the BQL */
-    qemu_bh_schedule(s->ecc_bh);
+    if (changed) {
+        qemu_bh_schedule(s->ecc_bh);
+    }
     return ok;
 }
 
@@ -461,12 +466,41 @@ static void ecc_poison_sync(TGPUState *s)
 }
 
 /* Under the BQL: the aggregate counts changed; the InfoROM keeps them. */
-static void ecc_agg_persist(TGPUState *s)
+static void ecc_agg_write(TGPUState *s)
 {
     Error *err = NULL;
 
     if (qatomic_read(&s->ecc_agg_dirty) && !ecc_inforom_persist(s, &err)) {
-        error_report_err(err);
+        /* keep it due: the next change, or the exit, tries again */
+        qatomic_set(&s->ecc_agg_dirty, true);
+        error_report_once("%s", error_get_pretty(err));
+        error_free(err);
+    }
+}
+
+static void ecc_persist_timer_cb(void *opaque)
+{
+    ecc_agg_write(opaque);
+}
+
+/* QEMU exits without unrealizing devices: the last counts still go. */
+static void ecc_exit_notify(Notifier *n, void *data)
+{
+    ecc_agg_write(container_of(n, TGPUState, ecc_exit_notifier));
+}
+
+/*
+ * The file is written (a temporary file, fsync, rename) at most once a
+ * second of host time, however often the guest makes errors or clears
+ * the counts: the guest must not drive the host's disk.
+ */
+static void ecc_agg_persist(TGPUState *s)
+{
+    if (qatomic_read(&s->ecc_agg_dirty) &&
+        !timer_pending(s->ecc_persist_timer)) {
+        timer_mod(s->ecc_persist_timer,
+                  qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                  TGPU_ECC_PERSIST_MS);
     }
 }
 
@@ -959,12 +993,18 @@ void tgpu_ecc_init(TGPUState *s)
     s->ecc_bh = qemu_bh_new_guarded(ecc_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
     s->ecc_scrub_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ecc_scrub_done, s);
+    s->ecc_persist_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
+                                        ecc_persist_timer_cb, s);
+    s->ecc_exit_notifier.notify = ecc_exit_notify;
+    qemu_add_exit_notifier(&s->ecc_exit_notifier);
     tgpu_ecc_reset(s);
 }
 
 void tgpu_ecc_exit(TGPUState *s)
 {
-    ecc_agg_persist(s);     /* in case the bottom half did not run yet */
+    qemu_remove_exit_notifier(&s->ecc_exit_notifier);
+    timer_free(s->ecc_persist_timer);
+    ecc_agg_write(s);       /* what the timer had still to write */
     timer_free(s->ecc_scrub_timer);
     s->ecc_scrub_timer = NULL;
     qemu_bh_delete(s->ecc_bh);

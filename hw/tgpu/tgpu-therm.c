@@ -419,7 +419,7 @@ void tgpu_therm_reset(TGPUState *s)
     s->therm_cap_mw = m->power_limit_mw;
     s->therm_gating = 0;
     if (s->therm_halted &&
-        therm_mc(s->therm_temp) < m->therm_shutdown_mc) {
+        (int32_t)therm_mc(s->therm_temp) < (int32_t)m->therm_shutdown_mc) {
         s->therm_halted = false;
         trace_tgpu_therm_restart(therm_mc(s->therm_temp));
     }

@@ -201,6 +201,7 @@ typedef struct TGPUEccEvent {
 } TGPUEccEvent;
 
 #define TGPU_ECC_EVENTS     16  /* queued for the bottom half at most */
+#define TGPU_ECC_PERSIST_MS 1000    /* the InfoROM's counts: write delay */
 
 /* A BAR1 page with an armed error: MMIO over the RAM, for the CPU. */
 typedef struct TGPUEccPoison {
@@ -315,6 +316,8 @@ struct TGPUState {
     uint32_t ecc_inj_select;
     uint32_t ecc_sbe_vol, ecc_dbe_vol, ecc_sbe_agg, ecc_dbe_agg;
     bool ecc_agg_dirty;         /* the InfoROM's counts are behind */
+    QEMUTimer *ecc_persist_timer;       /* writes them, at most 1/s */
+    Notifier ecc_exit_notifier;         /* ... and at QEMU's exit */
     TGPUEccLog ecc_log[TGPU_ECC_LOG_ENTRIES];   /* a ring */
     uint32_t ecc_log_head, ecc_log_nr;          /* oldest entry, count */
     bool ecc_log_overflow;

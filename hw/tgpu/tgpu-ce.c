@@ -769,6 +769,10 @@ static TGPUMethodResult ce_launch(TGPUCopyEngine *ce, TGPUChannel *ch,
         ce->progress = 0;
         ce->desc_done = 0;
     }
+    if (!err) {
+        /* before the engine has it: a hang it fires takes this launch */
+        tgpu_fault_count(s, TGPU_TRIGGER_EVENT_COPY_LAUNCHES, ch->id);
+    }
     if (!err && (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
                 TGPU_CE_TRANSFER_NONE) {
         ce->job = job;

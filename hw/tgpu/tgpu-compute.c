@@ -413,6 +413,8 @@ static TGPUMethodResult gr_launch(TGPUState *s, TGPUChannel *ch,
     trace_tgpu_gr_launch(ch->id, k->prog_va, k->x.ninsns, k->x.ncta,
                          k->x.block[0] * k->x.block[1] * k->x.block[2]);
     ch->gr_kernel = k;
+    /* before the engine has it: a hang it fires takes this kernel */
+    tgpu_fault_count(s, TGPU_TRIGGER_EVENT_KERNEL_LAUNCHES, ch->id);
     gr_start(s, ch);
     return TGPU_MTHD_LAUNCHED;
 }

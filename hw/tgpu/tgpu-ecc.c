@@ -550,7 +550,8 @@ static void ecc_inj_refuse(TGPUState *s, uint32_t err, const char *why)
 
 /*
  * Arm MASK at the 64-bit word ADDR, as INJ_ARM and QMP do: 0 and its
- * *NUMBER, or the TGPU_ECC_INJ_ERR_* bit that refuses it.  Under the BQL.
+ * *NUMBER (a new one, unless *NUMBER is given), or the TGPU_ECC_INJ_ERR_*
+ * bit that refuses it.  Under the BQL.
  */
 uint32_t tgpu_ecc_arm(TGPUState *s, uint64_t addr, uint64_t mask,
                       bool sticky, uint64_t *number)
@@ -575,9 +576,9 @@ uint32_t tgpu_ecc_arm(TGPUState *s, uint64_t addr, uint64_t mask,
         }
         s->ecc_inj[i] = (TGPUEccInj) {
             .addr = addr, .mask = mask, .sticky = sticky,
-            .number = ++s->ecc_inj_seq,
+            .number = *number ? *number : ++s->inj_seq,
         };
-        *number = s->ecc_inj_seq;
+        *number = s->ecc_inj[i].number;
         if (i == s->ecc_inj_nr) {
             qatomic_set(&s->ecc_inj_nr, i + 1);
         }
@@ -605,7 +606,7 @@ static void ecc_inj_arm(TGPUState *s)
         [18] = "the mask must have one bit (SBE) or two (DBE)",
         [19] = "the address is not that of a 64-bit word",
     };
-    uint64_t number;
+    uint64_t number = 0;
     uint32_t err = tgpu_ecc_arm(s, s->ecc_inj_addr, s->ecc_inj_mask,
                                 s->ecc_inj_mode == TGPU_ECC_INJ_STICKY,
                                 &number);

@@ -21,23 +21,43 @@ static void engine_update_stop(TGPUEngine *e)
     qatomic_set(&e->stop, e->abort || e->paused || e->quit);
 }
 
+/* Does an injected hang hold the work in hand?  Under e->lock. */
+static bool engine_hung(TGPUEngine *e)
+{
+    if (e->hang == TGPU_HANG_NONE || e->state == TGPU_ENGINE_IDLE ||
+        (e->hang_chid >= 0 && e->hang_chid != e->chid)) {
+        return false;
+    }
+    /* a cancel ends a stall; a wedge ignores it */
+    return e->hang == TGPU_HANG_WEDGE || !e->abort;
+}
+
 /* ---- on the engine's thread -------------------------------------------- */
 
-/*
- * Between steps: publish the progress, hold while the VM is stopped, and
- * tell whether to go on (false: the work was cancelled).
- */
-bool tgpu_engine_checkpoint(TGPUEngine *e)
+/* Hold while the VM is stopped or a hang holds the work.  Under e->lock. */
+static void engine_hold(TGPUEngine *e)
 {
-    QEMU_LOCK_GUARD(&e->lock);
-    e->progress++;
-    e->ops->publish(e, false, false);
-    while (e->paused && !e->abort && !e->quit) {
+    while (!e->quit && ((e->paused && !e->abort) || engine_hung(e))) {
         e->parked = true;
         qemu_cond_broadcast(&e->idle);
         qemu_cond_wait(&e->wake, &e->lock);
     }
     e->parked = false;
+}
+
+/*
+ * Between steps: publish the progress, hold while the VM is stopped or
+ * the engine hangs, and tell whether to go on (false: the work was
+ * cancelled).  A hung engine's progress stands still.
+ */
+bool tgpu_engine_checkpoint(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    if (!engine_hung(e)) {
+        e->progress++;
+    }
+    e->ops->publish(e, false, false);
+    engine_hold(e);
     return !e->abort && !e->quit;
 }
 
@@ -57,11 +77,14 @@ static void *engine_thread(void *opaque)
             break;
         }
         e->state = TGPU_ENGINE_RUNNING;
+        /* a hang takes the work as it starts, and again as it ends */
+        engine_hold(e);
         qemu_mutex_unlock(&e->lock);
 
         e->ops->run(e);
 
         qemu_mutex_lock(&e->lock);
+        engine_hold(e);
         e->progress++;
         cancelled = e->abort || e->quit;
         e->ops->publish(e, true, cancelled);
@@ -119,14 +142,44 @@ uint64_t tgpu_engine_progress(TGPUEngine *e)
     return e->progress;
 }
 
+/* Does a wedge hold the work of CHID?  Under the BQL. */
+bool tgpu_engine_wedged_on(TGPUEngine *e, uint32_t chid)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->hang == TGPU_HANG_WEDGE && e->state != TGPU_ENGINE_IDLE &&
+           e->chid == chid && (e->hang_chid < 0 || e->hang_chid == chid);
+}
+
+/* An injected hang from now on (or none); CHID >= 0: only at its work. */
+void tgpu_engine_hang(TGPUEngine *e, TGPUHang hang, int64_t chid)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    e->hang = hang;
+    e->hang_chid = chid;
+    qemu_cond_broadcast(&e->wake);
+}
+
+TGPUHang tgpu_engine_hang_state(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->hang;
+}
+
 /*
  * Drop the engine's work, waiting for its thread to reach the end of a
- * step.  Returns the channel it worked for, or -1 when it was idle.
+ * step.  Returns the channel it worked for, or -1 when it was idle.  A
+ * wedged engine keeps its work, and -1 is returned: only a reset, which
+ * ends the wedge first, takes it away.
  */
 int tgpu_engine_cancel(TGPUEngine *e)
 {
     int chid = -1;
 
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        if (e->hang == TGPU_HANG_WEDGE && engine_hung(e)) {
+            return -1;
+        }
+    }
     qemu_bh_cancel(e->done_bh);
     WITH_QEMU_LOCK_GUARD(&e->lock) {
         /* before the wait: a cancelled thread leaves the engine IDLE */
@@ -142,6 +195,11 @@ int tgpu_engine_cancel(TGPUEngine *e)
             }
             e->abort = false;
             engine_update_stop(e);
+            /* a stall ends with the work it held */
+            if (e->hang == TGPU_HANG_STALL &&
+                (e->hang_chid < 0 || e->hang_chid == chid)) {
+                e->hang = TGPU_HANG_NONE;
+            }
         }
         e->state = TGPU_ENGINE_IDLE;
     }
@@ -154,11 +212,17 @@ int tgpu_engine_cancel(TGPUEngine *e)
     return chid;
 }
 
-/* CH goes away: its work, running, queued, or held between turns. */
+/*
+ * CH goes away: its work, running, queued, or held between turns; but
+ * not from a wedged engine, which keeps it.
+ */
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch)
 {
     bool mine;
 
+    if (tgpu_engine_wedged_on(e, ch->id)) {
+        return;
+    }
     WITH_QEMU_LOCK_GUARD(&e->lock) {
         mine = e->state != TGPU_ENGINE_IDLE && e->chid == ch->id;
     }
@@ -205,7 +269,10 @@ static void engine_vm_state_change(void *opaque, bool running,
  */
 int tgpu_engine_reset(TGPUEngine *e)
 {
-    int chid = tgpu_engine_cancel(e);
+    int chid;
+
+    tgpu_engine_hang(e, TGPU_HANG_NONE, -1);
+    chid = tgpu_engine_cancel(e);
 
     QEMU_LOCK_GUARD(&e->lock);
     e->progress = 0;
@@ -224,6 +291,7 @@ void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
     e->engine_bit = engine_bit;
     e->fault_engine = fault_engine;
     e->state = TGPU_ENGINE_IDLE;
+    e->hang_chid = -1;
     e->paused = !runstate_is_running();
     engine_update_stop(e);
     qemu_mutex_init(&e->lock);

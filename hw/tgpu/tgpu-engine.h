@@ -40,6 +40,13 @@ typedef enum {
     TGPU_ENGINE_DONE,           /* it ended; done_bh finishes it */
 } TGPUEngineState;
 
+/* An injected hang (tgpu-inject-hang), as the engine's thread obeys it. */
+typedef enum {
+    TGPU_HANG_NONE,
+    TGPU_HANG_STALL,            /* no progress; a cancel or reset ends it */
+    TGPU_HANG_WEDGE,            /* no progress; ignores a cancel */
+} TGPUHang;
+
 /* One kind of engine: its class and what it does at each stage. */
 typedef struct TGPUEngineOps {
     uint16_t cls;               /* the class it executes, TGPU_CLASS_* */
@@ -101,6 +108,8 @@ struct TGPUEngine {
     bool abort;                 /* drop the work at the next step */
     bool stop;                  /* abort || paused || quit, read unlocked */
     uint64_t progress;          /* steps taken since reset: ENGINE_PROGRESS */
+    TGPUHang hang;
+    int64_t hang_chid;          /* hang only at work of it; -1: any */
 };
 
 void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
@@ -117,6 +126,9 @@ int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
 void tgpu_engine_quiesce(TGPUEngine *e);
 uint64_t tgpu_engine_progress(TGPUEngine *e);
+void tgpu_engine_hang(TGPUEngine *e, TGPUHang hang, int64_t chid);
+TGPUHang tgpu_engine_hang_state(TGPUEngine *e);
+bool tgpu_engine_wedged_on(TGPUEngine *e, uint32_t chid);
 
 /* on the engine's thread */
 bool tgpu_engine_checkpoint(TGPUEngine *e);

@@ -54,7 +54,7 @@ static bool engine_busy(TGPUState *s, unsigned int r)
     return tgpu_engine_busy(s->engine[r]);
 }
 
-static uint32_t chan_state(TGPUState *s, TGPUChannel *ch)
+uint32_t tgpu_chan_state(TGPUState *s, TGPUChannel *ch)
 {
     if (ch->error) {
         return TGPU_CHAN_STATE_ERROR;
@@ -129,6 +129,7 @@ static void chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
                   "tgpu: channel %u: error %u (%s), info 0x%08x\n",
                   ch->id, code, tgpu_chan_error_name(code), info);
     trace_tgpu_chan_error(ch->id, tgpu_chan_error_name(code), info);
+    tgpu_qmp_chan_error_event(s, ch->id, code, info);
     if (code == TGPU_ERR_KILLED) {
         return;
     }
@@ -209,7 +210,7 @@ static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad,
         return false;
     }
     if (ch->flags & TGPU_INST_FLAGS_PAGED) {
-        if (ch->asid > 0xffff) {
+        if (ch->asid >= TGPU_ASID_COUNT) {
             *bad = TGPU_INST_ASID;
             return false;
         }
@@ -284,7 +285,8 @@ static void chan_enable(TGPUState *s, TGPUChannel *ch)
 static bool chan_runnable(TGPUState *s, TGPUChannel *ch, unsigned int r,
                           int64_t now)
 {
-    if (!ch->enabled || ch->error || ch->engine != r || ch->engine_wait) {
+    if (!ch->enabled || ch->error || ch->engine != r || ch->engine_wait ||
+        ch->fetch_hung) {
         return false;
     }
     if (now < ch->hold_until_ns && chan_engine_holds(s, ch)) {
@@ -330,6 +332,10 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
 {
     TGPURunlist *rl = &s->runlist[r];
 
+    /* an injected hang of the host unit or of the runlist's fetch */
+    if (s->host_hung || s->runlist_fetch_hung[r] || s->bus_lost) {
+        return false;
+    }
     while (budget > 0) {
         TGPUChannel *ch;
 
@@ -489,6 +495,10 @@ static void runlist_submit(TGPUState *s, unsigned int r, uint32_t count)
 void tgpu_host_engine_reset(TGPUState *s, uint32_t engines)
 {
     trace_tgpu_engine_reset(engines);
+    /* an engine reset restarts the host unit's fetch, unless it is wedged */
+    if (s->host_hung && s->host_hang != TGPU_HANG_KIND_WEDGE) {
+        s->host_hung = false;
+    }
     for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         TGPUEngine *e = s->engine[r];
         TGPURunlist *rl = &s->runlist[r];
@@ -497,6 +507,12 @@ void tgpu_host_engine_reset(TGPUState *s, uint32_t engines)
 
         if (!(engines & e->engine_bit)) {
             continue;
+        }
+        s->runlist_fetch_hung[r] = false;
+        for (uint32_t i = 0; i < s->num_channels; i++) {
+            if (s->chan[i].engine == r) {
+                s->chan[i].fetch_hung = false;
+            }
         }
         owner = tgpu_engine_reset(e);
         if (owner >= 0 && !s->chan[owner].error) {
@@ -562,7 +578,7 @@ static uint32_t chan_read(TGPUState *s, TGPUChannel *ch, hwaddr reg, bool *ok)
     case TGPU_CHAN_CTRL:
         return ch->enabled ? TGPU_CHAN_CTRL_ENABLE : 0;
     case TGPU_CHAN_STATUS:
-        return chan_state(s, ch) |
+        return tgpu_chan_state(s, ch) |
                (chan_on_runlist(s, ch) ? TGPU_CHAN_STATUS_ON_RUNLIST : 0);
     case TGPU_CHAN_GP_GET:
         return ch->gp_get;
@@ -593,7 +609,14 @@ static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
             chan_reset(s, ch);
         }
         if ((val & TGPU_CHAN_CTRL_KILL) && !ch->error) {
-            chan_fail(s, ch, TGPU_ERR_KILLED, 0);
+            TGPUEngine *e = tgpu_chan_engine(s, ch);
+
+            /* a wedged engine holds on to the channel: see tgpu_engine_hang */
+            if (e && tgpu_engine_wedged_on(e, ch->id)) {
+                trace_tgpu_chan_kill_ignored(ch->id, e->name);
+            } else {
+                chan_fail(s, ch, TGPU_ERR_KILLED, 0);
+            }
         }
         if ((val & TGPU_CHAN_CTRL_ENABLE) && !ch->enabled && !ch->error) {
             chan_enable(s, ch);
@@ -622,6 +645,10 @@ static void doorbell(TGPUState *s, uint32_t id)
         trace_tgpu_doorbell_bad(id);
         return;
     }
+    if (tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_DOORBELL, id)) {
+        /* an injected doorbell-drop: as if it was never written */
+        return;
+    }
     s->doorbells++;
     trace_tgpu_doorbell(id);
     ch->gp_put_dirty = true;
@@ -629,6 +656,7 @@ static void doorbell(TGPUState *s, uint32_t id)
         ch->acq_retry = true;
     }
     host_kick(s);
+    tgpu_fault_count(s, TGPU_TRIGGER_EVENT_DOORBELLS, id);
 }
 
 /* A runlist register: which runlist, and the register as of runlist 0. */
@@ -802,6 +830,9 @@ void tgpu_host_reset(TGPUState *s)
     s->doorbells_bad = 0;
     s->ctxsw_count = 0;
     s->chans_blocked = 0;
+    s->host_hung = false;
+    memset(s->runlist_fetch_hung, 0, sizeof(s->runlist_fetch_hung));
+    s->host_progress = 0;
     memset(s->err_pending, 0, sizeof(s->err_pending));
     memset(s->nonstall_pending, 0, sizeof(s->nonstall_pending));
 }

@@ -53,8 +53,15 @@ void tgpu_irq_raise(TGPUState *s, unsigned int unit)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint32_t bit = 1u << unit;
+    bool sends = tgpu_intr_status(s) & s->pmc_intr_en & bit;
 
-    if (msix_enabled(pdev) && (tgpu_intr_status(s) & s->pmc_intr_en & bit)) {
+    /* off the bus, nothing arrives; an injected loss drops this one */
+    if (sends && (qatomic_read(&s->bus_lost) ||
+                  tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_IRQ, unit))) {
+        trace_tgpu_irq_lost(unit);
+        return;
+    }
+    if (msix_enabled(pdev) && sends) {
         trace_tgpu_irq_msix(unit);
         msix_notify(pdev, unit);
     }

@@ -93,6 +93,12 @@ uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
     if (!*len) {
         return NULL;
     }
+    /* off the bus, or an injected dma-error: the access fails */
+    if (qatomic_read(&s->bus_lost) ||
+        tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_DMA, -1)) {
+        trace_tgpu_dma_error(pa, *len, is_write);
+        return NULL;
+    }
     l = address_space_cache_init(&m->cache,
                                  pci_get_address_space(PCI_DEVICE(s)), pa,
                                  *len, is_write);
@@ -387,6 +393,7 @@ void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
                   engine_names[engine], is_write ? "write" : "read", va,
                   fault_names[type]);
     trace_tgpu_mmu_fault(ctx->chid, ctx->asid, engine, va, is_write, type);
+    tgpu_qmp_mmu_fault_event(s, ctx, engine, va, is_write, fault_names[type]);
 
     if (s->fault_buf_size &&
         (s->fault_buf_put + 1) % s->fault_buf_size != s->fault_buf_get) {

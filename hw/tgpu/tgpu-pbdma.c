@@ -308,8 +308,8 @@ static const char *method_name(TGPUState *s, TGPUChannel *ch, uint32_t mthd)
     return name ? name : "?";
 }
 
-static TGPUPbResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
-                           uint32_t mthd, uint32_t data)
+static TGPUPbResult method_exec(TGPUState *s, TGPUChannel *ch,
+                                uint32_t subch, uint32_t mthd, uint32_t data)
 {
     uint32_t cls = ch->subch_class[subch];
     TGPUEngine *e;
@@ -317,6 +317,11 @@ static TGPUPbResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     if (trace_event_get_state_backends(TRACE_TGPU_METHOD)) {
         trace_tgpu_method(ch->id, subch, mthd, method_name(s, ch, mthd),
                           data);
+    }
+    if (tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_ILLEGAL, ch->id)) {
+        /* an injected illegal-method: refused as an unknown one */
+        tgpu_chan_fail(s, ch, TGPU_ERR_ILLEGAL_METHOD, subch << 16 | mthd);
+        return TGPU_PB_ERROR;
     }
     if (mthd < TGPU_HOST_METHOD_LIMIT) {
         return host_method(s, ch, subch, mthd, data);
@@ -349,6 +354,17 @@ static TGPUPbResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
     default:
         return TGPU_PB_ERROR;
     }
+}
+
+/* One method, and what the host unit counts of it. */
+static TGPUPbResult method(TGPUState *s, TGPUChannel *ch, uint32_t subch,
+                           uint32_t mthd, uint32_t data)
+{
+    TGPUPbResult r = method_exec(s, ch, subch, mthd, data);
+
+    s->host_progress++;
+    tgpu_fault_count(s, TGPU_TRIGGER_EVENT_METHODS, ch->id);
+    return r;
 }
 
 /* ---- GPFIFO and pushbuffer ---- */
@@ -405,6 +421,7 @@ static bool gpfifo_fetch(TGPUState *s, TGPUChannel *ch)
         ch->pb_buf_len = 0;
     }
 
+    s->host_progress++;
     ch->gp_get = (get + 1) & (ch->gpfifo_entries - 1);
     get = cpu_to_le32(ch->gp_get);
     if (tgpu_gpu_rw(s, ch, TGPU_ACC_FETCH, ch->userd + TGPU_USERD_GP_GET, &get,

@@ -252,6 +252,8 @@ static bool tgpu_apply_model(TGPUState *s, Error **errp)
     return true;
 }
 
+static void tgpu_exit(PCIDevice *pdev);
+
 static void tgpu_realize(PCIDevice *pdev, Error **errp)
 {
     TGPUState *s = TGPU(pdev);
@@ -341,6 +343,11 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     tgpu_ce_init(s);
     tgpu_gr_init(s);
     tgpu_therm_init(s);
+    tgpu_fault_init(s);
+    /* last: a plan is checked against the device as it is */
+    if (!tgpu_fault_load_plan(s, errp)) {
+        tgpu_exit(pdev);
+    }
 }
 
 /*
@@ -371,6 +378,7 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
+    tgpu_fault_exit(s);
     tgpu_gr_exit(s);
     tgpu_ce_exit(s);
     tgpu_ecc_exit(s);
@@ -404,6 +412,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     tgpu_mmu_reset(s);
     tgpu_ecc_reset(s);
     tgpu_therm_reset(s);
+    tgpu_fault_reset(s);
     tgpu_irq_update(s);
 }
 
@@ -417,6 +426,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_INT32("ambient-temp", TGPUState, therm_ambient_c, 35),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
+    DEFINE_PROP_STRING("fault-plan", TGPUState, fault_plan),
     /* one per copy engine (TGPU_CE_COUNT, checked in tgpu_class_init) */
     DEFINE_PROP_LINK("ce0-thread-context", TGPUState, ce_thread_ctx[0],
                      TYPE_THREAD_CONTEXT, ThreadContext *),

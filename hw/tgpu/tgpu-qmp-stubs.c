@@ -1,5 +1,5 @@
 /*
- * tgpu's QMP commands when QEMU is built without the device.
+ * tgpu's QMP and HMP commands when QEMU is built without the device.
  *
  * Copyright (c) 2026 The tgpu authors
  *
@@ -9,31 +9,55 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/qapi-commands-tgpu.h"
+#include "monitor/hmp.h"
+#include "monitor/monitor.h"
 
-TgpuInjection *qmp_tgpu_inject_ecc(const char *id, uint64_t address,
-                                  bool has_type, TgpuEccErrorType type,
-                                  bool has_bits, uint64_t bits,
-                                  bool has_mode, TgpuInjectionMode mode,
-                                  Error **errp)
+#define TGPU_ABSENT "this QEMU is built without the tgpu device"
+
+TgpuInjection *qmp_tgpu_inject_ecc(TgpuInjectEcc *arg, Error **errp)
 {
-    error_setg(errp, "this QEMU is built without the tgpu device");
+    error_setg(errp, TGPU_ABSENT);
     return NULL;
+}
+
+TgpuInjection *qmp_tgpu_inject_hang(TgpuInjectHang *arg, Error **errp)
+{
+    error_setg(errp, TGPU_ABSENT);
+    return NULL;
+}
+
+TgpuInjection *qmp_tgpu_inject_fault(TgpuInjectFault *arg, Error **errp)
+{
+    error_setg(errp, TGPU_ABSENT);
+    return NULL;
+}
+
+void qmp_tgpu_restore_bus(const char *id, Error **errp)
+{
+    error_setg(errp, TGPU_ABSENT);
 }
 
 void qmp_tgpu_clear_injections(const char *id, Error **errp)
 {
-    error_setg(errp, "this QEMU is built without the tgpu device");
+    error_setg(errp, TGPU_ABSENT);
 }
 
-void qmp_tgpu_set_thermal(const char *id, bool has_ambient, double ambient,
-                          bool has_sensor, double sensor,
-                          TgpuThermalRamp *ramp, bool has_release,
-                          bool release, Error **errp)
+void qmp_tgpu_set_thermal(TgpuSetThermal *arg, Error **errp)
 {
-    error_setg(errp, "this QEMU is built without the tgpu device");
+    error_setg(errp, TGPU_ABSENT);
 }
 
-TgpuInfoList *qmp_query_tgpu(Error **errp)
+TgpuInfoList *qmp_query_tgpu(bool has_as_plan, bool as_plan, Error **errp)
 {
     return NULL;
+}
+
+void hmp_info_tgpu(Monitor *mon, const QDict *qdict)
+{
+    monitor_printf(mon, "%s\n", TGPU_ABSENT);
+}
+
+void hmp_tgpu_inject(Monitor *mon, const QDict *qdict)
+{
+    monitor_printf(mon, "%s\n", TGPU_ABSENT);
 }

@@ -37,53 +37,46 @@ static TGPUState *tgpu_find(const char *id, Error **errp)
     return NULL;
 }
 
-TgpuInjection *qmp_tgpu_inject_ecc(const char *id, uint64_t address,
-                                  bool has_type, TgpuEccErrorType type,
-                                  bool has_bits, uint64_t bits,
-                                  bool has_mode, TgpuInjectionMode mode,
-                                  Error **errp)
+static TgpuInjection *tgpu_qmp_injection(uint64_t number)
+{
+    TgpuInjection *inj;
+
+    if (!number) {
+        return NULL;
+    }
+    inj = g_new0(TgpuInjection, 1);
+    inj->number = number;
+    return inj;
+}
+
+TgpuInjection *qmp_tgpu_inject_ecc(TgpuInjectEcc *arg, Error **errp)
+{
+    TGPUState *s = tgpu_find(arg->id, errp);
+
+    return s ? tgpu_qmp_injection(tgpu_fault_add_ecc(s, arg, errp)) : NULL;
+}
+
+TgpuInjection *qmp_tgpu_inject_hang(TgpuInjectHang *arg, Error **errp)
+{
+    TGPUState *s = tgpu_find(arg->id, errp);
+
+    return s ? tgpu_qmp_injection(tgpu_fault_add_hang(s, arg, errp)) : NULL;
+}
+
+TgpuInjection *qmp_tgpu_inject_fault(TgpuInjectFault *arg, Error **errp)
+{
+    TGPUState *s = tgpu_find(arg->id, errp);
+
+    return s ? tgpu_qmp_injection(tgpu_fault_add_fault(s, arg, errp)) : NULL;
+}
+
+void qmp_tgpu_restore_bus(const char *id, Error **errp)
 {
     TGPUState *s = tgpu_find(id, errp);
-    TgpuInjection *inj;
-    uint64_t number = 0;
-    uint32_t err;
 
-    if (!s) {
-        return NULL;
+    if (s) {
+        tgpu_fault_set_bus_lost(s, false);
     }
-    if (has_type == has_bits) {
-        error_setg(errp, "give either 'type' or 'bits'");
-        return NULL;
-    }
-    if (address >= s->vram_size) {
-        error_setg(errp, "'address' 0x%" PRIx64 " is beyond VRAM (%" PRIu64
-                   " MiB)", address, s->vram_size >> 20);
-        return NULL;
-    }
-    if (has_type) {
-        bits = type == TGPU_ECC_ERROR_TYPE_DOUBLE ? 3 : 1;
-    }
-    err = tgpu_ecc_arm(s, address & ~7ull, bits,
-                       has_mode && mode == TGPU_INJECTION_MODE_STICKY,
-                       &number);
-    switch (err) {
-    case 0:
-        inj = g_new0(TgpuInjection, 1);
-        inj->number = number;
-        return inj;
-    case TGPU_ECC_INJ_ERR_MASK:
-        error_setg(errp, "'bits' 0x%" PRIx64 " must have one bit set (a "
-                   "single-bit error) or two (a double-bit error)", bits);
-        break;
-    case TGPU_ECC_INJ_ERR_FULL:
-        error_setg(errp, "%d injections are pending already: clear them "
-                   "with tgpu-clear-injections", TGPU_ECC_INJ_MAX);
-        break;
-    default:
-        error_setg(errp, "the injection was refused (INJ_STATUS 0x%x)", err);
-        break;
-    }
-    return NULL;
 }
 
 void qmp_tgpu_clear_injections(const char *id, Error **errp)
@@ -91,7 +84,7 @@ void qmp_tgpu_clear_injections(const char *id, Error **errp)
     TGPUState *s = tgpu_find(id, errp);
 
     if (s) {
-        tgpu_ecc_clear_injections(s);
+        tgpu_fault_clear(s);
     }
 }
 
@@ -113,13 +106,14 @@ void tgpu_qmp_ecc_event(const char *path, bool dbe, uint64_t addr,
                                    chid != TGPU_ECC_NO_CHID, chid);
 }
 
-void qmp_tgpu_set_thermal(const char *id, bool has_ambient, double ambient,
-                          bool has_sensor, double sensor,
-                          TgpuThermalRamp *ramp, bool has_release,
-                          bool release, Error **errp)
+void qmp_tgpu_set_thermal(TgpuSetThermal *arg, Error **errp)
 {
-    TGPUState *s = tgpu_find(id, errp);
-    int forcing = has_sensor + !!ramp + (has_release && release);
+    TGPUState *s = tgpu_find(arg->id, errp);
+    bool has_ambient = arg->has_ambient, has_sensor = arg->has_sensor;
+    double ambient = arg->ambient, sensor = arg->sensor;
+    TgpuThermalRamp *ramp = arg->ramp;
+    bool release = arg->has_release && arg->release;
+    int forcing = has_sensor + !!ramp + release;
 
     if (!s) {
         return;
@@ -156,7 +150,7 @@ void qmp_tgpu_set_thermal(const char *id, bool has_ambient, double ambient,
     } else if (ramp) {
         tgpu_therm_force(s, ramp->from, ramp->to,
                          (int64_t)(ramp->seconds * 1e9));
-    } else if (has_release && release) {
+    } else if (release) {
         tgpu_therm_release(s);
     }
 }
@@ -183,6 +177,29 @@ void tgpu_qmp_thermal_event(TGPUState *s, uint32_t intr_bit, bool on,
         break;
     }
     qapi_event_send_tgpu_thermal(path, kind, temp_mc);
+}
+
+/* A channel stopped in error (tgpu-host.c). */
+void tgpu_qmp_chan_error_event(TGPUState *s, uint32_t chid, uint32_t code,
+                               uint32_t info)
+{
+    g_autofree char *path = object_get_canonical_path(OBJECT(s));
+
+    qapi_event_send_tgpu_channel_error(path, chid, code,
+                                       tgpu_chan_error_name(code), info);
+}
+
+/* The MMU reported a fault (tgpu-mmu.c). */
+void tgpu_qmp_mmu_fault_event(TGPUState *s, const TGPUVmCtx *ctx,
+                              unsigned int engine, uint64_t va,
+                              bool is_write, const char *type)
+{
+    g_autofree char *path = object_get_canonical_path(OBJECT(s));
+
+    /* TGPU_FAULT_ENGINE_* are TgpuEngineName's (tgpu-fault.c) */
+    qapi_event_send_tgpu_mmu_fault(path, va, ctx->asid, ctx->chid, engine,
+                                   is_write ? TGPU_ACCESS_WRITE
+                                            : TGPU_ACCESS_READ, type);
 }
 
 static TgpuEccInfo *tgpu_qmp_ecc(TGPUState *s)
@@ -243,9 +260,78 @@ static TgpuThermalInfo *tgpu_qmp_thermal(TGPUState *s)
     return t;
 }
 
-static TgpuEngineInfoList *tgpu_qmp_engines(TGPUState *s)
+static const char *const tgpu_qmp_chan_states[] = {
+    [TGPU_CHAN_STATE_DISABLED] = "disabled",
+    [TGPU_CHAN_STATE_IDLE] = "idle",
+    [TGPU_CHAN_STATE_PENDING] = "pending",
+    [TGPU_CHAN_STATE_RUNNING] = "running",
+    [TGPU_CHAN_STATE_BLOCKED] = "blocked",
+    [TGPU_CHAN_STATE_ERROR] = "error",
+};
+
+static TgpuChannelInfoList *tgpu_qmp_channels(TGPUState *s, bool *host_busy)
+{
+    TgpuChannelInfoList *list = NULL, **tail = &list;
+
+    *host_busy = false;
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        TGPUChannel *ch = &s->chan[i];
+        uint32_t state = tgpu_chan_state(s, ch);
+        TgpuChannelInfo *c;
+
+        if (state == TGPU_CHAN_STATE_DISABLED ||
+            state == TGPU_CHAN_STATE_IDLE) {
+            continue;
+        }
+        *host_busy |= state == TGPU_CHAN_STATE_PENDING ||
+                      state == TGPU_CHAN_STATE_RUNNING;
+        c = g_new0(TgpuChannelInfo, 1);
+        c->id = i;
+        c->state = g_strdup(tgpu_qmp_chan_states[state]);
+        c->runlist = ch->engine;
+        c->asid = ch->asid;
+        c->gp_get = ch->gp_get;
+        c->gp_put = ch->gp_put;
+        if (ch->error) {
+            c->error = g_strdup(tgpu_chan_error_name(ch->error));
+            c->has_error_info = true;
+            c->error_info = ch->error_info;
+        }
+        c->fetch_hung = ch->fetch_hung;
+        QAPI_LIST_APPEND(tail, c);
+    }
+    return list;
+}
+
+static TgpuMmuInfo *tgpu_qmp_mmu(TGPUState *s)
+{
+    TgpuMmuInfo *m = g_new0(TgpuMmuInfo, 1);
+
+    m->context_switches = s->ctxsw_count;
+    m->faults = s->fault_count;
+    QEMU_LOCK_GUARD(&s->mmu_lock);
+    m->tlb_hits = s->tlb_hits;
+    m->tlb_misses = s->tlb_misses;
+    m->tlb_fills = s->tlb_fills;
+    m->tlb_flushes = s->tlb_flushes;
+    m->tlb_evictions = s->tlb_evictions;
+    m->walks = s->mmu_walks;
+    return m;
+}
+
+static TgpuEngineInfoList *tgpu_qmp_engines(TGPUState *s, bool host_busy)
 {
     TgpuEngineInfoList *list = NULL, **tail = &list;
+    TgpuEngineInfo *host = g_new0(TgpuEngineInfo, 1);
+
+    host->name = g_strdup("host");
+    host->busy = host_busy;
+    host->progress = s->host_progress;
+    if (s->host_hung) {
+        host->has_hang = true;
+        host->hang = s->host_hang;
+    }
+    QAPI_LIST_APPEND(tail, host);
 
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         TGPUEngine *e = s->engine[r];
@@ -262,16 +348,38 @@ static TgpuEngineInfoList *tgpu_qmp_engines(TGPUState *s)
             i->has_channel = true;
             i->channel = e->chid;
         }
+        switch (tgpu_engine_hang_state(e)) {
+        case TGPU_HANG_STALL:
+            i->has_hang = true;
+            i->hang = TGPU_HANG_KIND_STALL;
+            break;
+        case TGPU_HANG_WEDGE:
+            i->has_hang = true;
+            i->hang = TGPU_HANG_KIND_WEDGE;
+            break;
+        default:
+            if (s->runlist_fetch_hung[r]) {
+                i->has_hang = true;
+                i->hang = TGPU_HANG_KIND_FETCH;
+            }
+            break;
+        }
         QAPI_LIST_APPEND(tail, i);
     }
     return list;
 }
 
+typedef struct TgpuQmpWalk {
+    TgpuInfoList **tail;
+    bool as_plan;
+} TgpuQmpWalk;
+
 static int tgpu_qmp_one(Object *obj, void *opaque)
 {
-    TgpuInfoList ***tail = opaque;
+    TgpuQmpWalk *w = opaque;
     TGPUState *s;
     TgpuInfo *info;
+    bool host_busy;
 
     if (!object_dynamic_cast(obj, TYPE_TGPU)) {
         return 0;
@@ -283,10 +391,17 @@ static int tgpu_qmp_one(Object *obj, void *opaque)
         info->id = g_strdup(DEVICE(s)->id);
     }
     info->model = g_strdup(s->model->name);
-    info->engines = tgpu_qmp_engines(s);
+    info->channels = tgpu_qmp_channels(s, &host_busy);
+    info->engines = tgpu_qmp_engines(s, host_busy);
     info->ecc = tgpu_qmp_ecc(s);
     info->thermal = tgpu_qmp_thermal(s);
-    QAPI_LIST_APPEND(*tail, info);
+    info->mmu = tgpu_qmp_mmu(s);
+    info->injections = tgpu_fault_query(s);
+    info->bus_lost = s->bus_lost;
+    if (w->as_plan) {
+        info->plan = tgpu_fault_plan_text(s);
+    }
+    QAPI_LIST_APPEND(w->tail, info);
     return 0;
 }
 
@@ -296,10 +411,11 @@ static int tgpu_qmp_walk(Object *obj, void *opaque)
     return object_child_foreach(obj, tgpu_qmp_walk, opaque);
 }
 
-TgpuInfoList *qmp_query_tgpu(Error **errp)
+TgpuInfoList *qmp_query_tgpu(bool has_as_plan, bool as_plan, Error **errp)
 {
-    TgpuInfoList *list = NULL, **tail = &list;
+    TgpuInfoList *list = NULL;
+    TgpuQmpWalk w = { .tail = &list, .as_plan = has_as_plan && as_plan };
 
-    object_child_foreach(object_get_root(), tgpu_qmp_walk, &tail);
+    object_child_foreach(object_get_root(), tgpu_qmp_walk, &w);
     return list;
 }

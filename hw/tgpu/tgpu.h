@@ -22,6 +22,7 @@
 #include "tgpu/isa.h"
 #include "tgpu/mmu.h"
 #include "tgpu-engine.h"
+#include "qapi/qapi-types-tgpu.h"
 
 #define TYPE_TGPU "tgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
@@ -120,6 +121,7 @@ typedef struct TGPUChannel {
     TGPUKernel *gr_kernel;      /* launched and not finished */
 
     bool engine_wait;           /* its launch is on the engine now */
+    bool fetch_hung;            /* an injected fetch hang holds it */
 } TGPUChannel;
 
 /* An address space as an engine uses it: the channel's at launch time. */
@@ -220,6 +222,39 @@ typedef struct TGPUEccLog {
     uint16_t chid;              /* TGPU_ECC_NO_CHID: none */
 } TGPUEccLog;
 
+/*
+ * An injection from the monitor (tgpu-fault.c): what it does, as the
+ * command's arguments had it, and how far its trigger has got.
+ */
+typedef struct TGPUFaultInj {
+    uint64_t number;
+    TgpuInjectionKind kind;
+    /* the command's arguments: one of them */
+    TgpuInjectEcc *ecc;
+    TgpuInjectHang *hang;
+    TgpuInjectFault *fault;
+    bool has_trigger;
+    bool timed;                 /* at_ns, not events */
+    TgpuTriggerEvent event;
+    int64_t trig_chid;          /* count only this channel's; -1: any */
+    uint64_t after, seen;
+    int64_t at_ns;
+    bool due;                   /* the trigger was reached: fire it */
+    bool fired;
+    uint32_t remaining;         /* of a fired fault's count */
+} TGPUFaultInj;
+
+#define TGPU_FAULT_INJ_MAX      64
+#define TGPU_FAULT_COUNT_MAX    1000000
+
+/* Fired faults with a count left, which data paths look for. */
+enum {
+    TGPU_FAULT_ACTIVE_ILLEGAL = 1u << 0,
+    TGPU_FAULT_ACTIVE_IRQ = 1u << 1,
+    TGPU_FAULT_ACTIVE_DOORBELL = 1u << 2,
+    TGPU_FAULT_ACTIVE_DMA = 1u << 3,
+};
+
 struct TGPUState {
     PCIDevice parent_obj;
 
@@ -307,7 +342,6 @@ struct TGPUState {
     QemuMutex ecc_lock;
     uint32_t ecc_inj_nr;
     TGPUEccInj ecc_inj[TGPU_ECC_INJ_MAX];       /* oldest first */
-    uint64_t ecc_inj_seq;                       /* the last number */
     TGPUEccEvent ecc_events[TGPU_ECC_EVENTS];
     uint32_t ecc_events_nr;
     uint64_t ecc_inj_addr, ecc_inj_mask;        /* INJ_ADDR, INJ_MASK */
@@ -346,6 +380,28 @@ struct TGPUState {
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
     uint32_t retired_select;
+
+    /*
+     * Injections (tgpu-fault.c).  fault_lock guards the list; engine
+     * threads count VRAM reads and use up DMA errors, so fault_watch and
+     * fault_active are read without it, as fast paths.
+     */
+    char *fault_plan;           /* property fault-plan */
+    QemuMutex fault_lock;
+    TGPUFaultInj *fault_inj[TGPU_FAULT_INJ_MAX];    /* oldest first */
+    uint32_t fault_inj_nr;
+    uint64_t inj_seq;           /* the last injection's number */
+    uint32_t fault_watch[TGPU_TRIGGER_EVENT__MAX];  /* unfired, by event */
+    uint32_t fault_active;      /* TGPU_FAULT_ACTIVE_* */
+    QEMUBH *fault_bh;           /* fires what threads made due */
+    QEMUTimer *fault_timer;     /* the next at-ns trigger */
+    /* hangs in effect: the host unit's, each runlist's fetch */
+    TgpuHangKind host_hang;
+    bool host_hung;
+    bool runlist_fetch_hung[TGPU_NR_RUNLISTS];
+    uint64_t host_progress;     /* GPFIFO entries and methods taken */
+    bool bus_lost;
+    MemoryRegion bus_lost_bar0, bus_lost_bar1;
 };
 
 /* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */
@@ -429,6 +485,7 @@ void tgpu_host_reset(TGPUState *s);
 uint32_t tgpu_host_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val);
 uint32_t tgpu_fifo_intr_status(TGPUState *s);
+uint32_t tgpu_chan_state(TGPUState *s, TGPUChannel *ch);
 void tgpu_host_engine_reset(TGPUState *s, uint32_t engines);
 void tgpu_chan_fail(TGPUState *s, TGPUChannel *ch, uint32_t code,
                     uint32_t info);
@@ -461,6 +518,47 @@ void tgpu_gr_exit(TGPUState *s);
 void tgpu_gr_reset(TGPUState *s);
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok);
 
+/* tgpu-fault.c: injections, their triggers, the faults they cause */
+void tgpu_fault_init(TGPUState *s);
+void tgpu_fault_exit(TGPUState *s);
+void tgpu_fault_reset(TGPUState *s);
+bool tgpu_fault_load_plan(TGPUState *s, Error **errp);
+uint64_t tgpu_fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
+                            Error **errp);
+uint64_t tgpu_fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
+                             Error **errp);
+uint64_t tgpu_fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
+                              Error **errp);
+void tgpu_fault_clear(TGPUState *s);
+void tgpu_fault_set_bus_lost(TGPUState *s, bool lost);
+TgpuPendingInjectionList *tgpu_fault_query(TGPUState *s);
+char *tgpu_fault_plan_text(TGPUState *s);
+void tgpu_fault_count_slow(TGPUState *s, TgpuTriggerEvent ev, uint32_t chid);
+bool tgpu_fault_take(TGPUState *s, uint32_t active, int64_t chid);
+
+/* An event a trigger may count happened, for channel CHID.  Any thread. */
+static inline void tgpu_fault_count(TGPUState *s, TgpuTriggerEvent ev,
+                                    uint32_t chid)
+{
+    if (unlikely(qatomic_read(&s->fault_watch[ev]))) {
+        tgpu_fault_count_slow(s, ev, chid);
+    }
+}
+
+/*
+ * Use up one of a fired fault's count (TGPU_FAULT_ACTIVE_*) that
+ * applies to CHID (a channel, or a vector for interrupts; -1: none):
+ * true when this access is the one it hits.  Any thread.
+ */
+static inline bool tgpu_fault_hits(TGPUState *s, uint32_t active,
+                                   int64_t chid)
+{
+    if (likely(!(qatomic_read(&s->fault_active) & active))) {
+        return false;
+    }
+    return tgpu_fault_take(s, active, chid);
+}
+
 /* tgpu-ecc.c: ECC control and the InfoROM retired-page store */
 bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp);
 void tgpu_ecc_init(TGPUState *s);
@@ -489,10 +587,16 @@ static inline bool tgpu_ecc_vram_read(TGPUState *s, uint64_t addr,
                                       uint64_t len, unsigned int engine,
                                       uint32_t chid, uint64_t *bad)
 {
-    if (likely(!qatomic_read(&s->ecc_inj_nr))) {
-        return true;
+    bool ok = true;
+
+    if (unlikely(qatomic_read(&s->ecc_inj_nr))) {
+        ok = tgpu_ecc_vram_read_slow(s, addr, len, engine, chid, bad);
     }
-    return tgpu_ecc_vram_read_slow(s, addr, len, engine, chid, bad);
+    /* a trigger counts the reads of the host unit and the engines */
+    if (engine <= TGPU_ECC_ENGINE_CE1) {
+        tgpu_fault_count(s, TGPU_TRIGGER_EVENT_VRAM_READS, chid);
+    }
+    return ok;
 }
 
 /* [addr, addr + len) of VRAM is written: its words lose injections. */
@@ -522,6 +626,11 @@ void tgpu_qmp_ecc_event(const char *path, bool dbe, uint64_t addr,
                         unsigned int engine, uint32_t chid);
 void tgpu_qmp_thermal_event(TGPUState *s, uint32_t intr_bit, bool on,
                             int32_t temp_mc);
+void tgpu_qmp_chan_error_event(TGPUState *s, uint32_t chid, uint32_t code,
+                               uint32_t info);
+void tgpu_qmp_mmu_fault_event(TGPUState *s, const TGPUVmCtx *ctx,
+                              unsigned int engine, uint64_t va,
+                              bool is_write, const char *type);
 
 /* tgpu-ce.c: the copy engines */
 void tgpu_ce_init(TGPUState *s);

@@ -31,6 +31,9 @@
 #define TGPU_PDB_ALIGN              8192
 #define TGPU_PT_ALIGN               4096
 
+#define TGPU_VA_BITS                40      /* PD1's 1024 entries of 1 GiB */
+#define TGPU_ASID_COUNT             0x10000u /* an ASID has 16 bits */
+
 #define TGPU_PD1_INDEX(va)          (((va) >> TGPU_PD1_SHIFT) & 0x3ffu)
 #define TGPU_PD0_INDEX(va)          (((va) >> TGPU_PD0_SHIFT) & 0x1ffu)
 #define TGPU_PT_INDEX(va)           (((va) >> TGPU_PT_SHIFT) & 0x1ffu)

@@ -215,7 +215,12 @@ static void test_clear_and_query(void)
     g_assert_cmpstr(qdict_get_str(d, "id"), ==, "gpu0");
     g_assert_cmpstr(qdict_get_str(d, "model"), ==, "p100");
     engines = qdict_get_qlist(d, "engines");
-    g_assert_cmpuint(qlist_size(engines), ==, 3);
+    /* the host unit, then the engines by runlist */
+    g_assert_cmpuint(qlist_size(engines), ==, 4);
+    g_assert_cmpstr(qdict_get_str(qobject_to(QDict, qlist_peek(engines)),
+                                  "name"), ==, "host");
+    g_assert_false(qdict_get_bool(d, "bus-lost"));
+    g_assert_cmpuint(qlist_size(qdict_get_qlist(d, "injections")), ==, 0);
     th = qdict_get_qdict(d, "thermal");
     g_assert_cmpint(qdict_get_int(th, "temperature"), ==,
                     (int32_t)rd(&t, TGPU_THERM_TEMP));
@@ -264,7 +269,7 @@ static void test_bad_arguments(void)
     }
     expect_qmp_error(&t, "tgpu-inject-ecc", "'id': 'gpu0', "
                      "'address': 4096, 'type': 'single'",
-                     "64 injections are pending already");
+                     "64 ECC errors are armed already");
     g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, TGPU_ECC_INJ_MAX);
     tgpu_stop(&t);
 }

@@ -326,8 +326,8 @@ int main(int argc, char **argv)
 	t = now() - t0;
 	ok(!failed, "%u cycles (%u with a queue and a job) in %u processes all worked", cycles,
 	   (cycles + queue_every - 1) / queue_every, procs);
-	ok(t < 120, "%u cycles took %.1f s (%.2f ms each; budget 120 s)", cycles, t,
-	   t * 1000 / cycles);
+	/* a figure, not a test: on a shared 2-core host it varies 4-fold */
+	printf("# %u cycles took %.1f s (%.2f ms each)\n", cycles, t, t * 1000 / cycles);
 
 	snap(fd, &b);
 	printf("# after: VRAM_USED %" PRIu64 ", %d fds, Shmem %lld KiB, MemAvailable %lld KiB, "

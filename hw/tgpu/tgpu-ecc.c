@@ -336,7 +336,7 @@ bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
     }
     /* the same way from every thread: MSI-X and BAR1 need the BQL */
     if (changed) {
-        qemu_bh_schedule(s->ecc_bh);
+        tgpu_defer_schedule(&s->ecc_defer);
     }
     return ok;
 }
@@ -354,7 +354,7 @@ void tgpu_ecc_vram_write_slow(TGPUState *s, uint64_t addr, uint64_t len)
         /* new data, new check bits: the error is gone */
         trace_tgpu_ecc_rewritten(j->addr);
         ecc_inj_drop(s, i);
-        qemu_bh_schedule(s->ecc_bh);
+        tgpu_defer_schedule(&s->ecc_defer);
     }
 }
 
@@ -697,7 +697,7 @@ static void ecc_counters_clear(TGPUState *s, uint32_t val)
         s->ecc_sbe_agg = 0;
         s->ecc_dbe_agg = 0;
         qatomic_store_release(&s->ecc_agg_dirty, true);
-        qemu_bh_schedule(s->ecc_bh);
+        tgpu_defer_schedule(&s->ecc_defer);
     }
 }
 
@@ -991,8 +991,7 @@ void tgpu_ecc_init(TGPUState *s)
                               &ecc_poison_ops, &s->ecc_poison[i],
                               "tgpu-ecc-poison", TGPU_PAGE_SIZE);
     }
-    s->ecc_bh = qemu_bh_new_guarded(ecc_bh, s,
-                                    &DEVICE(s)->mem_reentrancy_guard);
+    tgpu_defer_init(s, &s->ecc_defer, ecc_bh, s);
     s->ecc_scrub_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ecc_scrub_done, s);
     s->ecc_persist_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
                                         ecc_persist_timer_cb, s);
@@ -1008,8 +1007,7 @@ void tgpu_ecc_exit(TGPUState *s)
     ecc_agg_write(s);       /* what the timer had still to write */
     timer_free(s->ecc_scrub_timer);
     s->ecc_scrub_timer = NULL;
-    qemu_bh_delete(s->ecc_bh);
-    s->ecc_bh = NULL;
+    tgpu_defer_exit(&s->ecc_defer);
     for (int i = 0; i < TGPU_ECC_INJ_MAX; i++) {
         if (s->ecc_poison[i].mapped) {
             memory_region_del_subregion(&s->bar1, &s->ecc_poison[i].mr);

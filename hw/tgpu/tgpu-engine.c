@@ -32,12 +32,22 @@ static bool engine_hung(TGPUEngine *e)
     return e->hang == TGPU_HANG_WEDGE || !e->abort;
 }
 
+/* deterministic=on: the thread waits for a tick's grant.  Under e->lock. */
+static bool engine_gated(TGPUEngine *e)
+{
+    return e->det && !e->grant && !e->abort;
+}
+
 /* ---- on the engine's thread -------------------------------------------- */
 
-/* Hold while the VM is stopped or a hang holds the work.  Under e->lock. */
-static void engine_hold(TGPUEngine *e)
+/*
+ * Hold while the VM is stopped or a hang holds the work, and (GATE)
+ * under deterministic=on until a tick lets the thread go.  Under e->lock.
+ */
+static void engine_hold(TGPUEngine *e, bool gate)
 {
-    while (!e->quit && ((e->paused && !e->abort) || engine_hung(e))) {
+    while (!e->quit && ((e->paused && !e->abort) || engine_hung(e) ||
+                        (gate && engine_gated(e)))) {
         e->parked = true;
         qemu_cond_broadcast(&e->idle);
         qemu_cond_wait(&e->wake, &e->lock);
@@ -56,8 +66,11 @@ bool tgpu_engine_checkpoint(TGPUEngine *e)
     if (!engine_hung(e)) {
         e->progress++;
     }
+    if (e->grant) {
+        e->grant--;
+    }
     e->ops->publish(e, false, false);
-    engine_hold(e);
+    engine_hold(e, true);
     return !e->abort && !e->quit;
 }
 
@@ -78,13 +91,13 @@ static void *engine_thread(void *opaque)
         }
         e->state = TGPU_ENGINE_RUNNING;
         /* a hang takes the work as it starts, and again as it ends */
-        engine_hold(e);
+        engine_hold(e, true);
         qemu_mutex_unlock(&e->lock);
 
         e->ops->run(e);
 
         qemu_mutex_lock(&e->lock);
-        engine_hold(e);
+        engine_hold(e, false);
         e->progress++;
         cancelled = e->abort || e->quit;
         e->ops->publish(e, true, cancelled);
@@ -92,7 +105,7 @@ static void *engine_thread(void *opaque)
             e->state = TGPU_ENGINE_IDLE;
         } else {
             e->state = TGPU_ENGINE_DONE;
-            qemu_bh_schedule(e->done_bh);
+            tgpu_defer_schedule(&e->done);
         }
         qemu_cond_broadcast(&e->idle);
     }
@@ -118,6 +131,38 @@ static void engine_done_bh(void *opaque)
     e->ops->done(e);
 }
 
+/*
+ * deterministic=on: let the thread pass TGPU_DET_GRANT checkpoints while
+ * the main loop waits, so that nothing else moves meanwhile; again a
+ * tick later while it has work it can go on with.
+ */
+static void engine_tick(void *opaque)
+{
+    TGPUEngine *e = opaque;
+    bool more;
+
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        if (e->state != TGPU_ENGINE_QUEUED &&
+            e->state != TGPU_ENGINE_RUNNING) {
+            return;
+        }
+        e->grant = TGPU_DET_GRANT;
+        e->parked = false;
+        qemu_cond_broadcast(&e->wake);
+        while (e->state == TGPU_ENGINE_QUEUED ||
+               (e->state == TGPU_ENGINE_RUNNING && !e->parked)) {
+            qemu_cond_wait(&e->idle, &e->lock);
+        }
+        /* parked for want of a grant, not by a hang: it goes on */
+        more = e->state == TGPU_ENGINE_RUNNING && !e->grant &&
+               !engine_hung(e);
+    }
+    if (more) {
+        timer_mod(e->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  TGPU_DET_TICK_NS);
+    }
+}
+
 /* Hand the work the engine's ops set up for channel CHID to its thread. */
 void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
 {
@@ -128,6 +173,11 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
     e->state = TGPU_ENGINE_QUEUED;
     e->s->chan[chid].engine_wait = true;
     qemu_cond_signal(&e->wake);
+    if (e->det) {
+        e->grant = 0;
+        timer_mod(e->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  TGPU_DET_TICK_NS);
+    }
 }
 
 bool tgpu_engine_busy(TGPUEngine *e)
@@ -180,7 +230,7 @@ int tgpu_engine_cancel(TGPUEngine *e)
             return -1;
         }
     }
-    qemu_bh_cancel(e->done_bh);
+    tgpu_defer_cancel(&e->done);
     WITH_QEMU_LOCK_GUARD(&e->lock) {
         /* before the wait: a cancelled thread leaves the engine IDLE */
         if (e->state != TGPU_ENGINE_IDLE) {
@@ -298,8 +348,11 @@ void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
     qemu_mutex_init(&e->run_lock);
     qemu_cond_init(&e->wake);
     qemu_cond_init(&e->idle);
-    e->done_bh = qemu_bh_new_guarded(engine_done_bh, e,
-                                     &DEVICE(s)->mem_reentrancy_guard);
+    e->det = s->deterministic;
+    tgpu_defer_init(s, &e->done, engine_done_bh, e);
+    if (e->det) {
+        e->tick = timer_new_ns(QEMU_CLOCK_VIRTUAL, engine_tick, e);
+    }
     tgpu_engine_thread_create(tc, &e->thread, thread_name, engine_thread, e);
     e->vmstate = qemu_add_vm_change_state_handler(engine_vm_state_change, e);
 }
@@ -313,7 +366,10 @@ void tgpu_engine_exit(TGPUEngine *e)
         qemu_cond_broadcast(&e->wake);
     }
     qemu_thread_join(&e->thread);
-    qemu_bh_delete(e->done_bh);
+    tgpu_defer_exit(&e->done);
+    if (e->tick) {
+        timer_free(e->tick);
+    }
     qemu_cond_destroy(&e->idle);
     qemu_cond_destroy(&e->wake);
     qemu_mutex_destroy(&e->run_lock);

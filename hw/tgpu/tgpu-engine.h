@@ -18,11 +18,29 @@
 #ifndef HW_TGPU_TGPU_ENGINE_H
 #define HW_TGPU_TGPU_ENGINE_H
 
+#include "block/aio.h"
 #include "qemu/thread.h"
 #include "qemu/thread-context.h"
 #include "system/runstate.h"
 
 typedef struct TGPUState TGPUState;
+
+/*
+ * Work a unit defers to QEMU's main loop: a bottom half; under
+ * deterministic=on a timer of the virtual clock, due at once, which
+ * -icount and record/replay run at the same instruction every time.
+ */
+typedef struct TGPUDefer {
+    QEMUBH *bh;
+    QEMUTimer *timer;
+} TGPUDefer;
+
+void tgpu_defer_init(TGPUState *s, TGPUDefer *d, QEMUBHFunc *cb,
+                     void *opaque);
+void tgpu_defer_schedule(TGPUDefer *d);
+void tgpu_defer_cancel(TGPUDefer *d);
+void tgpu_defer_exit(TGPUDefer *d);
+
 typedef struct TGPUChannel TGPUChannel;
 typedef struct TGPUEngine TGPUEngine;
 
@@ -98,7 +116,7 @@ struct TGPUEngine {
      * invalidation can wait until nothing it dropped is in use.
      */
     QemuMutex run_lock;
-    QEMUBH *done_bh;
+    TGPUDefer done;
     VMChangeStateEntry *vmstate;
     TGPUEngineState state;
     uint32_t chid;              /* channel of the work, when not IDLE */
@@ -110,6 +128,10 @@ struct TGPUEngine {
     uint64_t progress;          /* steps taken since reset: ENGINE_PROGRESS */
     TGPUHang hang;
     int64_t hang_chid;          /* hang only at work of it; -1: any */
+    /* deterministic=on (TGPU_DET_*) */
+    bool det;
+    uint32_t grant;             /* checkpoints the thread may still pass */
+    QEMUTimer *tick;
 };
 
 void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,

@@ -224,7 +224,8 @@ static void fault_fire(TGPUState *s, TGPUFaultInj *j)
     TgpuInjectionKind kind = j->kind;
     bool done = true;
 
-    trace_tgpu_fault_fired(number, TgpuInjectionKind_str(kind));
+    trace_tgpu_fault_fired(number, TgpuInjectionKind_str(kind),
+                           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     switch (j->kind) {
     case TGPU_INJECTION_KIND_ECC: {
         const TgpuInjectEcc *a = j->ecc;
@@ -360,7 +361,7 @@ void tgpu_fault_count_slow(TGPUState *s, TgpuTriggerEvent ev, uint32_t chid)
     if (ev != TGPU_TRIGGER_EVENT_VRAM_READS && bql_locked()) {
         fault_fire_due(s);
     } else {
-        qemu_bh_schedule(s->fault_bh);
+        tgpu_defer_schedule(&s->fault_defer);
     }
 }
 
@@ -586,7 +587,8 @@ static uint64_t fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
                        "with tgpu-clear-injections", TGPU_ECC_INJ_MAX);
             return 0;
         }
-        trace_tgpu_fault_fired(number, "ecc");
+        trace_tgpu_fault_fired(number, "ecc",
+                               qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
         qapi_event_send_tgpu_injection_fired(path, number,
                                              TGPU_INJECTION_KIND_ECC);
         return number;
@@ -722,7 +724,7 @@ void tgpu_fault_clear(TGPUState *s)
             fault_inj_free(fault_remove(s, s->fault_inj_nr - 1));
         }
     }
-    qemu_bh_cancel(s->fault_bh);
+    tgpu_defer_cancel(&s->fault_defer);
     timer_del(s->fault_timer);
     tgpu_ecc_clear_injections(s);
     trace_tgpu_fault_clear();
@@ -984,8 +986,7 @@ bool tgpu_fault_load_plan(TGPUState *s, Error **errp)
 void tgpu_fault_init(TGPUState *s)
 {
     qemu_mutex_init(&s->fault_lock);
-    s->fault_bh = qemu_bh_new_guarded(fault_bh, s,
-                                      &DEVICE(s)->mem_reentrancy_guard);
+    tgpu_defer_init(s, &s->fault_defer, fault_bh, s);
     s->fault_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, fault_timer_cb, s);
     memory_region_init_io(&s->bus_lost_bar0, OBJECT(s), &bus_lost_ops, s,
                           "tgpu-bar0-lost", memory_region_size(&s->bar0));
@@ -1004,7 +1005,7 @@ void tgpu_fault_exit(TGPUState *s)
         fault_inj_free(fault_remove(s, s->fault_inj_nr - 1));
     }
     timer_free(s->fault_timer);
-    qemu_bh_delete(s->fault_bh);
+    tgpu_defer_exit(&s->fault_defer);
     memory_region_del_subregion(&s->bar0, &s->bus_lost_bar0);
     memory_region_del_subregion(&s->bar1, &s->bus_lost_bar1);
     qemu_mutex_destroy(&s->fault_lock);

@@ -80,7 +80,7 @@ uint32_t tgpu_chan_state(TGPUState *s, TGPUChannel *ch)
 
 static void host_kick(TGPUState *s)
 {
-    qemu_bh_schedule(s->host_bh);
+    tgpu_defer_schedule(&s->host_defer);
 }
 
 void tgpu_host_kick(TGPUState *s)
@@ -811,7 +811,7 @@ bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val)
 
 void tgpu_host_reset(TGPUState *s)
 {
-    qemu_bh_cancel(s->host_bh);
+    tgpu_defer_cancel(&s->host_defer);
     timer_del(s->acquire_timer);
     for (uint32_t i = 0; i < s->num_channels; i++) {
         memset(&s->chan[i], 0, sizeof(s->chan[i]));
@@ -840,8 +840,7 @@ void tgpu_host_reset(TGPUState *s)
 void tgpu_host_init(TGPUState *s)
 {
     s->chan = g_new0(TGPUChannel, s->num_channels);
-    s->host_bh = qemu_bh_new_guarded(tgpu_host_bh, s,
-                                     &DEVICE(s)->mem_reentrancy_guard);
+    tgpu_defer_init(s, &s->host_defer, tgpu_host_bh, s);
     s->acquire_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                     tgpu_acquire_timer_cb, s);
     tgpu_host_reset(s);
@@ -850,6 +849,6 @@ void tgpu_host_init(TGPUState *s)
 void tgpu_host_exit(TGPUState *s)
 {
     timer_free(s->acquire_timer);
-    qemu_bh_delete(s->host_bh);
+    tgpu_defer_exit(&s->host_defer);
     g_free(s->chan);
 }

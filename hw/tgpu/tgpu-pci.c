@@ -355,6 +355,54 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
  * object, as QEMU's memory preallocation threads do; otherwise they
  * inherit QEMU's.
  */
+/* ---- deferred work ------------------------------------------------------ */
+
+static void tgpu_defer_timer_cb(void *opaque)
+{
+    TGPUDefer *d = opaque;
+
+    /* the bottom half's function, from the timer */
+    aio_bh_call(d->bh);
+}
+
+void tgpu_defer_init(TGPUState *s, TGPUDefer *d, QEMUBHFunc *cb,
+                     void *opaque)
+{
+    d->bh = qemu_bh_new_guarded(cb, opaque,
+                                &DEVICE(s)->mem_reentrancy_guard);
+    d->timer = s->deterministic ?
+               timer_new_ns(QEMU_CLOCK_VIRTUAL, tgpu_defer_timer_cb, d) :
+               NULL;
+}
+
+/* Run the work soon, from the main loop.  Any thread. */
+void tgpu_defer_schedule(TGPUDefer *d)
+{
+    if (d->timer) {
+        timer_mod_anticipate(d->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    } else {
+        qemu_bh_schedule(d->bh);
+    }
+}
+
+void tgpu_defer_cancel(TGPUDefer *d)
+{
+    if (d->timer) {
+        timer_del(d->timer);
+    }
+    qemu_bh_cancel(d->bh);
+}
+
+void tgpu_defer_exit(TGPUDefer *d)
+{
+    if (d->timer) {
+        timer_free(d->timer);
+        d->timer = NULL;
+    }
+    qemu_bh_delete(d->bh);
+    d->bh = NULL;
+}
+
 void tgpu_engine_thread_create(ThreadContext *tc, QemuThread *thread,
                                const char *name, void *(*fn)(void *),
                                void *opaque)
@@ -423,6 +471,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_UINT32("channels", TGPUState, num_channels,
                        TGPU_CHANNELS_DEFAULT),
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
+    DEFINE_PROP_BOOL("deterministic", TGPUState, deterministic, false),
     DEFINE_PROP_INT32("ambient-temp", TGPUState, therm_ambient_c, 35),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),

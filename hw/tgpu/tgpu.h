@@ -263,6 +263,7 @@ struct TGPUState {
     uint64_t vram_size;         /* 0: the model's own */
     uint32_t sm_count;          /* 0: the model's own */
     uint32_t num_channels;
+    bool deterministic;         /* engines only on the virtual clock */
 
     const TGPUModel *model;
 
@@ -293,7 +294,7 @@ struct TGPUState {
     uint32_t ctxsw_count;
     uint32_t err_pending[TGPU_CHANNELS_MAX / 32];
     uint32_t nonstall_pending[TGPU_CHANNELS_MAX / 32];
-    QEMUBH *host_bh;
+    TGPUDefer host_defer;       /* a scheduler pass */
     QEMUTimer *acquire_timer;
 
     /* the engines, by runlist (tgpu-engine.c) */
@@ -356,7 +357,7 @@ struct TGPUState {
     uint32_t ecc_log_head, ecc_log_nr;          /* oldest entry, count */
     bool ecc_log_overflow;
     uint32_t ecc_log_select;
-    QEMUBH *ecc_bh;             /* under the BQL: interrupt, BAR1 overlays */
+    TGPUDefer ecc_defer;        /* under the BQL: interrupt, BAR1 overlays */
     bool ecc_raise;             /* the BH raises the ECC interrupt */
     TGPUEccPoison ecc_poison[TGPU_ECC_INJ_MAX];
     struct tgpu_inforom inforom;        /* the file's entries, all of them */
@@ -393,7 +394,7 @@ struct TGPUState {
     uint64_t inj_seq;           /* the last injection's number */
     uint32_t fault_watch[TGPU_TRIGGER_EVENT__MAX];  /* unfired, by event */
     uint32_t fault_active;      /* TGPU_FAULT_ACTIVE_* */
-    QEMUBH *fault_bh;           /* fires what threads made due */
+    TGPUDefer fault_defer;      /* fires what threads made due */
     QEMUTimer *fault_timer;     /* the next at-ns trigger */
     /* hangs in effect: the host unit's, each runlist's fetch */
     TgpuHangKind host_hang;

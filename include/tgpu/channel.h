@@ -243,6 +243,14 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
 #define TGPU_HOST_DWORD_COST_NS     100
 /* A blocked acquire is retried at least this often (virtual time). */
 #define TGPU_ACQUIRE_POLL_NS        10000
+/*
+ * deterministic=on: an engine's thread runs only in a tick of the
+ * virtual clock, every TGPU_DET_TICK_NS while it has work, for at most
+ * TGPU_DET_GRANT of its checkpoints (4 MiB of a copy, 65536 warp
+ * instructions), while the main loop waits for it.
+ */
+#define TGPU_DET_TICK_NS            10000
+#define TGPU_DET_GRANT              1
 /* Work done per scheduler pass before it yields to the rest of QEMU. */
 #define TGPU_HOST_BUDGET            4096
 

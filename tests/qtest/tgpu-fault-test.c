@@ -30,6 +30,8 @@
 #define CH_CE               16          /* CE0 */
 #define GPU_PATH            "/machine/peripheral/gpu0"
 
+static uint32_t seq;            /* kernels launched since fault_start */
+
 static const uint64_t spin[] = { RI(IADD, 1, 1, 1), BRA(0) };
 static const uint64_t quick[] = {
     LD(LDC, 64, 2, RZ, 0), MOVI(8, 0x600d), ST(STG, 32, 2, 0, 8), EXIT,
@@ -43,6 +45,7 @@ static void fault_start(T *t, const char *opts)
                                          opts ? opts : "");
 
     tgpu_start(t, o);
+    seq = 0;
     runlists_std(t);
     wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
     wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
@@ -214,7 +217,6 @@ static Chan *gr_chan_up(T *t, int ch)
 static uint32_t submit_kernel(T *t, Chan *c, const uint64_t *code,
                               uint32_t n, uint32_t threads)
 {
-    static uint32_t seq;
     uint64_t out = L_OUT;
     Kernel k = { code, n, { 1 }, { threads }, 0, &out, sizeof(out) };
     g_autofree PB *pb = pb_new();
@@ -1111,12 +1113,30 @@ static void test_plan_malformed(void)
 
 /* ---- replay ------------------------------------------------------------- */
 
+/* Two traces must be the same; if not, say where they part. */
+static void expect_same_trace(const char *a, const char *b)
+{
+    g_auto(GStrv) la = g_strsplit(a, "\n", -1);
+    g_auto(GStrv) lb = g_strsplit(b, "\n", -1);
+    guint i;
+
+    for (i = 0; la[i] && lb[i] && !strcmp(la[i], lb[i]); i++) {
+        continue;
+    }
+    if (la[i] || lb[i]) {
+        g_test_message("traces part at line %u:", i + 1);
+        g_test_message("first:  %s", la[i] ? la[i] : "(end)");
+        g_test_message("second: %s", lb[i] ? lb[i] : "(end)");
+    }
+    g_assert_true(!la[i] && !lb[i]);
+}
+
 /*
  * One run of the sequence against PLAN, traced into LOG: the plan's
  * illegal method, lost doorbell and timed MMU fault each fire where the
  * sequence's events put them.
  */
-static void replay_run(const char *plan, const char *log)
+static void replay_run(const char *plan, const char *log, uint32_t *ticks)
 {
     g_autofree char *opts = g_strdup_printf(
         "fault-plan=%s -trace enable=tgpu_*,file=%s", plan, log);
@@ -1124,6 +1144,7 @@ static void replay_run(const char *plan, const char *log)
     Chan *a, *b;
     T t;
 
+    *ticks = 0;
     fault_start(&t, opts);
     a = chan_up(&t, 0);
     b = chan_up(&t, 3);
@@ -1151,10 +1172,40 @@ static void replay_run(const char *plan, const char *log)
     tgpu_stop(&t);
 }
 
+typedef void TraceRun(const char *plan, const char *log, uint32_t *ticks);
+
+/*
+ * RUN twice against a plan of PLAN_TEXT, each traced into a log: the two
+ * traces must be the same.  The first one, and its run's *TICKS.
+ */
+static char *trace_twice(const char *plan_text, TraceRun *run,
+                         uint32_t *ticks)
+{
+    g_autofree char *dir = g_dir_make_tmp("tgpu-trace-XXXXXX", NULL);
+    g_autofree char *plan = plan_file(dir, "plan", plan_text);
+    g_autofree char *log1 = g_build_filename(dir, "1.log", NULL);
+    g_autofree char *log2 = g_build_filename(dir, "2.log", NULL);
+    g_autofree char *t2 = NULL;
+    char *t1 = NULL;
+    uint32_t ticks2;
+
+    run(plan, log1, ticks);
+    run(plan, log2, &ticks2);
+    g_assert_true(g_file_get_contents(log1, &t1, NULL, NULL));
+    g_assert_true(g_file_get_contents(log2, &t2, NULL, NULL));
+    g_test_message("%zu bytes of trace, %u ticks", strlen(t1), *ticks);
+    g_assert_cmpuint(*ticks, ==, ticks2);
+    expect_same_trace(t1, t2);
+    unlink(log1);
+    unlink(log2);
+    unlink(plan);
+    rmdir(dir);
+    return t1;
+}
+
 static void test_replay_trace(void)
 {
-    g_autofree char *dir = g_dir_make_tmp("tgpu-replay-XXXXXX", NULL);
-    g_autofree char *plan = plan_file(dir, "plan",
+    g_autofree char *t1 = trace_twice(
         "{\"execute\": \"tgpu-inject-fault\", \"arguments\": "
         "{\"kind\": \"illegal-method\", \"channel\": 0, \"trigger\": "
         "{\"after\": 8, \"event\": \"methods\", \"channel\": 0}}}\n"
@@ -1163,28 +1214,143 @@ static void test_replay_trace(void)
         "{\"after\": 3, \"event\": \"doorbells\"}}}\n"
         "{\"execute\": \"tgpu-inject-fault\", \"arguments\": "
         "{\"kind\": \"mmu-fault\", \"va\": 4096, \"asid\": 5, "
-        "\"trigger\": {\"at-ns\": 1500000}}}\n");
-    g_autofree char *log1 = g_build_filename(dir, "1.log", NULL);
-    g_autofree char *log2 = g_build_filename(dir, "2.log", NULL);
-    g_autofree char *t1 = NULL, *t2 = NULL;
+        "\"trigger\": {\"at-ns\": 1500000}}}\n", replay_run, &(uint32_t){0});
     int fired = 0;
 
-    replay_run(plan, log1);
-    replay_run(plan, log2);
-    g_assert_true(g_file_get_contents(log1, &t1, NULL, NULL));
-    g_assert_true(g_file_get_contents(log2, &t2, NULL, NULL));
     for (const char *p = t1; (p = strstr(p, "tgpu_fault_fired")); p++) {
         fired++;
     }
-    g_test_message("%zu bytes of trace, %d injections fired",
-                   strlen(t1), fired);
+    g_test_message("%d injections fired", fired);
     g_assert_cmpint(fired, ==, 3);
     g_assert_nonnull(strstr(t1, "tgpu_mmio_write"));
-    g_assert_cmpstr(t1, ==, t2);
-    unlink(log1);
-    unlink(log2);
-    unlink(plan);
-    rmdir(dir);
+}
+
+/* ---- deterministic=on -------------------------------------------------- */
+
+#define L_CE_SEM            (L_SEM + 64)
+
+/* A copy of LEN bytes on C, releasing PAYLOAD at L_CE_SEM. */
+static void submit_copy(T *t, Chan *c, uint32_t len, uint32_t payload)
+{
+    g_autofree PB *pb = pb_new();
+
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+    pb_dw(pb, 0);
+    pb_dw(pb, L_OUT);
+    pb_dw(pb, 0);
+    pb_dw(pb, L_OUT + 0x400000);
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_LINE_LENGTH_IN, 1);
+    pb_dw(pb, len);
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
+    pb_dw(pb, 0);
+    pb_dw(pb, L_CE_SEM);
+    pb_dw(pb, payload);
+    pb_m(pb, CE_SC, TGPU_CE_M_LAUNCH_DMA,
+         TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
+                        TGPU_CE_INTR_NONE));
+    submit(t, c, pb);
+}
+
+/*
+ * Engines advance only on the virtual clock: real time passing moves
+ * nothing; each tick of it moves a bounded step; a hang holds, a kill
+ * still ends it.
+ */
+static void test_deterministic(void)
+{
+    uint32_t sem, ticks = 0;
+    Chan *g, *c;
+    uint64_t n;
+    T t;
+
+    fault_start(&t, "deterministic=on");
+    g = gr_chan_up(&t, CH_GR);
+    c = chan_up_class(&t, chan_cfg(&t, CH_CE), CE_SC, TGPU_CLASS_COPY);
+
+    pa_wr32(&t, L_OUT, 0);
+    sem = submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 32);
+    settle(&t);
+    g_usleep(50000);
+    settle(&t);
+    g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    step(&t, TGPU_DET_TICK_NS);
+    wait_done(&t, g);
+    g_assert_cmphex(pa_rd32(&t, L_OUT), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, sem);
+
+    /* 8 MiB: many checkpoints, so many ticks, each the same */
+    submit_copy(&t, c, 8 * MiB, 0x51);
+    while (pa_rd32(&t, L_CE_SEM) != 0x51 && ticks < 10000) {
+        uint32_t before = progress(&t, TGPU_RUNLIST_CE0);
+
+        g_usleep(1000);
+        g_assert_cmpuint(progress(&t, TGPU_RUNLIST_CE0), ==, before);
+        step(&t, TGPU_DET_TICK_NS);
+        ticks++;
+    }
+    g_test_message("8 MiB copy: %u ticks of %d ns", ticks, TGPU_DET_TICK_NS);
+    g_assert_cmpuint(ticks, >, 1);
+    wait_done(&t, c);
+
+    /* a stall holds in this mode too, and a kill ends it */
+    n = hang(&t, "'engine': 'compute', 'kind': 'stall'");
+    expect_hang_event(&t, n, "compute", "stall", -1);
+    sem = submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 32);
+    expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    chan_kill(&t, CH_GR);
+    g_assert_cmpuint(crd(&t, CH_GR, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
+    tgpu_stop(&t);
+}
+
+/*
+ * Under deterministic=on the engines' work is in the trace too: a plan
+ * and a sequence with kernels and copies give the same trace twice.
+ */
+static void det_run(const char *plan, const char *log, uint32_t *ticks)
+{
+    g_autofree char *opts = g_strdup_printf(
+        "deterministic=on,fault-plan=%s -trace enable=tgpu_*,file=%s",
+        plan, log);
+    Chan *g, *c;
+    T t;
+
+    *ticks = 0;
+    fault_start(&t, opts);
+    g = gr_chan_up(&t, CH_GR);
+    c = chan_up_class(&t, chan_cfg(&t, CH_CE), CE_SC, TGPU_CLASS_COPY);
+    for (uint32_t i = 1; i <= 3; i++) {
+        submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 64);
+        submit_copy(&t, c, 1 * MiB, 0x100 + i);
+        /* the third never comes: 50 ticks show that */
+        for (uint32_t n = 0; pa_rd32(&t, L_CE_SEM) != 0x100 + i &&
+                             n < (i == 3 ? 50 : 1000); n++) {
+            step(&t, TGPU_DET_TICK_NS);
+            (*ticks)++;
+        }
+    }
+    g_assert_cmphex(pa_rd32(&t, L_CE_SEM), ==, 0x102);
+    /* the plan's hang took the third copy: it never ends */
+    g_assert_cmpuint(chan_state(&t, CH_CE), ==, TGPU_CHAN_STATE_RUNNING);
+    tgpu_stop(&t);
+}
+
+static void test_deterministic_trace(void)
+{
+    uint32_t ticks;
+    g_autofree char *t1 = trace_twice(
+        "{\"execute\": \"tgpu-inject-hang\", \"arguments\": "
+        "{\"engine\": \"ce0\", \"kind\": \"stall\", \"trigger\": "
+        "{\"after\": 3, \"event\": \"copy-launches\"}}}\n"
+        "{\"execute\": \"tgpu-inject-ecc\", \"arguments\": "
+        "{\"address\": 16781312, \"type\": \"single\", \"trigger\": "
+        "{\"after\": 5, \"event\": \"vram-reads\"}}}\n", det_run, &ticks);
+
+    g_assert_nonnull(strstr(t1, "tgpu_ce_start"));
+    g_assert_nonnull(strstr(t1, "tgpu_gr_launch"));
+    g_assert_nonnull(strstr(t1, "tgpu_ecc_flip"));     /* ECC is off */
+    g_assert_cmpuint(ticks, >, 50);
 }
 
 int main(int argc, char **argv)
@@ -1210,5 +1376,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/fault/plan", test_plan);
     qtest_add_func("/tgpu/fault/plan-malformed", test_plan_malformed);
     qtest_add_func("/tgpu/fault/replay-trace", test_replay_trace);
+    qtest_add_func("/tgpu/fault/deterministic", test_deterministic);
+    qtest_add_func("/tgpu/fault/deterministic-trace",
+                   test_deterministic_trace);
     return g_test_run();
 }

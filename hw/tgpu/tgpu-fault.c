@@ -421,8 +421,11 @@ static const MemoryRegionOps bus_lost_ops = {
     .read = bus_lost_read,
     .write = bus_lost_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    /* anything the CPU sends reads all ones, as a link that is down */
+    .valid = { .min_access_size = 1, .max_access_size = 8,
+               .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8,
+              .unaligned = true },
 };
 
 /*

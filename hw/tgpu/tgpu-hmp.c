@@ -384,6 +384,60 @@ static uint64_t hmp_inject_fault(const char *id, TgpuFaultKind kind,
     return hmp_injected(qmp_tgpu_inject_fault(a, errp));
 }
 
+static bool hmp_degrees(HmpWords *w, const char *what, double *v,
+                        Error **errp)
+{
+    const char *s = hmp_word(w);
+
+    if (!s || qemu_strtod_finite(s, NULL, v)) {
+        error_setg(errp, "%s: a temperature expected, got '%s'", what,
+                   s ? s : "nothing");
+        return false;
+    }
+    return true;
+}
+
+/* thermal ambient C | sensor C | ramp FROM TO SECONDS | release */
+static void hmp_set_thermal(const char *id, HmpWords *w, Error **errp)
+{
+    g_autoptr(TgpuSetThermal) a = g_new0(TgpuSetThermal, 1);
+    const char *what = hmp_word(w);
+    bool ok;
+
+    a->id = g_strdup(id);
+    if (!what) {
+        ok = false;
+    } else if (!strcmp(what, "ambient")) {
+        a->has_ambient = true;
+        ok = hmp_degrees(w, "ambient", &a->ambient, errp);
+    } else if (!strcmp(what, "sensor")) {
+        a->has_sensor = true;
+        ok = hmp_degrees(w, "sensor", &a->sensor, errp);
+    } else if (!strcmp(what, "ramp")) {
+        a->ramp = g_new0(TgpuThermalRamp, 1);
+        ok = hmp_degrees(w, "ramp from", &a->ramp->from, errp) &&
+             hmp_degrees(w, "ramp to", &a->ramp->to, errp) &&
+             hmp_degrees(w, "ramp seconds", &a->ramp->seconds, errp);
+    } else if (!strcmp(what, "release")) {
+        a->has_release = a->release = true;
+        ok = true;
+    } else {
+        ok = false;
+    }
+    if (!ok) {
+        if (errp && !*errp) {
+            error_setg(errp, "thermal: give ambient C, sensor C, ramp FROM "
+                       "TO SECONDS or release");
+        }
+        return;
+    }
+    if (hmp_word(w)) {
+        error_setg(errp, "thermal: unexpected words after '%s'", what);
+        return;
+    }
+    qmp_tgpu_set_thermal(a, errp);
+}
+
 void hmp_tgpu_inject(Monitor *mon, const QDict *qdict)
 {
     const char *id = qdict_get_str(qdict, "id");
@@ -412,6 +466,8 @@ void hmp_tgpu_inject(Monitor *mon, const QDict *qdict)
         n = hmp_inject_hang(id, hang, &w, &err);
     } else if (fault >= 0) {
         n = hmp_inject_fault(id, fault, &w, &err);
+    } else if (!strcmp(kind, "thermal")) {
+        hmp_set_thermal(id, &w, &err);
     } else if (!strcmp(kind, "restore-bus")) {
         qmp_tgpu_restore_bus(id, &err);
     } else if (!strcmp(kind, "clear")) {

@@ -206,10 +206,37 @@ static TgpuEccInfo *tgpu_qmp_ecc(TGPUState *s)
 {
     TgpuEccInfo *e = g_new0(TgpuEccInfo, 1);
     TgpuInjectionInfoList **tail = &e->pending;
+    TgpuRetiredPageList **rtail = &e->retired;
+    TgpuEccLogEntryList **ltail = &e->log;
 
     e->enabled = qatomic_read(&s->ecc_state) == TGPU_ECC_STATE_ENABLED;
     e->retired_pages = s->retired_nr;
+    for (uint32_t i = 0; i < s->retired_nr; i++) {
+        const struct tgpu_inforom_entry *r =
+            &s->inforom.ent[s->retired_idx[i]];
+        TgpuRetiredPage *p = g_new0(TgpuRetiredPage, 1);
+
+        p->address = r->addr;
+        p->cause = g_strdup(tgpu_retired_cause_name(r->cause));
+        p->time = r->time;
+        QAPI_LIST_APPEND(rtail, p);
+    }
     QEMU_LOCK_GUARD(&s->ecc_lock);
+    e->log_overflow = s->ecc_log_overflow;
+    for (uint32_t i = 0; i < s->ecc_log_nr; i++) {
+        const TGPUEccLog *l =
+            &s->ecc_log[(s->ecc_log_head + i) % TGPU_ECC_LOG_ENTRIES];
+        TgpuEccLogEntry *p = g_new0(TgpuEccLogEntry, 1);
+
+        p->address = l->addr;
+        p->type = l->type == TGPU_ECC_TYPE_DBE ? TGPU_ECC_ERROR_TYPE_DOUBLE
+                                               : TGPU_ECC_ERROR_TYPE_SINGLE;
+        p->reader = tgpu_qmp_readers[l->engine];
+        p->has_channel = l->chid != TGPU_ECC_NO_CHID;
+        p->channel = l->chid;
+        p->time_ns = l->time;
+        QAPI_LIST_APPEND(ltail, p);
+    }
     e->sbe_volatile = s->ecc_sbe_vol;
     e->dbe_volatile = s->ecc_dbe_vol;
     e->sbe_aggregate = s->ecc_sbe_agg;

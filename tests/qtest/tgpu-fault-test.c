@@ -18,6 +18,7 @@
 #include "tgpu-channel.h"
 #include "tgpu-kernel.h"
 #include "tgpu/ecc.h"
+#include "tgpu/therm.h"
 
 #define L_CODE              0x600000u
 #define L_PARAM             0x580000u
@@ -404,6 +405,30 @@ static void test_fetch(void)
     g_assert_cmpuint(qdict_get_int(host, "progress"), ==, before);
     g_assert_true(qdict_get_bool(host, "busy"));
     qobject_unref(host);
+    /* query-tgpu's channels: the one not idle, as its registers say */
+    {
+        QDict *d = query(&t), *ch, *mmu;
+        QList *l = qdict_get_qlist(d, "channels");
+
+        g_assert_cmpuint(qlist_size(l), ==, 1);
+        ch = qobject_to(QDict, qlist_peek(l));
+        g_assert_cmpuint(qdict_get_int(ch, "id"), ==, 0);
+        g_assert_cmpstr(qdict_get_str(ch, "state"), ==, "pending");
+        g_assert_true(qdict_get_bool(ch, "fetch-hung"));
+        g_assert_cmpuint(qdict_get_int(ch, "gp-get"), ==,
+                         crd(&t, 0, TGPU_CHAN_GP_GET));
+        g_assert_cmpuint(qdict_get_int(ch, "runlist"), ==,
+                         TGPU_RUNLIST_COMPUTE);
+        g_assert_false(qdict_haskey(ch, "error"));
+        mmu = qdict_get_qdict(d, "mmu");
+        g_assert_cmpuint(qdict_get_int(mmu, "context-switches"), ==,
+                         rd(&t, TGPU_FIFO_CTXSW_COUNT));
+        g_assert_cmpuint(qdict_get_int(mmu, "walks"), ==,
+                         rd(&t, TGPU_MMU_WALKS));
+        g_assert_cmpuint(qdict_get_int(mmu, "faults"), ==,
+                         rd(&t, TGPU_MMU_FAULT_COUNT));
+        qobject_unref(d);
+    }
     /* the channel's runlist engine's reset lets it go on */
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
     wait_done(&t, c);
@@ -884,6 +909,12 @@ static void test_hmp(void)
                "3 left");
     hmp_expect(&t, "tgpu_inject gpu0 ecc-double 0x2000 sticky after 1 "
                "doorbells", "injection 4");
+    hmp_expect(&t, "tgpu_inject gpu0 thermal sensor 95", "");
+    g_assert_cmpint(rd(&t, TGPU_THERM_TEMP), ==, 95000);
+    hmp_expect(&t, "tgpu_inject gpu0 thermal ramp 95 40 1", "");
+    hmp_expect(&t, "tgpu_inject gpu0 thermal release", "");
+    hmp_expect(&t, "tgpu_inject gpu0 thermal sensor 999", "out of range");
+    hmp_expect(&t, "tgpu_inject gpu0 thermal hot", "give ambient C");
     hmp_expect(&t, "tgpu_inject gpu0 bus-loss", "injection 5");
     hmp_expect(&t, "info tgpu", "FALLEN OFF THE BUS");
     g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, 0xffffffff);

@@ -160,6 +160,28 @@ static void test_inject_ecc(void)
     g_assert_cmpuint(qdict_get_int(ecc, "dbe-volatile"), ==, 1);
     g_assert_cmpuint(qdict_get_int(ecc, "sbe-volatile"), ==, 1);
     g_assert_cmpuint(qlist_size(qdict_get_qlist(ecc, "pending")), ==, 1);
+    /* the address log, as its registers have it: the DBE, then the SBE */
+    {
+        QList *log = qdict_get_qlist(ecc, "log");
+        QDict *dbe = qobject_to(QDict, qlist_peek(log));
+        QDict *sbe = qobject_to(QDict, qlist_entry_obj(
+                                    qlist_next(qlist_first(log))));
+
+        g_assert_cmpuint(qlist_size(log), ==, rd(&t, TGPU_ECC_LOG_COUNT));
+        g_assert_cmpuint(qlist_size(log), ==, 2);
+        g_assert_cmpuint(qdict_get_int(dbe, "address"), ==, 4096);
+        g_assert_cmpstr(qdict_get_str(dbe, "type"), ==, "double");
+        g_assert_cmpstr(qdict_get_str(dbe, "reader"), ==, "bar1");
+        g_assert_false(qdict_haskey(dbe, "channel"));
+        g_assert_cmpuint(qdict_get_int(sbe, "address"), ==, 8192);
+        g_assert_cmpstr(qdict_get_str(sbe, "reader"), ==, "host");
+        g_assert_cmpuint(qdict_get_int(sbe, "channel"), ==, 0);
+        g_assert_cmpuint(qdict_get_int(sbe, "time-ns"), >=,
+                         qdict_get_int(dbe, "time-ns"));
+        g_assert_false(qdict_get_bool(ecc, "log-overflow"));
+        g_assert_cmpuint(qlist_size(qdict_get_qlist(ecc, "retired")), ==,
+                         qdict_get_int(ecc, "retired-pages"));
+    }
     qobject_unref(d);
     tgpu_stop(&t);
 }
@@ -231,6 +253,47 @@ static void test_clear_and_query(void)
     g_assert_false(qdict_get_bool(th, "shutdown"));
     qobject_unref(d);
     tgpu_stop(&t);
+}
+
+/* query-tgpu's retired pages are the InfoROM's, within VRAM. */
+static void test_query_retired(void)
+{
+    struct tgpu_inforom rom = {
+        .count = 3,
+        .ent = {
+            { 0x3000, TGPU_RETIRED_CAUSE_DBE, 1700000000 },
+            { 0x100000000ull, TGPU_RETIRED_CAUSE_SBE, 1700000001 },
+            { 0x7000, TGPU_RETIRED_CAUSE_SBE, 1700000002 },
+        },
+    };
+    g_autofree char *dir = g_dir_make_tmp("tgpu-qmp-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "inforom.bin", NULL);
+    g_autofree char *opts = g_strdup_printf("id=gpu0,inforom=%s", path);
+    uint8_t buf[TGPU_INFOROM_MAX_SIZE];
+    unsigned long len = tgpu_inforom_encode(&rom, buf);
+    QDict *d, *ecc, *p;
+    QList *l;
+    T t;
+
+    g_assert_true(g_file_set_contents(path, (char *)buf, len, NULL));
+    mmu_start(&t, opts);
+    d = query(&t);
+    ecc = qdict_get_qdict(d, "ecc");
+    l = qdict_get_qlist(ecc, "retired");
+    /* the page past this 64 MiB board's VRAM is kept, not shown */
+    g_assert_cmpuint(qdict_get_int(ecc, "retired-pages"), ==, 2);
+    g_assert_cmpuint(qlist_size(l), ==, 2);
+    p = qobject_to(QDict, qlist_peek(l));
+    g_assert_cmphex(qdict_get_int(p, "address"), ==, 0x3000);
+    g_assert_cmpstr(qdict_get_str(p, "cause"), ==, "dbe");
+    g_assert_cmpuint(qdict_get_int(p, "time"), ==, 1700000000);
+    p = qobject_to(QDict, qlist_entry_obj(qlist_next(qlist_first(l))));
+    g_assert_cmphex(qdict_get_int(p, "address"), ==, 0x7000);
+    g_assert_cmpstr(qdict_get_str(p, "cause"), ==, "sbe");
+    qobject_unref(d);
+    tgpu_stop(&t);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* Each bad argument: an error that names it, and nothing changes. */
@@ -392,6 +455,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/qmp/inject-ecc", test_inject_ecc);
     qtest_add_func("/tgpu/qmp/event-rate-limit", test_event_rate_limit);
     qtest_add_func("/tgpu/qmp/clear-and-query", test_clear_and_query);
+    qtest_add_func("/tgpu/qmp/query-retired", test_query_retired);
     qtest_add_func("/tgpu/qmp/bad-arguments", test_bad_arguments);
     qtest_add_func("/tgpu/qmp/set-thermal", test_set_thermal);
     qtest_add_func("/tgpu/qmp/set-thermal-bad", test_set_thermal_bad);

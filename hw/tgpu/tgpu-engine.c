@@ -24,7 +24,9 @@ static void engine_update_stop(TGPUEngine *e)
 /* Does an injected hang hold the work in hand?  Under e->lock. */
 static bool engine_hung(TGPUEngine *e)
 {
-    if (e->hang == TGPU_HANG_NONE || e->state == TGPU_ENGINE_IDLE ||
+    /* DONE is past the last hold: the work is no longer the engine's */
+    if (e->hang == TGPU_HANG_NONE ||
+        (e->state != TGPU_ENGINE_QUEUED && e->state != TGPU_ENGINE_RUNNING) ||
         (e->hang_chid >= 0 && e->hang_chid != e->chid)) {
         return false;
     }
@@ -166,6 +168,8 @@ static void engine_tick(void *opaque)
 /* Hand the work the engine's ops set up for channel CHID to its thread. */
 void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
 {
+    /* a hang injected for the channel takes this work */
+    tgpu_fault_chan_queued(e->s, &e->s->chan[chid], e);
     QEMU_LOCK_GUARD(&e->lock);
     /* the runlist holds other channels back while the engine is busy */
     assert(e->state == TGPU_ENGINE_IDLE);
@@ -196,8 +200,7 @@ uint64_t tgpu_engine_progress(TGPUEngine *e)
 bool tgpu_engine_wedged_on(TGPUEngine *e, uint32_t chid)
 {
     QEMU_LOCK_GUARD(&e->lock);
-    return e->hang == TGPU_HANG_WEDGE && e->state != TGPU_ENGINE_IDLE &&
-           e->chid == chid && (e->hang_chid < 0 || e->hang_chid == chid);
+    return e->hang == TGPU_HANG_WEDGE && e->chid == chid && engine_hung(e);
 }
 
 /* An injected hang from now on (or none); CHID >= 0: only at its work. */
@@ -245,11 +248,11 @@ int tgpu_engine_cancel(TGPUEngine *e)
             }
             e->abort = false;
             engine_update_stop(e);
-            /* a stall ends with the work it held */
-            if (e->hang == TGPU_HANG_STALL &&
-                (e->hang_chid < 0 || e->hang_chid == chid)) {
-                e->hang = TGPU_HANG_NONE;
-            }
+        }
+        /* a stall ends with the work it held (or was to hold) */
+        if (chid >= 0 && e->hang == TGPU_HANG_STALL &&
+            (e->hang_chid < 0 || e->hang_chid == chid)) {
+            e->hang = TGPU_HANG_NONE;
         }
         e->state = TGPU_ENGINE_IDLE;
     }

@@ -141,17 +141,37 @@ static TGPUEngine *fault_engine_of(TGPUState *s, TgpuEngineName name)
     return NULL;
 }
 
-static void fault_event_hang(TGPUState *s, const TGPUFaultInj *j,
-                             TgpuEngineName engine)
+static void fault_event_hang(TGPUState *s, uint64_t number,
+                             TgpuEngineName engine, TgpuHangKind kind,
+                             int64_t chid)
 {
     g_autofree char *path = object_get_canonical_path(OBJECT(s));
-    const TgpuInjectHang *h = j->hang;
 
-    trace_tgpu_fault_hang(j->number, TgpuEngineName_str(engine),
-                          TgpuHangKind_str(h->kind),
-                          h->has_channel ? (int64_t)h->channel : -1);
-    qapi_event_send_tgpu_engine_hang(path, j->number, engine, h->kind,
-                                     h->has_channel, h->channel);
+    trace_tgpu_fault_hang(number, TgpuEngineName_str(engine),
+                          TgpuHangKind_str(kind), chid);
+    qapi_event_send_tgpu_engine_hang(path, number, engine, kind, chid >= 0,
+                                     chid >= 0 ? chid : 0);
+}
+
+static TgpuHangKind fault_hang_kind(TGPUHang hang)
+{
+    return hang == TGPU_HANG_WEDGE ? TGPU_HANG_KIND_WEDGE
+                                   : TGPU_HANG_KIND_STALL;
+}
+
+/*
+ * Under the BQL: the engine of CH's runlist is given CH's work; a hang
+ * injected for the channel takes effect on it now.
+ */
+void tgpu_fault_chan_queued(TGPUState *s, TGPUChannel *ch, TGPUEngine *e)
+{
+    if (!ch->hang) {
+        return;
+    }
+    tgpu_engine_hang(e, ch->hang, ch->id);
+    fault_event_hang(s, ch->hang_number, e->fault_engine,
+                     fault_hang_kind(ch->hang), ch->id);
+    ch->hang = TGPU_HANG_NONE;
 }
 
 /* Under the BQL: the hang takes effect. */
@@ -167,18 +187,17 @@ static void fault_fire_hang(TGPUState *s, const TGPUFaultInj *j)
 
         if (h->kind == TGPU_HANG_KIND_FETCH) {
             ch->fetch_hung = true;
-            fault_event_hang(s, j, TGPU_ENGINE_NAME_HOST);
+            fault_event_hang(s, j->number, TGPU_ENGINE_NAME_HOST, h->kind,
+                             ch->id);
             return;
         }
+        /* on the engine now if it is the channel's; else at its next work */
+        ch->hang = hang;
+        ch->hang_number = j->number;
         e = ch->enabled ? tgpu_chan_engine(s, ch) : NULL;
-        if (!e) {
-            warn_report("tgpu: injection %" PRIu64 ": channel %u is not "
-                        "enabled on a runlist: its hang does nothing",
-                        j->number, ch->id);
-            return;
+        if (e) {
+            tgpu_fault_chan_queued(s, ch, e);
         }
-        tgpu_engine_hang(e, hang, ch->id);
-        fault_event_hang(s, j, e->fault_engine);
         return;
     }
     if (h->engine == TGPU_ENGINE_NAME_HOST) {
@@ -192,7 +211,7 @@ static void fault_fire_hang(TGPUState *s, const TGPUFaultInj *j)
             tgpu_engine_hang(e, hang, -1);
         }
     }
-    fault_event_hang(s, j, h->engine);
+    fault_event_hang(s, j->number, h->engine, h->kind, -1);
 }
 
 /* Under the BQL: records in the fault buffer, as an engine's faults. */
@@ -217,30 +236,41 @@ static void fault_fire_mmu(TGPUState *s, const TgpuInjectFault *f)
 }
 
 /* Under the BQL: J's trigger was reached. */
-static void fault_fire(TGPUState *s, TGPUFaultInj *j)
+static void fault_fired_event(TGPUState *s, uint64_t number,
+                              TgpuInjectionKind kind)
 {
     g_autofree char *path = object_get_canonical_path(OBJECT(s));
-    uint64_t number = j->number;
-    TgpuInjectionKind kind = j->kind;
-    bool done = true;
 
     trace_tgpu_fault_fired(number, TgpuInjectionKind_str(kind),
                            qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-    switch (j->kind) {
+    qapi_event_send_tgpu_injection_fired(path, number, kind);
+}
+
+/*
+ * Under the BQL: J's trigger was reached, and J does what it does once.
+ * Only the BQL side takes such an injection off the list, so J stays
+ * valid until this takes it off.
+ */
+static void fault_fire(TGPUState *s, TGPUFaultInj *j)
+{
+    uint64_t number = j->number;
+    TgpuInjectionKind kind = j->kind;
+
+    switch (kind) {
     case TGPU_INJECTION_KIND_ECC: {
         const TgpuInjectEcc *a = j->ecc;
         uint64_t bits = a->has_bits ? a->bits :
                         a->type == TGPU_ECC_ERROR_TYPE_DOUBLE ? 3 : 1;
-        uint64_t number = j->number;
+        uint64_t armed = number;
         uint32_t err = tgpu_ecc_arm(s, a->address & ~7ull, bits,
                                     a->has_mode &&
                                     a->mode == TGPU_INJECTION_MODE_STICKY,
-                                    &number);
+                                    &armed);
 
         if (err) {
             warn_report("tgpu: injection %" PRIu64 ": the ECC error at "
                         "0x%" PRIx64 " could not be armed (INJ_STATUS "
-                        "0x%x): %d are armed already", j->number,
+                        "0x%x): %d are armed already", number,
                         a->address, err, TGPU_ECC_INJ_MAX);
         }
         break;
@@ -251,28 +281,20 @@ static void fault_fire(TGPUState *s, TGPUFaultInj *j)
     case TGPU_INJECTION_KIND_MMU_FAULT:
         fault_fire_mmu(s, j->fault);
         break;
-    case TGPU_INJECTION_KIND_BUS_LOSS:
-        tgpu_fault_set_bus_lost(s, true);
-        break;
     default:
-        /* a count the data paths use up */
-        done = false;
+        assert(kind == TGPU_INJECTION_KIND_BUS_LOSS);
+        tgpu_fault_set_bus_lost(s, true);
         break;
     }
     WITH_QEMU_LOCK_GUARD(&s->fault_lock) {
         for (uint32_t i = 0; i < s->fault_inj_nr; i++) {
-            if (s->fault_inj[i] != j) {
-                continue;
-            }
-            if (done) {
+            if (s->fault_inj[i] == j) {
                 fault_inj_free(fault_remove(s, i));
-            } else {
-                fault_update_active(s);
+                break;
             }
-            break;
         }
     }
-    qapi_event_send_tgpu_injection_fired(path, number, kind);
+    fault_fired_event(s, number, kind);
 }
 
 /* Under the BQL: fire every injection whose trigger was reached. */
@@ -280,31 +302,45 @@ static void fault_fire_due(TGPUState *s)
 {
     for (;;) {
         TGPUFaultInj *j = NULL;
+        uint64_t number = 0;
+        TgpuInjectionKind kind = 0;
 
         WITH_QEMU_LOCK_GUARD(&s->fault_lock) {
             for (uint32_t i = 0; i < s->fault_inj_nr; i++) {
                 TGPUFaultInj *c = s->fault_inj[i];
 
-                if (c->due && !c->fired) {
-                    if (c->has_trigger && !c->timed) {
-                        qatomic_set(&s->fault_watch[c->event],
-                                    s->fault_watch[c->event] - 1);
-                    }
-                    c->fired = true;
-                    if (fault_active_bit(c->kind)) {
-                        c->remaining = c->fault->has_count ? c->fault->count
-                                                           : 1;
-                    }
-                    j = c;
-                    break;
+                if (!c->due || c->fired) {
+                    continue;
                 }
+                if (c->has_trigger && !c->timed) {
+                    qatomic_set(&s->fault_watch[c->event],
+                                s->fault_watch[c->event] - 1);
+                }
+                c->fired = true;
+                number = c->number;
+                kind = c->kind;
+                if (fault_active_bit(kind)) {
+                    /*
+                     * A count the data paths use up, from now on: an
+                     * engine thread may take it, and free it, as soon as
+                     * the lock is dropped.
+                     */
+                    c->remaining = c->fault->has_count ? c->fault->count : 1;
+                    fault_update_active(s);
+                } else {
+                    j = c;
+                }
+                break;
             }
         }
-        if (!j) {
+        if (!number) {
             break;
         }
-        /* the list holds J until fault_fire takes it off */
-        fault_fire(s, j);
+        if (j) {
+            fault_fire(s, j);
+        } else {
+            fault_fired_event(s, number, kind);
+        }
     }
 }
 
@@ -444,6 +480,7 @@ void tgpu_fault_set_bus_lost(TGPUState *s, bool lost)
     memory_region_set_enabled(&s->bus_lost_bar0, lost);
     memory_region_set_enabled(&s->bus_lost_bar1, lost);
     memory_region_transaction_commit();
+    tgpu_irq_update(s);
     if (!lost) {
         tgpu_host_kick(s);
     }
@@ -579,7 +616,6 @@ static uint64_t fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
     }
     /* at once, it is armed here, so that a full list is the caller's error */
     if (!a->trigger && !plan) {
-        g_autofree char *path = object_get_canonical_path(OBJECT(s));
         uint64_t number = ++s->inj_seq;
 
         if (tgpu_ecc_arm(s, a->address & ~7ull, bits,
@@ -590,10 +626,7 @@ static uint64_t fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
                        "with tgpu-clear-injections", TGPU_ECC_INJ_MAX);
             return 0;
         }
-        trace_tgpu_fault_fired(number, "ecc",
-                               qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-        qapi_event_send_tgpu_injection_fired(path, number,
-                                             TGPU_INJECTION_KIND_ECC);
+        fault_fired_event(s, number, TGPU_INJECTION_KIND_ECC);
         return number;
     }
     j = g_new0(TGPUFaultInj, 1);
@@ -665,6 +698,11 @@ static uint64_t fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
     case TGPU_FAULT_KIND_MMU_FAULT: {
         const TgpuFaultMmu *m = &a->u.mmu_fault;
 
+        if (a->has_count && a->count > TGPU_FAULT_BUF_SIZE_MAX) {
+            error_setg(errp, "'count' %u: at most %d records (a full fault "
+                       "buffer)", a->count, TGPU_FAULT_BUF_SIZE_MAX);
+            return 0;
+        }
         if (m->va >> TGPU_VA_BITS) {
             error_setg(errp, "'va' 0x%" PRIx64 " is beyond the %d-bit GPU "
                        "address space", m->va, TGPU_VA_BITS);

@@ -177,6 +177,10 @@ static bool hmp_time(HmpWords *w, uint64_t *ns, Error **errp)
     }
     for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
         if (!strcmp(end, units[i].suffix) || (!*end && units[i].mul == 1)) {
+            if (v > INT64_MAX / units[i].mul) {
+                error_setg(errp, "'at': %s is too far", s);
+                return false;
+            }
             *ns = v * units[i].mul;
             return true;
         }

@@ -332,13 +332,13 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
 {
     TGPURunlist *rl = &s->runlist[r];
 
-    /* an injected hang of the host unit or of the runlist's fetch */
-    if (s->host_hung || s->runlist_fetch_hung[r] || s->bus_lost) {
-        return false;
-    }
     while (budget > 0) {
         TGPUChannel *ch;
 
+        /* an injected hang of the host unit or of the runlist's fetch */
+        if (s->host_hung || s->runlist_fetch_hung[r] || s->bus_lost) {
+            return false;
+        }
         /* an engine at work keeps its channel until its launch or slice ends */
         if (engine_busy(s, r)) {
             return false;
@@ -597,6 +597,14 @@ static uint32_t chan_read(TGPUState *s, TGPUChannel *ch, hwaddr reg, bool *ok)
     return TGPU_REG_BADF;
 }
 
+/* Does a wedged engine hold the channel's work? */
+static bool chan_wedged(TGPUState *s, TGPUChannel *ch)
+{
+    TGPUEngine *e = tgpu_chan_engine(s, ch);
+
+    return e && tgpu_engine_wedged_on(e, ch->id);
+}
+
 static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
                        uint32_t val)
 {
@@ -605,18 +613,20 @@ static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
         ch->inst = val;
         return true;
     case TGPU_CHAN_CTRL:
+        /*
+         * A wedged engine holds on to its channel (tgpu_engine_hang): a
+         * KILL or RESET of it does not take, nor the rest of the write.
+         */
+        if ((val & (TGPU_CHAN_CTRL_RESET | TGPU_CHAN_CTRL_KILL)) &&
+            chan_wedged(s, ch)) {
+            trace_tgpu_chan_kill_ignored(ch->id, tgpu_chan_engine(s, ch)->name);
+            return true;
+        }
         if (val & TGPU_CHAN_CTRL_RESET) {
             chan_reset(s, ch);
         }
         if ((val & TGPU_CHAN_CTRL_KILL) && !ch->error) {
-            TGPUEngine *e = tgpu_chan_engine(s, ch);
-
-            /* a wedged engine holds on to the channel: see tgpu_engine_hang */
-            if (e && tgpu_engine_wedged_on(e, ch->id)) {
-                trace_tgpu_chan_kill_ignored(ch->id, e->name);
-            } else {
-                chan_fail(s, ch, TGPU_ERR_KILLED, 0);
-            }
+            chan_fail(s, ch, TGPU_ERR_KILLED, 0);
         }
         if ((val & TGPU_CHAN_CTRL_ENABLE) && !ch->enabled && !ch->error) {
             chan_enable(s, ch);

@@ -39,7 +39,8 @@ void tgpu_irq_update(TGPUState *s)
     PCIDevice *pdev = PCI_DEVICE(s);
     bool level = false;
 
-    if (!msix_enabled(pdev)) {
+    /* off the bus the line stays low too */
+    if (!msix_enabled(pdev) && !qatomic_read(&s->bus_lost)) {
         level = (tgpu_intr_status(s) & s->pmc_intr_en) != 0;
     }
     pci_set_irq(pdev, level);
@@ -55,13 +56,17 @@ void tgpu_irq_raise(TGPUState *s, unsigned int unit)
     uint32_t bit = 1u << unit;
     bool sends = tgpu_intr_status(s) & s->pmc_intr_en & bit;
 
-    /* off the bus, nothing arrives; an injected loss drops this one */
-    if (sends && (qatomic_read(&s->bus_lost) ||
-                  tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_IRQ, unit))) {
+    if (qatomic_read(&s->bus_lost)) {
         trace_tgpu_irq_lost(unit);
+        tgpu_irq_update(s);
         return;
     }
     if (msix_enabled(pdev) && sends) {
+        /* an injected loss drops this message; INTx is a level */
+        if (tgpu_fault_hits(s, TGPU_FAULT_ACTIVE_IRQ, unit)) {
+            trace_tgpu_irq_lost(unit);
+            return;
+        }
         trace_tgpu_irq_msix(unit);
         msix_notify(pdev, unit);
     }

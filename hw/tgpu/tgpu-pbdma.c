@@ -516,6 +516,11 @@ TGPURunResult tgpu_pbdma_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
         if (!ch->enabled || ch->error) {
             return TGPU_RUN_STOP;
         }
+        /* a fault a method of this pass fired stops the fetch at once */
+        if (ch->fetch_hung || s->host_hung ||
+            s->runlist_fetch_hung[ch->engine] || qatomic_read(&s->bus_lost)) {
+            return TGPU_RUN_STOP;
+        }
         if (rl->slice_left_ns <= 0) {
             return TGPU_RUN_SLICE;
         }

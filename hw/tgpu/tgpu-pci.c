@@ -426,9 +426,10 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
-    tgpu_fault_exit(s);
     tgpu_gr_exit(s);
     tgpu_ce_exit(s);
+    /* after the engines' threads, which use up faults and count reads */
+    tgpu_fault_exit(s);
     tgpu_ecc_exit(s);
     tgpu_therm_exit(s);
     tgpu_host_exit(s);

@@ -122,6 +122,9 @@ typedef struct TGPUChannel {
 
     bool engine_wait;           /* its launch is on the engine now */
     bool fetch_hung;            /* an injected fetch hang holds it */
+    /* an injected hang for its next work on its engine, and its number */
+    TGPUHang hang;
+    uint64_t hang_number;
 } TGPUChannel;
 
 /* An address space as an engine uses it: the channel's at launch time. */
@@ -536,6 +539,7 @@ TgpuPendingInjectionList *tgpu_fault_query(TGPUState *s);
 char *tgpu_fault_plan_text(TGPUState *s);
 void tgpu_fault_count_slow(TGPUState *s, TgpuTriggerEvent ev, uint32_t chid);
 bool tgpu_fault_take(TGPUState *s, uint32_t active, int64_t chid);
+void tgpu_fault_chan_queued(TGPUState *s, TGPUChannel *ch, TGPUEngine *e);
 
 /* An event a trigger may count happened, for channel CHID.  Any thread. */
 static inline void tgpu_fault_count(TGPUState *s, TgpuTriggerEvent ev,

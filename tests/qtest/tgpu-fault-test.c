@@ -329,6 +329,10 @@ static void test_wedge(void)
     g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
     g_assert_cmpuint(crd(&t, CH_GR, TGPU_CHAN_ERROR), ==, 0);
     g_assert_false(err_pending(&t, CH_GR));
+    /* nor does a channel reset take the channel from it */
+    chan_reset(&t, CH_GR);
+    settle(&t);
+    g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
     h = engine_hang(&t, "compute");
     g_assert_cmpstr(h, ==, "wedge");
 
@@ -362,6 +366,7 @@ static void test_hang_channel(void)
     b = gr_chan_up(&t, CH_GR2);
     n = hang(&t, "'channel': 2, 'kind': 'stall'");
     expect_hang_event(&t, n, "compute", "stall", CH_GR2);
+    expect_fired(&t, n, "hang");
     expect_kernel_runs(&t, a);
     sem = submit_kernel(&t, b, quick, ARRAY_SIZE(quick), 32);
     wait_state(&t, CH_GR2, TGPU_CHAN_STATE_RUNNING);
@@ -369,6 +374,21 @@ static void test_hang_channel(void)
     g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
     wait_state(&t, CH_GR2, TGPU_CHAN_STATE_ERROR);
+    expect_kernel_runs(&t, a);
+
+    /* a channel not enabled yet: the hang waits for its first work */
+    n = hang(&t, "'channel': 3, 'kind': 'stall'");
+    expect_fired(&t, n, "hang");
+    g_assert_null(qtest_qmp_event_ref(t.qts, "TGPU_ENGINE_HANG"));
+    b = gr_chan_up(&t, 3);
+    expect_kernel_runs(&t, a);
+    sem = submit_kernel(&t, b, quick, ARRAY_SIZE(quick), 32);
+    wait_state(&t, 3, TGPU_CHAN_STATE_RUNNING);
+    expect_hang_event(&t, n, "compute", "stall", 3);
+    expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
+    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    chan_kill(&t, 3);
+    g_assert_cmpuint(crd(&t, 3, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     expect_kernel_runs(&t, a);
     tgpu_stop(&t);
 }
@@ -765,6 +785,27 @@ static void test_bus_loss(void)
     g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
     g_assert_cmphex(rd(&t, TGPU_PMC_SCRATCH), ==, 0x1234);
     g_assert_cmphex(pa_rd32(&t, 64), ==, 0xabcd);
+
+    /*
+     * Lost in the middle of a pushbuffer: the host unit stops where it
+     * is, and goes on from there once the bus is back.
+     */
+    {
+        g_autofree PB *pb = pb_new();
+        Chan *c = chan_up(&t, 0);
+
+        fault(&t, "'kind': 'bus-loss', 'trigger': { 'after': 3, "
+              "'event': 'methods' }");
+        pb_nops(pb, 6);
+        pb_release(pb, L_SEM, 0x77);
+        submit(&t, c, pb);
+        settle(&t);
+        g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, 0xffffffff);
+        cmd_ok(&t, "tgpu-restore-bus", "'id': 'gpu0'");
+        wait_done(&t, c);
+        g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x77);
+        g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_ERROR), ==, 0);
+    }
 
     /* an FLR brings it back too, reset */
     fault(&t, "'kind': 'bus-loss'");

@@ -358,6 +358,47 @@ static void set_thermal_ok(T *t, const char *args)
     qobject_unref(r);
 }
 
+/* Pending TGPU_THERMAL events of KIND, the others dropped. */
+static int thermal_pending(T *t, const char *kind)
+{
+    QDict *ev;
+    int n = 0;
+
+    qobject_unref(query(t));    /* takes in whatever events are queued */
+    while ((ev = qtest_qmp_event_ref(t->qts, "TGPU_THERMAL"))) {
+        n += !strcmp(qdict_get_str(qdict_get_qdict(ev, "data"), "kind"),
+                     kind);
+        qobject_unref(ev);
+    }
+    return n;
+}
+
+/*
+ * A guest can move the temperature across a threshold and back: each
+ * kind of TGPU_THERMAL comes once a second at most, per device, and one
+ * kind does not hold back another.
+ */
+static void test_thermal_rate_limit(void)
+{
+    T t;
+
+    qmp_start(&t, false);
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 86");
+    g_assert_cmpint(thermal_pending(&t, "alert-high"), ==, 1);
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 40");
+    g_assert_cmpint(thermal_pending(&t, "slowdown-off"), ==, 1);
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 86");
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 40");
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 86");
+    /* within the second: held back, the last of each kind kept */
+    g_assert_cmpint(thermal_pending(&t, "alert-high"), ==, 0);
+    set_thermal_ok(&t, "'id': 'gpu0', 'sensor': 95");
+    g_assert_cmpint(thermal_pending(&t, "shutdown"), ==, 1);
+    step(&t, ONE_SECOND_NS);
+    g_assert_cmpint(thermal_pending(&t, "alert-high"), ==, 1);
+    tgpu_stop(&t);
+}
+
 /*
  * tgpu-set-thermal: a forced sensor reading and its release, a ramp
  * (heat gun) through slowdown into shutdown, the ambient; the device
@@ -459,5 +500,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/qmp/bad-arguments", test_bad_arguments);
     qtest_add_func("/tgpu/qmp/set-thermal", test_set_thermal);
     qtest_add_func("/tgpu/qmp/set-thermal-bad", test_set_thermal_bad);
+    qtest_add_func("/tgpu/qmp/thermal-rate-limit", test_thermal_rate_limit);
     return g_test_run();
 }

@@ -10,10 +10,8 @@
  */
 
 #include "qemu/osdep.h"
-#include "qapi/error.h"
-#include "qobject/qjson.h"
-#include "qobject/qlist.h"
 #include "tgpu-mmu.h"
+#include "tgpu-qmp.h"
 #include "tgpu/ecc.h"
 #include "tgpu/therm.h"
 
@@ -33,53 +31,10 @@ static void qmp_start(T *t, bool ecc)
     chan_up_cfg(t, chan_cfg(t, 0));
 }
 
-/* CMD with ARGS, the members of a JSON object; the reply. */
-static QDict *cmd(T *t, const char *name, const char *args)
-{
-    g_autofree char *json = g_strdup_printf("{%s}", args);
-    QObject *a = qobject_from_json(json, &error_abort);
-
-    return qtest_qmp(t->qts, "{'execute': %s, 'arguments': %p}", name, a);
-}
-
 /* tgpu-inject-ecc with ARGS; its number. */
 static uint64_t inject_ok(T *t, const char *args)
 {
-    QDict *r = cmd(t, "tgpu-inject-ecc", args);
-    uint64_t n;
-
-    g_assert_true(qdict_haskey(r, "return"));
-    n = qdict_get_int(qdict_get_qdict(r, "return"), "number");
-    qobject_unref(r);
-    return n;
-}
-
-/* A command that must fail, with WHY in its message. */
-static void expect_qmp_error(T *t, const char *name, const char *args,
-                             const char *why)
-{
-    QDict *r = cmd(t, name, args);
-    QDict *err = qdict_get_qdict(r, "error");
-
-    g_assert_nonnull(err);
-    g_assert_cmpstr(qdict_get_str(err, "class"), ==, "GenericError");
-    g_test_message("%s: %s", name, qdict_get_str(err, "desc"));
-    g_assert_nonnull(strstr(qdict_get_str(err, "desc"), why));
-    qobject_unref(r);
-}
-
-/* query-tgpu's only device. */
-static QDict *query(T *t)
-{
-    QDict *r = qtest_qmp(t->qts, "{'execute': 'query-tgpu'}");
-    QList *l = qdict_get_qlist(r, "return");
-    QDict *d;
-
-    g_assert_cmpuint(qlist_size(l), ==, 1);
-    d = qobject_to(QDict, qlist_peek(l));
-    qobject_ref(d);
-    qobject_unref(r);
-    return d;
+    return cmd_ok(t, "tgpu-inject-ecc", args);
 }
 
 static void expect_event(QDict *ev, const char *type, uint64_t addr,
@@ -352,10 +307,7 @@ static void expect_thermal(T *t, const char *kind, int32_t temp_mc)
 
 static void set_thermal_ok(T *t, const char *args)
 {
-    QDict *r = cmd(t, "tgpu-set-thermal", args);
-
-    g_assert_true(qdict_haskey(r, "return"));
-    qobject_unref(r);
+    cmd_ok(t, "tgpu-set-thermal", args);
 }
 
 /* Pending TGPU_THERMAL events of KIND, the others dropped. */

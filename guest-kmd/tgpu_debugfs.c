@@ -51,23 +51,6 @@
 #define TGPU_DEBUGFS_RING_ENTRIES	8
 #define TGPU_DEBUGFS_PB_DWORDS		12
 
-static const char * const tgpu_chan_states[] = {
-	[TGPU_CHAN_STATE_DISABLED] = "DISABLED",
-	[TGPU_CHAN_STATE_IDLE] = "IDLE",
-	[TGPU_CHAN_STATE_PENDING] = "PENDING",
-	[TGPU_CHAN_STATE_RUNNING] = "RUNNING",
-	[TGPU_CHAN_STATE_BLOCKED] = "BLOCKED",
-	[TGPU_CHAN_STATE_ERROR] = "ERROR",
-};
-
-static const char *tgpu_chan_state_name(u32 status)
-{
-	u32 state = status & TGPU_CHAN_STATE_MASK;
-
-	if (state < ARRAY_SIZE(tgpu_chan_states) && tgpu_chan_states[state])
-		return tgpu_chan_states[state];
-	return "UNKNOWN";
-}
 
 static struct tgpu_device *tgpu_debugfs_dev(struct seq_file *m)
 {
@@ -145,7 +128,7 @@ static void tgpu_debugfs_channel(struct seq_file *m, struct tgpu_queue *q)
 		   q->id, pid_vnr(q->pid), q->comm, q->chid,
 		   tgpu_engine_name(q->engine), q->priority);
 	seq_printf(m, "  status 0x%08x %s%s gp_get %u gp_put %u userd_gp_put %u driver_gp_put %u\n",
-		   status, tgpu_chan_state_name(status),
+		   status, tgpu_chan_state_name(status & TGPU_CHAN_STATE_MASK),
 		   status & TGPU_CHAN_STATUS_ON_RUNLIST ? " on-runlist" : "",
 		   tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET)),
 		   tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT)),

@@ -590,8 +590,8 @@ static uint64_t fault_arm(TGPUState *s, TGPUFaultInj *j, const TgpuTrigger *t,
     return number;
 }
 
-static uint64_t fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
-                              bool plan, Error **errp)
+uint64_t tgpu_fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
+                            bool plan, Error **errp)
 {
     uint64_t bits = a->has_bits ? a->bits :
                     a->type == TGPU_ECC_ERROR_TYPE_DOUBLE ? 3 : 1;
@@ -635,14 +635,8 @@ static uint64_t fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
     return fault_arm(s, j, a->trigger, plan);
 }
 
-uint64_t tgpu_fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
-                            Error **errp)
-{
-    return fault_add_ecc(s, a, false, errp);
-}
-
-static uint64_t fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
-                               bool plan, Error **errp)
+uint64_t tgpu_fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
+                             bool plan, Error **errp)
 {
     TGPUFaultInj *j;
 
@@ -669,12 +663,6 @@ static uint64_t fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
     return fault_arm(s, j, a->trigger, plan);
 }
 
-uint64_t tgpu_fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
-                             Error **errp)
-{
-    return fault_add_hang(s, a, false, errp);
-}
-
 static const TgpuInjectionKind fault_kinds[TGPU_FAULT_KIND__MAX] = {
     [TGPU_FAULT_KIND_MMU_FAULT] = TGPU_INJECTION_KIND_MMU_FAULT,
     [TGPU_FAULT_KIND_ILLEGAL_METHOD] = TGPU_INJECTION_KIND_ILLEGAL_METHOD,
@@ -684,8 +672,8 @@ static const TgpuInjectionKind fault_kinds[TGPU_FAULT_KIND__MAX] = {
     [TGPU_FAULT_KIND_BUS_LOSS] = TGPU_INJECTION_KIND_BUS_LOSS,
 };
 
-static uint64_t fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
-                                bool plan, Error **errp)
+uint64_t tgpu_fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
+                              bool plan, Error **errp)
 {
     TGPUFaultInj *j;
 
@@ -749,12 +737,6 @@ static uint64_t fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
     j->kind = fault_kinds[a->kind];
     j->fault = QAPI_CLONE(TgpuInjectFault, a);
     return fault_arm(s, j, a->trigger, plan);
-}
-
-uint64_t tgpu_fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
-                              Error **errp)
-{
-    return fault_add_fault(s, a, false, errp);
 }
 
 /* Under the BQL: every injection goes, and the armed ECC errors. */
@@ -968,19 +950,19 @@ static bool plan_run_line(TGPUState *s, const char *line, Error **errp)
         TgpuInjectEcc *a = NULL;
 
         ok = visit_type_TgpuInjectEcc(v, NULL, &a, errp) &&
-             fault_add_ecc(s, a, true, errp);
+             tgpu_fault_add_ecc(s, a, true, errp);
         qapi_free_TgpuInjectEcc(a);
     } else if (!strcmp(name, "tgpu-inject-hang")) {
         TgpuInjectHang *a = NULL;
 
         ok = visit_type_TgpuInjectHang(v, NULL, &a, errp) &&
-             fault_add_hang(s, a, true, errp);
+             tgpu_fault_add_hang(s, a, true, errp);
         qapi_free_TgpuInjectHang(a);
     } else if (!strcmp(name, "tgpu-inject-fault")) {
         TgpuInjectFault *a = NULL;
 
         ok = visit_type_TgpuInjectFault(v, NULL, &a, errp) &&
-             fault_add_fault(s, a, true, errp);
+             tgpu_fault_add_fault(s, a, true, errp);
         qapi_free_TgpuInjectFault(a);
     } else {
         error_setg(errp, "'execute' %s: a plan has tgpu-inject-ecc, "

@@ -53,21 +53,24 @@ TgpuInjection *qmp_tgpu_inject_ecc(TgpuInjectEcc *arg, Error **errp)
 {
     TGPUState *s = tgpu_find(arg->id, errp);
 
-    return s ? tgpu_qmp_injection(tgpu_fault_add_ecc(s, arg, errp)) : NULL;
+    return s ? tgpu_qmp_injection(tgpu_fault_add_ecc(s, arg, false, errp))
+             : NULL;
 }
 
 TgpuInjection *qmp_tgpu_inject_hang(TgpuInjectHang *arg, Error **errp)
 {
     TGPUState *s = tgpu_find(arg->id, errp);
 
-    return s ? tgpu_qmp_injection(tgpu_fault_add_hang(s, arg, errp)) : NULL;
+    return s ? tgpu_qmp_injection(tgpu_fault_add_hang(s, arg, false, errp))
+             : NULL;
 }
 
 TgpuInjection *qmp_tgpu_inject_fault(TgpuInjectFault *arg, Error **errp)
 {
     TGPUState *s = tgpu_find(arg->id, errp);
 
-    return s ? tgpu_qmp_injection(tgpu_fault_add_fault(s, arg, errp)) : NULL;
+    return s ? tgpu_qmp_injection(tgpu_fault_add_fault(s, arg, false, errp))
+             : NULL;
 }
 
 void qmp_tgpu_restore_bus(const char *id, Error **errp)
@@ -287,15 +290,6 @@ static TgpuThermalInfo *tgpu_qmp_thermal(TGPUState *s)
     return t;
 }
 
-static const char *const tgpu_qmp_chan_states[] = {
-    [TGPU_CHAN_STATE_DISABLED] = "disabled",
-    [TGPU_CHAN_STATE_IDLE] = "idle",
-    [TGPU_CHAN_STATE_PENDING] = "pending",
-    [TGPU_CHAN_STATE_RUNNING] = "running",
-    [TGPU_CHAN_STATE_BLOCKED] = "blocked",
-    [TGPU_CHAN_STATE_ERROR] = "error",
-};
-
 static TgpuChannelInfoList *tgpu_qmp_channels(TGPUState *s, bool *host_busy)
 {
     TgpuChannelInfoList *list = NULL, **tail = &list;
@@ -314,7 +308,8 @@ static TgpuChannelInfoList *tgpu_qmp_channels(TGPUState *s, bool *host_busy)
                       state == TGPU_CHAN_STATE_RUNNING;
         c = g_new0(TgpuChannelInfo, 1);
         c->id = i;
-        c->state = g_strdup(tgpu_qmp_chan_states[state]);
+        /* QMP spells its values in lower case */
+        c->state = g_ascii_strdown(tgpu_chan_state_name(state), -1);
         c->runlist = ch->engine;
         c->asid = ch->asid;
         c->gp_get = ch->gp_get;

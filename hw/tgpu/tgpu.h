@@ -527,12 +527,13 @@ void tgpu_fault_init(TGPUState *s);
 void tgpu_fault_exit(TGPUState *s);
 void tgpu_fault_reset(TGPUState *s);
 bool tgpu_fault_load_plan(TGPUState *s, Error **errp);
+/* An injection from QMP or HMP, or (PLAN) a fault plan's line. */
 uint64_t tgpu_fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
-                            Error **errp);
+                            bool plan, Error **errp);
 uint64_t tgpu_fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
-                             Error **errp);
+                             bool plan, Error **errp);
 uint64_t tgpu_fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
-                              Error **errp);
+                              bool plan, Error **errp);
 void tgpu_fault_clear(TGPUState *s);
 void tgpu_fault_set_bus_lost(TGPUState *s, bool lost);
 TgpuPendingInjectionList *tgpu_fault_query(TGPUState *s);

@@ -172,6 +172,26 @@
 #define TGPU_IMPL_GP100             0x00        /* with TGPU_ARCH_PASCAL */
 #define TGPU_IMPL_GP102             0x02        /* with TGPU_ARCH_PASCAL */
 
+/* A CHAN_STATUS state (TGPU_CHAN_STATE_*) as logs and tools spell it. */
+static inline const char *tgpu_chan_state_name(unsigned int state)
+{
+    switch (state) {
+    case TGPU_CHAN_STATE_DISABLED:
+        return "DISABLED";
+    case TGPU_CHAN_STATE_IDLE:
+        return "IDLE";
+    case TGPU_CHAN_STATE_PENDING:
+        return "PENDING";
+    case TGPU_CHAN_STATE_RUNNING:
+        return "RUNNING";
+    case TGPU_CHAN_STATE_BLOCKED:
+        return "BLOCKED";
+    case TGPU_CHAN_STATE_ERROR:
+        return "ERROR";
+    }
+    return "UNKNOWN";
+}
+
 /* Chip and product names of an (ARCH, IMPL) pair; NULL when unknown. */
 static inline const char *tgpu_chip_name(unsigned int arch, unsigned int impl)
 {

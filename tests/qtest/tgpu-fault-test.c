@@ -179,6 +179,31 @@ static uint32_t progress(T *t, unsigned int runlist)
     return rd(t, TGPU_PMC_ENGINE_PROGRESS(runlist));
 }
 
+#define L_CE_SEM            (L_SEM + 64)
+
+/* A copy of LEN bytes on C, releasing PAYLOAD at SEM. */
+static void submit_copy(T *t, Chan *c, uint32_t len, uint64_t sem,
+                        uint32_t payload)
+{
+    g_autofree PB *pb = pb_new();
+
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+    pb_dw(pb, 0);
+    pb_dw(pb, L_OUT);
+    pb_dw(pb, 0);
+    pb_dw(pb, L_OUT + 0x400000);
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_LINE_LENGTH_IN, 1);
+    pb_dw(pb, len);
+    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
+    pb_dw(pb, sem >> 32);
+    pb_dw(pb, (uint32_t)sem);
+    pb_dw(pb, payload);
+    pb_m(pb, CE_SC, TGPU_CE_M_LAUNCH_DMA,
+         TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
+                        TGPU_CE_INTR_NONE));
+    submit(t, c, pb);
+}
+
 /* Virtual and real time pass: a hung engine's progress stands still. */
 static void expect_stuck(T *t, unsigned int runlist)
 {
@@ -459,7 +484,6 @@ static void test_trigger_kernels(void)
 /* After N copy launches: copy engine 0 stalls in the Nth. */
 static void test_trigger_copies(void)
 {
-    g_autofree PB *pb = pb_new();
     Chan *c;
     uint64_t n;
     T t;
@@ -469,21 +493,7 @@ static void test_trigger_copies(void)
     n = hang(&t, "'engine': 'ce0', 'kind': 'stall', 'trigger': "
              "{ 'after': 1, 'event': 'copy-launches' }");
     expect_not_fired(&t);
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_OFFSET_IN_UPPER, 4);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_OUT);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_OUT + 0x100000);
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_LINE_LENGTH_IN, 1);
-    pb_dw(pb, 0x10000);
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_SEM);
-    pb_dw(pb, 0x77);
-    pb_m(pb, CE_SC, TGPU_CE_M_LAUNCH_DMA,
-         TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
-                        TGPU_CE_INTR_NONE));
-    submit(&t, c, pb);
+    submit_copy(&t, c, 0x10000, L_SEM, 0x77);
     wait_state(&t, CH_CE, TGPU_CHAN_STATE_RUNNING);
     expect_hang_event(&t, n, "ce0", "stall", -1);
     expect_fired(&t, n, "hang");
@@ -1244,30 +1254,6 @@ static void test_replay_trace(void)
 
 /* ---- deterministic=on -------------------------------------------------- */
 
-#define L_CE_SEM            (L_SEM + 64)
-
-/* A copy of LEN bytes on C, releasing PAYLOAD at L_CE_SEM. */
-static void submit_copy(T *t, Chan *c, uint32_t len, uint32_t payload)
-{
-    g_autofree PB *pb = pb_new();
-
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_OFFSET_IN_UPPER, 4);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_OUT);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_OUT + 0x400000);
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_LINE_LENGTH_IN, 1);
-    pb_dw(pb, len);
-    pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_CE_SEM);
-    pb_dw(pb, payload);
-    pb_m(pb, CE_SC, TGPU_CE_M_LAUNCH_DMA,
-         TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
-                        TGPU_CE_INTR_NONE));
-    submit(t, c, pb);
-}
-
 /*
  * Engines advance only on the virtual clock: real time passing moves
  * nothing; each tick of it moves a bounded step; a hang holds, a kill
@@ -1297,7 +1283,7 @@ static void test_deterministic(void)
     g_assert_cmphex(pa_rd32(&t, L_SEM), ==, sem);
 
     /* 8 MiB: many checkpoints, so many ticks, each the same */
-    submit_copy(&t, c, 8 * MiB, 0x51);
+    submit_copy(&t, c, 8 * MiB, L_CE_SEM, 0x51);
     while (pa_rd32(&t, L_CE_SEM) != 0x51 && ticks < 10000) {
         uint32_t before = progress(&t, TGPU_RUNLIST_CE0);
 
@@ -1339,7 +1325,7 @@ static void det_run(const char *plan, const char *log, uint32_t *ticks)
     c = chan_up_class(&t, chan_cfg(&t, CH_CE), CE_SC, TGPU_CLASS_COPY);
     for (uint32_t i = 1; i <= 3; i++) {
         submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 64);
-        submit_copy(&t, c, 1 * MiB, 0x100 + i);
+        submit_copy(&t, c, 1 * MiB, L_CE_SEM, 0x100 + i);
         /* the third never comes: 50 ticks show that */
         for (uint32_t n = 0; pa_rd32(&t, L_CE_SEM) != 0x100 + i &&
                              n < (i == 3 ? 50 : 1000); n++) {

@@ -190,6 +190,12 @@ bool tgpu_engine_busy(TGPUEngine *e)
     return e->state != TGPU_ENGINE_IDLE;
 }
 
+TGPUEngineState tgpu_engine_state(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->state;
+}
+
 uint64_t tgpu_engine_progress(TGPUEngine *e)
 {
     QEMU_LOCK_GUARD(&e->lock);

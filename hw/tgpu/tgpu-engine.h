@@ -148,6 +148,7 @@ int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
 void tgpu_engine_quiesce(TGPUEngine *e);
 uint64_t tgpu_engine_progress(TGPUEngine *e);
+TGPUEngineState tgpu_engine_state(TGPUEngine *e);
 void tgpu_engine_hang(TGPUEngine *e, TGPUHang hang, int64_t chid);
 TGPUHang tgpu_engine_hang_state(TGPUEngine *e);
 bool tgpu_engine_wedged_on(TGPUEngine *e, uint32_t chid);

@@ -234,7 +234,7 @@ static TgpuEccInfo *tgpu_qmp_ecc(TGPUState *s)
         p->address = l->addr;
         p->type = l->type == TGPU_ECC_TYPE_DBE ? TGPU_ECC_ERROR_TYPE_DOUBLE
                                                : TGPU_ECC_ERROR_TYPE_SINGLE;
-        p->reader = tgpu_qmp_readers[l->engine];
+        p->engine = tgpu_qmp_readers[l->engine];
         p->has_channel = l->chid != TGPU_ECC_NO_CHID;
         p->channel = l->chid;
         p->time_ns = l->time;
@@ -341,12 +341,20 @@ static TgpuMmuInfo *tgpu_qmp_mmu(TGPUState *s)
     return m;
 }
 
+static const char *const tgpu_qmp_engine_states[] = {
+    [TGPU_ENGINE_IDLE] = "idle",
+    [TGPU_ENGINE_QUEUED] = "queued",
+    [TGPU_ENGINE_RUNNING] = "running",
+    [TGPU_ENGINE_DONE] = "done",
+};
+
 static TgpuEngineInfoList *tgpu_qmp_engines(TGPUState *s, bool host_busy)
 {
     TgpuEngineInfoList *list = NULL, **tail = &list;
     TgpuEngineInfo *host = g_new0(TgpuEngineInfo, 1);
 
     host->name = g_strdup("host");
+    host->state = g_strdup(host_busy ? "running" : "idle");
     host->busy = host_busy;
     host->progress = s->host_progress;
     if (s->host_hung) {
@@ -364,6 +372,7 @@ static TgpuEngineInfoList *tgpu_qmp_engines(TGPUState *s, bool host_busy)
         }
         i = g_new0(TgpuEngineInfo, 1);
         i->name = g_strdup(e->name);
+        i->state = g_strdup(tgpu_qmp_engine_states[tgpu_engine_state(e)]);
         i->busy = tgpu_engine_busy(e);
         i->progress = tgpu_engine_progress(e);
         if (i->busy) {

@@ -251,12 +251,25 @@ static void test_stall(void)
     expect_fired(&t, n, "hang");
     h = engine_hang(&t, "compute");
     g_assert_cmpstr(h, ==, "stall");
+    {
+        QDict *e = query_engine(&t, "compute");
+
+        g_assert_cmpstr(qdict_get_str(e, "state"), ==, "idle");
+        qobject_unref(e);
+    }
 
     sem = submit_kernel(&t, c, quick, ARRAY_SIZE(quick), 32);
     wait_state(&t, CH_GR, TGPU_CHAN_STATE_RUNNING);
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
     g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
     g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
+    {
+        QDict *e = query_engine(&t, "compute");
+
+        g_assert_cmpstr(qdict_get_str(e, "state"), ==, "running");
+        g_assert_cmpuint(qdict_get_int(e, "channel"), ==, CH_GR);
+        qobject_unref(e);
+    }
     /* a TLB invalidation waits for no stalled engine; nor does a VM stop */
     wr(&t, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
     qobject_unref(qtest_qmp(t.qts, "{'execute': 'stop'}"));

@@ -45,7 +45,7 @@ static void expect_event(QDict *ev, const char *type, uint64_t addr,
     g_assert_cmpstr(qdict_get_str(data, "qom-path"), ==, GPU_PATH);
     g_assert_cmpstr(qdict_get_str(data, "type"), ==, type);
     g_assert_cmpuint(qdict_get_int(data, "address"), ==, addr);
-    g_assert_cmpstr(qdict_get_str(data, "reader"), ==, reader);
+    g_assert_cmpstr(qdict_get_str(data, "engine"), ==, reader);
     if (chan < 0) {
         g_assert_false(qdict_haskey(data, "channel"));
     } else {
@@ -126,10 +126,10 @@ static void test_inject_ecc(void)
         g_assert_cmpuint(qlist_size(log), ==, 2);
         g_assert_cmpuint(qdict_get_int(dbe, "address"), ==, 4096);
         g_assert_cmpstr(qdict_get_str(dbe, "type"), ==, "double");
-        g_assert_cmpstr(qdict_get_str(dbe, "reader"), ==, "bar1");
+        g_assert_cmpstr(qdict_get_str(dbe, "engine"), ==, "bar1");
         g_assert_false(qdict_haskey(dbe, "channel"));
         g_assert_cmpuint(qdict_get_int(sbe, "address"), ==, 8192);
-        g_assert_cmpstr(qdict_get_str(sbe, "reader"), ==, "host");
+        g_assert_cmpstr(qdict_get_str(sbe, "engine"), ==, "host");
         g_assert_cmpuint(qdict_get_int(sbe, "channel"), ==, 0);
         g_assert_cmpuint(qdict_get_int(sbe, "time-ns"), >=,
                          qdict_get_int(dbe, "time-ns"));

@@ -479,6 +479,8 @@ static int tgpu_debugfs_interrupts(struct seq_file *m, void *data)
 	seq_printf(m, "mmu_faults %lld\n", atomic64_read(&irq->mmu_faults));
 	seq_printf(m, "mmu_overflows %lld\n",
 		   atomic64_read(&irq->mmu_overflows));
+	seq_printf(m, "missed_irqs %lld\n",
+		   atomic64_read(&tdev->reset.missed_irqs));
 
 	if (!drm_dev_enter(&tdev->base, &idx)) {
 		seq_puts(m, "device unplugged\n");
@@ -507,6 +509,14 @@ static int tgpu_debugfs_ecc(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* ---- recovery ------------------------------------------------------------ */
+
+static int tgpu_debugfs_recovery(struct seq_file *m, void *data)
+{
+	tgpu_reset_show(tgpu_debugfs_dev(m), m);
+	return 0;
+}
+
 static const struct drm_debugfs_info tgpu_debugfs_list[] = {
 	{ "channels", tgpu_debugfs_channels, 0 },
 	{ "runlists", tgpu_debugfs_runlists, 0 },
@@ -514,6 +524,7 @@ static const struct drm_debugfs_info tgpu_debugfs_list[] = {
 	{ "files", tgpu_debugfs_files, 0 },
 	{ "interrupts", tgpu_debugfs_interrupts, 0 },
 	{ "ecc", tgpu_debugfs_ecc, 0 },
+	{ "recovery", tgpu_debugfs_recovery, 0 },
 };
 
 /**

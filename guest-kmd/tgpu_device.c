@@ -169,6 +169,10 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 
+	ret = tgpu_reset_init(tdev);
+	if (ret)
+		return ret;
+
 	ret = tgpu_queues_init(tdev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the runlists\n");
@@ -194,5 +198,7 @@ int tgpu_device_init(struct tgpu_device *tdev)
  */
 void tgpu_device_unplug(struct tgpu_device *tdev)
 {
-	drm_dev_unplug(&tdev->base);
+	/* the health check may unplug it too (a lost bus) */
+	cancel_delayed_work_sync(&tdev->reset.health);
+	tgpu_reset_unplug_once(tdev);
 }

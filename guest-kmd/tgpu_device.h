@@ -20,6 +20,7 @@
 #include "tgpu_ecc.h"
 #include "tgpu_irq.h"
 #include "tgpu_kchan.h"
+#include "tgpu_reset.h"
 #include "tgpu_vram.h"
 
 struct pci_dev;
@@ -89,6 +90,7 @@ struct tgpu_runlist {
  * @queues_lock: protects @queues; taken in interrupt handlers
  * @queues: every queue of every file (struct tgpu_queue, by @dev_link),
  *	for the interrupt handlers
+ * @reset: recovery: hang checks, engine and device resets, bus loss
  * @chan_queues: the same queues by channel ID, changed under
  *	@queues_lock: the non-stall handler looks up the channels the
  *	device's FIFO_NONSTALL_PENDING bitmap names
@@ -119,6 +121,7 @@ struct tgpu_device {
 	struct list_head queues;
 	struct xarray chan_queues;
 	struct tgpu_kchan kchan;
+	struct tgpu_reset reset;
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

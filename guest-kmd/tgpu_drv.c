@@ -24,6 +24,7 @@
 #include "tgpu_gem.h"
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
+#include "tgpu_reset.h"
 #include "tgpu_vm.h"
 #include "tgpu_vram.h"
 
@@ -145,6 +146,32 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
 	return 0;
 }
 
+/**
+ * tgpu_ioctl_reset_status() - DRM_IOCTL_TGPU_RESET_STATUS
+ * @ddev: the DRM device
+ * @data: struct drm_tgpu_reset_status
+ * @file: the DRM file asking
+ *
+ * Answers after unplug too: it touches no hardware.
+ *
+ * Return: 0 on success, -EINVAL for non-zero padding.
+ */
+static int tgpu_ioctl_reset_status(struct drm_device *ddev, void *data,
+				   struct drm_file *file)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+	struct tgpu_file *tfile = to_tgpu_file(file);
+	struct drm_tgpu_reset_status *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	args->status = READ_ONCE(tfile->reset_status);
+	args->flags = atomic_read(&tdev->reset.vram_lost) !=
+		      tfile->vram_lost_at_open ? DRM_TGPU_RESET_VRAM_LOST : 0;
+	args->resets = atomic_read(&tdev->reset.count) - tfile->resets_at_open;
+	return 0;
+}
+
 static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(TGPU_GET_PARAM, tgpu_ioctl_get_param,
 			  DRM_RENDER_ALLOW),
@@ -161,6 +188,8 @@ static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TGPU_SUBMIT, tgpu_ioctl_submit, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TGPU_QUEUE_QUERY, tgpu_ioctl_queue_query,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_RESET_STATUS, tgpu_ioctl_reset_status,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -182,6 +211,9 @@ static int tgpu_open(struct drm_device *ddev, struct drm_file *file)
 	}
 	xa_init_flags(&tfile->queues, XA_FLAGS_ALLOC1);
 	init_rwsem(&tfile->queues_lock);
+	/* resets before the file was opened are not its business */
+	tfile->resets_at_open = atomic_read(&tdev->reset.count);
+	tfile->vram_lost_at_open = atomic_read(&tdev->reset.vram_lost);
 	file->driver_priv = tfile;
 	return 0;
 }
@@ -194,6 +226,17 @@ static void tgpu_postclose(struct drm_device *ddev, struct drm_file *file)
 	tgpu_file_queues_fini(tfile);
 	tgpu_vm_fini(&tfile->vm);
 	kfree(tfile);
+}
+
+/*
+ * fdinfo: the memory keys (tgpu_gem.c), then the fences of this file
+ * whose interrupt was lost and a timeout found done.
+ */
+static void tgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	tgpu_gem_show_fdinfo(p, file);
+	drm_printf(p, "tgpu-missed-irqs:\t%lld\n",
+		   atomic64_read(&to_tgpu_file(file)->missed_irqs));
 }
 
 static const struct file_operations tgpu_drm_fops = {
@@ -217,13 +260,16 @@ static const struct file_operations tgpu_drm_fops = {
  *           DRM_TGPU_PARAM_TIMESTAMP_FREQ
  * - 1.6.0 - ECC: DRM_TGPU_PARAM_ECC_ENABLED,
  *           DRM_TGPU_PARAM_RETIRED_PAGES_SBE, DRM_TGPU_PARAM_RETIRED_PAGES_DBE
+ * - 1.7.0 - recovery: DRM_IOCTL_TGPU_RESET_STATUS; a hung job's fences
+ *           fail with -ETIME (was -ETIMEDOUT) and its file's later
+ *           submits with -ECANCELED
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
 			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA,
 	.open = tgpu_open,
 	.postclose = tgpu_postclose,
-	.show_fdinfo = tgpu_gem_show_fdinfo,
+	.show_fdinfo = tgpu_show_fdinfo,
 	.gem_create_object = tgpu_gem_create_object,
 	/* another device's dma-buf becomes a system-memory object */
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
@@ -233,7 +279,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 6,
+	.minor = 7,
 	.patchlevel = 0,
 };
 
@@ -291,6 +337,7 @@ static struct pci_driver tgpu_pci_driver = {
 	.id_table = tgpu_pci_ids,
 	.probe = tgpu_probe,
 	.remove = tgpu_remove,
+	.err_handler = &tgpu_pci_err_handlers,
 };
 module_pci_driver(tgpu_pci_driver);
 

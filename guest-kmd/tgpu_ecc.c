@@ -135,6 +135,20 @@ void tgpu_ecc_init(struct tgpu_device *tdev)
 }
 
 /**
+ * tgpu_ecc_resume() - enable ECC again after a device reset
+ * @tdev: the device, with every channel disabled (as a reset leaves it)
+ *
+ * A reset turns ECC off; it comes back on as at probe, after its scrub.
+ */
+void tgpu_ecc_resume(struct tgpu_device *tdev)
+{
+	if (!tdev->ecc.enabled)
+		return;
+	tdev->ecc.enabled = false;
+	tgpu_ecc_enable(tdev);
+}
+
+/**
  * tgpu_ecc_retired_count() - retired pages of one cause
  * @tdev: the device
  * @cause: TGPU_RETIRED_CAUSE_SBE or TGPU_RETIRED_CAUSE_DBE

@@ -42,6 +42,7 @@ struct tgpu_ecc {
 };
 
 void tgpu_ecc_init(struct tgpu_device *tdev);
+void tgpu_ecc_resume(struct tgpu_device *tdev);
 u32 tgpu_ecc_retired_count(struct tgpu_device *tdev, u32 cause);
 void tgpu_ecc_show(struct tgpu_device *tdev, struct seq_file *m);
 

@@ -17,16 +17,33 @@
  * @queues: its queues (struct tgpu_queue), by ID
  * @queues_lock: held for reading while a queue is used by an ioctl, for
  *	writing to take one out of @queues
+ * @reset_status: DRM_TGPU_RESET_*: guilty once its work hung (then every
+ *	submit fails with -ECANCELED), innocent once a reset took its work
+ *	down (READ_ONCE/WRITE_ONCE: the recovery sets it)
+ * @resets_at_open: &tgpu_reset.count when the file was opened
+ * @vram_lost_at_open: &tgpu_reset.vram_lost then
+ * @missed_irqs: fences of this file a timeout found done, their interrupt
+ *	lost (fdinfo: tgpu-missed-irqs)
  */
 struct tgpu_file {
 	struct tgpu_vm vm;
 	struct xarray queues;
 	struct rw_semaphore queues_lock;
+	u32 reset_status;
+	int resets_at_open;
+	int vram_lost_at_open;
+	atomic64_t missed_irqs;
 };
 
 static inline struct tgpu_file *to_tgpu_file(struct drm_file *file)
 {
 	return file->driver_priv;
+}
+
+/* The file whose VM @vm is. */
+static inline struct tgpu_file *tgpu_vm_file(struct tgpu_vm *vm)
+{
+	return container_of(vm, struct tgpu_file, vm);
 }
 
 #endif /* __TGPU_FILE_H__ */

@@ -185,16 +185,16 @@ static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)
 		return;
 	}
 
-	dev_err_ratelimited(tdev->base.dev,
-			    "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u, engine %s\n",
-			    tgpu_name(tgpu_fault_types,
-				      ARRAY_SIZE(tgpu_fault_types), type),
-			    access == TGPU_FAULT_ACCESS_WRITE ? "write" : "read",
-			    get_unaligned_le64(rec + TGPU_FAULT_REC_VA),
-			    get_unaligned_le32(rec + TGPU_FAULT_REC_ASID),
-			    get_unaligned_le32(rec + TGPU_FAULT_REC_CHID),
-			    tgpu_name(tgpu_fault_engines,
-				      ARRAY_SIZE(tgpu_fault_engines), engine));
+	tgpu_xid(tdev, TGPU_XID_MMU_FAULT,
+		 "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u, engine %s\n",
+		 tgpu_name(tgpu_fault_types,
+			  ARRAY_SIZE(tgpu_fault_types), type),
+		 access == TGPU_FAULT_ACCESS_WRITE ? "write" : "read",
+		 get_unaligned_le64(rec + TGPU_FAULT_REC_VA),
+		 get_unaligned_le32(rec + TGPU_FAULT_REC_ASID),
+		 get_unaligned_le32(rec + TGPU_FAULT_REC_CHID),
+		 tgpu_name(tgpu_fault_engines,
+			  ARRAY_SIZE(tgpu_fault_engines), engine));
 }
 
 /* MMU unit: drain the fault buffer from GET to PUT. */
@@ -434,15 +434,10 @@ static void tgpu_irq_disable(void *data)
  * Enable the FIFO, non-stall and MMU units, then service whatever was
  * already pending: enabling a unit whose status is set sends no message.
  */
-static int tgpu_irq_enable(struct tgpu_device *tdev)
+static void tgpu_irq_hw_enable(struct tgpu_device *tdev)
 {
 	struct tgpu_irq *tirq = &tdev->irq;
 	unsigned long flags;
-	int ret;
-
-	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_irq_disable, tdev);
-	if (ret)
-		return ret;
 
 	tgpu_wr32(tdev, TGPU_FIFO_INTR_EN,
 		  TGPU_FIFO_INTR_CHAN_ERROR | TGPU_FIFO_INTR_RUNLIST);
@@ -456,7 +451,55 @@ static int tgpu_irq_enable(struct tgpu_device *tdev)
 	tgpu_wr32(tdev, TGPU_PMC_INTR_EN, TGPU_INTR_UNITS);
 	tgpu_irq_service(tdev, tgpu_rd32(tdev, TGPU_PMC_INTR) & TGPU_INTR_UNITS);
 	spin_unlock_irqrestore(&tirq->lock, flags);
+}
+
+static int tgpu_irq_enable(struct tgpu_device *tdev)
+{
+	int ret;
+
+	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_irq_disable, tdev);
+	if (ret)
+		return ret;
+	tgpu_irq_hw_enable(tdev);
 	return 0;
+}
+
+/**
+ * tgpu_irq_poll() - service whatever the device has pending
+ * @tdev: the device
+ *
+ * For a timeout that suspects a lost interrupt: the status bits are set
+ * even when the message was never sent (fault-injection.md).
+ */
+void tgpu_irq_poll(struct tgpu_device *tdev)
+{
+	struct tgpu_irq *tirq = &tdev->irq;
+	unsigned long flags;
+	u32 pending;
+
+	spin_lock_irqsave(&tirq->lock, flags);
+	pending = tgpu_rd32(tdev, TGPU_PMC_INTR);
+	if (pending != U32_MAX)
+		tgpu_irq_service(tdev, pending & tirq->enabled);
+	spin_unlock_irqrestore(&tirq->lock, flags);
+}
+
+/**
+ * tgpu_irq_restore() - set the interrupt units up again after a device
+ *	reset, which cleared every enable and the fault buffer's registers
+ * @tdev: the device
+ */
+void tgpu_irq_restore(struct tgpu_device *tdev)
+{
+	struct tgpu_fault_buf *fb = &tdev->irq.fault_buf;
+
+	if (fb->entries) {
+		tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_LO,
+			  lower_32_bits(fb->addr) & ~(TGPU_PAGE_SIZE - 1));
+		tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_HI, upper_32_bits(fb->addr));
+		tgpu_wr32(tdev, TGPU_MMU_FAULT_BUF_SIZE, fb->entries);
+	}
+	tgpu_irq_hw_enable(tdev);
 }
 
 /**

@@ -77,4 +77,7 @@ struct tgpu_irq {
 int tgpu_irq_init(struct tgpu_device *tdev);
 unsigned int tgpu_irq_msix_vectors(const struct tgpu_device *tdev);
 
+void tgpu_irq_poll(struct tgpu_device *tdev);
+void tgpu_irq_restore(struct tgpu_device *tdev);
+
 #endif /* __TGPU_IRQ_H__ */

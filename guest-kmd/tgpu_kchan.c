@@ -219,16 +219,37 @@ static int kc_kick(struct tgpu_device *tdev, struct kc_pb *pb, u64 *seqno_out)
 static int kc_wait(struct tgpu_device *tdev, u64 seqno)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
-	long left;
+	long left = 0, slices;
+	u32 put;
 	int idx;
 
 	/*
 	 * Not interruptible: the blocks may be handed out again as soon as
 	 * this returns, so the engine must be done with them (or stopped).
+	 * A second at a time: the condition is checked again after each (a
+	 * lost interrupt), and a doorbell the channel did not see (its
+	 * GP_PUT is behind) is rung again.
 	 */
-	left = wait_event_timeout(k->wq, kc_reached(tdev, seqno) ||
-				  READ_ONCE(k->state) != KC_RUNNING,
-				  KC_TIMEOUT);
+	for (slices = 0; slices < KC_TIMEOUT / HZ && !left; slices++) {
+		left = wait_event_timeout(k->wq, kc_reached(tdev, seqno) ||
+					  READ_ONCE(k->state) != KC_RUNNING,
+					  HZ);
+		if (left || !drm_dev_enter(&tdev->base, &idx))
+			continue;
+		put = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+						    TGPU_CHAN_GP_PUT));
+		/* only an idle channel did not see it; a busy one reads it */
+		if ((tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+						   TGPU_CHAN_STATUS)) &
+		     TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_IDLE &&
+		    put != k->put) {
+			dev_warn_ratelimited(tdev->base.dev,
+					     "kernel channel: the device has GP_PUT %u, not %u: doorbell lost, rung again\n",
+					     put, k->put);
+			tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, TGPU_KCHAN_CHID);
+		}
+		drm_dev_exit(idx);
+	}
 	if (READ_ONCE(k->state) == KC_RUNNING && kc_reached(tdev, seqno))
 		return 0;
 	if (!left) {
@@ -471,6 +492,20 @@ void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info)
 	dev_err_ratelimited(tdev->base.dev,
 			    "kernel channel: error %s (info 0x%x): VRAM clears and page-table writes go back to the CPU\n",
 			    tgpu_chan_error_name(code), info);
+	kc_break(tdev, -EIO);
+}
+
+/**
+ * tgpu_kchan_reset() - the device was reset under the kernel channel
+ * @tdev: the device
+ *
+ * What it was doing is gone; it stays broken, and VRAM clears and
+ * page-table writes go to the CPU from here on.
+ */
+void tgpu_kchan_reset(struct tgpu_device *tdev)
+{
+	if (tgpu_kchan_running(tdev))
+		drm_info(&tdev->base, "kernel channel: stopped by the device reset: VRAM clears and page-table writes go to the CPU\n");
 	kc_break(tdev, -EIO);
 }
 

@@ -45,11 +45,14 @@ static_assert(TGPU_Q_FENCE_DWORDS * 4 <= TGPU_Q_FENCE_SLOT);
 static_assert(TGPU_Q_VA(TGPU_CHANNELS_MAX) <= DRM_TGPU_VA_LIMIT);
 static_assert(DRM_TGPU_SUBMIT_MAX_RANGES + 1 < TGPU_Q_GPFIFO_ENTRIES);
 
-/* A job that has not finished after this long is killed; 0: never. */
-static unsigned int tgpu_job_timeout_ms = 5000;
+/*
+ * A job not finished after this long is checked for progress, and
+ * reset when it made none (tgpu_reset.c); 0: never.
+ */
+static unsigned int tgpu_job_timeout_ms = 2000;
 module_param_named(job_timeout_ms, tgpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
-		 "kill a job not finished after this many ms, 0 for never (default 5000)");
+		 "check a job not finished after this many ms for progress, reset it when it made none; 0 for never (default 2000)");
 
 static const char * const tgpu_engine_names[TGPU_NR_RUNLISTS] = {
 	[TGPU_RUNLIST_COMPUTE] = "compute",
@@ -189,7 +192,8 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 	drm_sched_entity_destroy(&q->entity);
 
 	mutex_lock(&tdev->rl_lock);
-	list_del(&q->rl_link);
+	/* off the runlist: a recovery leaves the queue alone from here */
+	list_del_init(&q->rl_link);
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
 	if (drm_dev_enter(&tdev->base, &idx)) {
@@ -235,6 +239,8 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	const struct drm_sched_init_args sched_args = {
 		.ops = &tgpu_sched_ops,
 		.submit_wq = tdev->sched_wq,
+		/* one recovery at a time, across every queue */
+		.timeout_wq = tdev->reset.wq,
 		.num_rqs = 1,
 		.credit_limit = TGPU_Q_GPFIFO_ENTRIES - 1,
 		.timeout = timeout_ms ? msecs_to_jiffies(timeout_ms) :

@@ -69,6 +69,7 @@ struct tgpu_vm;
  * @error: 0, or why the queue is dead (negative errno)
  * @dev_link: in &tgpu_device.queues, under its queues_lock
  * @rl_link: in its engine's &tgpu_runlist.queues, under rl_lock
+ * @stopped: a recovery stopped its scheduler (under the reset lock)
  * @pid: the process that created it, for the logs
  * @comm: its name
  */
@@ -95,6 +96,7 @@ struct tgpu_queue {
 	u64 fault_va;
 	struct list_head dev_link;
 	struct list_head rl_link;
+	bool stopped;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 };

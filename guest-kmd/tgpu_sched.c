@@ -36,6 +36,7 @@
 #include "tgpu_device.h"
 #include "tgpu_file.h"
 #include "tgpu_queue.h"
+#include "tgpu_reset.h"
 #include "tgpu_sched.h"
 #include "tgpu_vm.h"
 
@@ -61,15 +62,19 @@ static const struct dma_fence_ops tgpu_fence_ops = {
  * fail the rest with it.  The semaphore is read only while the device is
  * there.
  */
-static void tgpu_queue_signal(struct tgpu_queue *q, int error)
+void tgpu_queue_signal(struct tgpu_queue *q, int error)
 {
 	struct tgpu_fence *f, *next;
 	unsigned long flags;
 	u64 done = 0;
 	int idx;
 
-	if (drm_dev_enter(&q->tdev->base, &idx)) {
+	/* all ones: a lost bus (or an uncorrectable ECC error), not done */
+	if (!READ_ONCE(q->tdev->reset.lost) &&
+	    drm_dev_enter(&q->tdev->base, &idx)) {
 		done = readq(q->mem.cpu + TGPU_Q_SEM);
+		if (done == U64_MAX)
+			done = 0;
 		drm_dev_exit(idx);
 	}
 
@@ -168,6 +173,10 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 	struct tgpu_queue *q;
 	unsigned long flags;
 
+	/* a recovery's own engine reset: the recovery runs the work again */
+	if (code == TGPU_ERR_ENGINE_RESET && tdev->reset.active)
+		return;
+
 	spin_lock_irqsave(&tdev->queues_lock, flags);
 	list_for_each_entry(q, &tdev->queues, dev_link) {
 		if (q->chid != chid)
@@ -179,11 +188,12 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			q->fault_va = fault_va;
 		}
 		spin_unlock(&q->fence_lock);
-		dev_err_ratelimited(tdev->base.dev,
-				    "queue %u of %s[%d] (channel %u, %s): %s, its unfinished jobs fail with -EIO\n",
-				    q->id, q->comm, pid_nr(q->pid), chid,
-				    tgpu_engine_name(q->engine),
-				    tgpu_chan_error_name(code));
+		tgpu_xid(tdev, tgpu_chan_error_xid(code, info),
+			 "channel %u (pid %d, %s) %s (%s), engine %s: queue %u dead, its unfinished jobs fail with -EIO\n",
+			 chid, pid_nr(q->pid), q->comm,
+			 tgpu_chan_error_meaning(code),
+			 tgpu_chan_error_name(code),
+			 tgpu_engine_name(q->engine), q->id);
 		tgpu_queue_fail(q, -EIO);
 		break;
 	}
@@ -217,17 +227,50 @@ static u64 tgpu_queue_write_fence_pb(struct tgpu_queue *q, u32 slot,
 	return q->va + TGPU_Q_FENCE_PB + slot * TGPU_Q_FENCE_SLOT;
 }
 
+/**
+ * tgpu_job_write() - write a job's GPFIFO entries and fence segment
+ * @q: its queue
+ * @job: the job, with its hardware fence
+ *
+ * At the queue's GP_PUT, which moves past them; the caller then writes
+ * GP_PUT to USERD and rings the doorbell.  Run by run_job, and by the
+ * recovery when it hands a reset channel its unfinished jobs again.
+ */
+void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job)
+{
+	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
+	u32 put = q->gp_put, i;
+	u64 pb;
+
+	job->gp_slot = put;
+	for (i = 0; i < job->count; i++) {
+		tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(job->ranges[i].va,
+							  job->ranges[i].dwords,
+							  0));
+		put = (put + 1) & mask;
+	}
+	pb = tgpu_queue_write_fence_pb(q, put, job->fence->base.seqno);
+	tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(pb, TGPU_Q_FENCE_DWORDS, 0));
+	q->gp_put = (put + 1) & mask;
+}
+
+/* Tell the device that @q's GP_PUT moved. */
+void tgpu_queue_kick(struct tgpu_queue *q)
+{
+	wmb(); /* the entries and segments, then GP_PUT */
+	writel(q->gp_put, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
+	wmb(); /* GP_PUT, then the doorbell */
+	tgpu_wr32(q->tdev, TGPU_USERMODE_DOORBELL, q->chid);
+}
+
 static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 {
 	struct tgpu_job *job = to_tgpu_job(sjob);
 	struct tgpu_queue *q = job->q;
 	struct tgpu_device *tdev = q->tdev;
-	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
 	struct tgpu_fence *fence;
 	unsigned long flags;
-	u32 put, i;
 	int idx, error;
-	u64 pb;
 
 	/* A dependency failed, or the job was cancelled. */
 	if (unlikely(sjob->s_fence->finished.error))
@@ -242,18 +285,16 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	job->hw_fence = NULL;
 	dma_fence_init(&fence->base, &tgpu_fence_ops, &fence->lock,
 		       q->fence_ctx, ++q->seqno);
+	/* the job's, for a replay after a reset */
+	job->fence = fence;
+	dma_fence_get(&fence->base);
+	/* where the hang check starts from (tgpu_reset.c) */
+	job->snap_progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
+	job->snap_valid = false;
+	job->rearms = 0;
+	job->run_ns = ktime_get_ns();
 
-	put = q->gp_put;
-	for (i = 0; i < job->count; i++) {
-		tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(job->ranges[i].va,
-							  job->ranges[i].dwords,
-							  0));
-		put = (put + 1) & mask;
-	}
-	pb = tgpu_queue_write_fence_pb(q, put, q->seqno);
-	tgpu_queue_write_gp(q, put, TGPU_GP_ENTRY(pb, TGPU_Q_FENCE_DWORDS, 0));
-	put = (put + 1) & mask;
-	q->gp_put = put;
+	tgpu_job_write(q, job);
 
 	/*
 	 * In the list before the device can signal it (the list's ref),
@@ -273,50 +314,10 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 		return &fence->base;
 	}
 
-	wmb(); /* the entries and segments, then GP_PUT */
-	writel(put, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
-	wmb(); /* GP_PUT, then the doorbell */
-	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+	tgpu_queue_kick(q);
 	drm_dev_exit(idx);
 
 	return &fence->base;
-}
-
-/*
- * A job did not finish in time: kill the channel and fail the queue's
- * unfinished fences with -ETIMEDOUT.  The scheduler took the job off its
- * pending list for this call; put it back, so that it is freed when its
- * hardware fence (now failed) completes it, as etnaviv does.  The queue
- * is dead: later jobs fail at run_job.
- */
-static enum drm_gpu_sched_stat tgpu_job_timedout(struct drm_sched_job *sjob)
-{
-	struct tgpu_job *job = to_tgpu_job(sjob);
-	struct tgpu_queue *q = job->q;
-	struct tgpu_device *tdev = q->tdev;
-	int idx;
-
-	if (drm_dev_enter(&tdev->base, &idx)) {
-		/*
-		 * Its fences are about to say "done": the engine must be,
-		 * too, and is once the write returns (channels.md).
-		 */
-		tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
-			  TGPU_CHAN_CTRL_KILL);
-		drm_dev_exit(idx);
-	}
-	drm_err(&tdev->base,
-		"queue %u of %s[%d] (channel %u, %s): job %llu timed out after %u ms, channel killed\n",
-		q->id, q->comm, pid_nr(q->pid), q->chid,
-		tgpu_engine_name(q->engine),
-		sjob->s_fence->finished.seqno, q->timeout_ms);
-
-	spin_lock(&q->sched.job_list_lock);
-	list_add(&sjob->list, &q->sched.pending_list);
-	spin_unlock(&q->sched.job_list_lock);
-
-	tgpu_queue_fail(q, -ETIMEDOUT);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
 void tgpu_job_free(struct drm_sched_job *sjob)
@@ -324,6 +325,8 @@ void tgpu_job_free(struct drm_sched_job *sjob)
 	struct tgpu_job *job = to_tgpu_job(sjob);
 
 	drm_sched_job_cleanup(sjob);
+	if (job->fence)
+		dma_fence_put(&job->fence->base);
 	/* Still here when run_job never took it. */
 	kfree(job->hw_fence);
 	kvfree(job->ranges);
@@ -332,6 +335,6 @@ void tgpu_job_free(struct drm_sched_job *sjob)
 
 const struct drm_sched_backend_ops tgpu_sched_ops = {
 	.run_job = tgpu_job_run,
-	.timedout_job = tgpu_job_timedout,
+	.timedout_job = tgpu_reset_timedout,
 	.free_job = tgpu_job_free,
 };

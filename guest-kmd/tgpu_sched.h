@@ -37,6 +37,14 @@ struct tgpu_fence {
  * @base: the scheduler job
  * @q: the queue
  * @hw_fence: allocated at submit, handed to the scheduler by run_job
+ * @fence: the hardware fence once run_job made it (a reference)
+ * @snap_gp: the channel's GP_GET at the last hang check
+ * @snap_pb: its pushbuffer position (low 32 bits) then
+ * @snap_progress: its engine's ENGINE_PROGRESS then, or at run_job
+ * @snap_valid: @snap_gp and @snap_pb were read (a check happened)
+ * @rearms: timeouts the hang check let pass because work moved
+ * @run_ns: when run_job handed it to the hardware (ktime_get_ns())
+ * @gp_slot: the GPFIFO slot of its first entry
  * @count: number of @ranges
  * @ranges: the pushbuffer segments
  */
@@ -44,6 +52,12 @@ struct tgpu_job {
 	struct drm_sched_job base;
 	struct tgpu_queue *q;
 	struct tgpu_fence *hw_fence;
+	struct tgpu_fence *fence;
+	u32 snap_gp, snap_pb, snap_progress;
+	bool snap_valid;
+	u32 rearms;
+	u64 run_ns;
+	u32 gp_slot;
 	u32 count;
 	struct drm_tgpu_submit_range *ranges;
 };
@@ -55,7 +69,10 @@ static inline struct tgpu_job *to_tgpu_job(struct drm_sched_job *sjob)
 
 extern const struct drm_sched_backend_ops tgpu_sched_ops;
 
+void tgpu_queue_signal(struct tgpu_queue *q, int error);
 void tgpu_queue_fail(struct tgpu_queue *q, int error);
+void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job);
+void tgpu_queue_kick(struct tgpu_queue *q);
 int tgpu_queue_error(struct tgpu_queue *q);
 void tgpu_job_free(struct drm_sched_job *sjob);
 

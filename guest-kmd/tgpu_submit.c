@@ -140,7 +140,11 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 		ret = -ENOENT;
 		goto err_unlock;
 	}
-	ret = tgpu_queue_error(q) ? -EIO : 0;
+	/* a file whose work hung is banned; a dead queue takes nothing */
+	if (READ_ONCE(tfile->reset_status) == DRM_TGPU_RESET_GUILTY)
+		ret = -ECANCELED;
+	else
+		ret = tgpu_queue_error(q) ? -EIO : 0;
 	if (ret)
 		goto err_unlock;
 	job->q = q;

@@ -62,6 +62,7 @@ typedef enum tgpu_status {
 	TGPU_ERROR_NO_DRIVER = 102,         /* tgpu.ko is not loaded */
 	TGPU_ERROR_DEVICE_UNAVAILABLE = 103,/* device exists but is unusable */
 	TGPU_ERROR_DEVICE_LOST = 104,       /* sticky: device gone mid-use */
+	TGPU_ERROR_DEVICE_RESET = 106,      /* sticky: device reset, VRAM lost */
 	TGPU_ERROR_OUT_OF_DEVICE_MEMORY = 105, /* VRAM or channels exhausted */
 	TGPU_ERROR_INVALID_IMAGE = 200,     /* not a kernel image or source */
 	TGPU_ERROR_INVALID_CONTEXT = 201,   /* bad or destroyed context */
@@ -202,7 +203,12 @@ TGPU_API tgpu_status tgpu_ctx_get_device(tgpu_context *ctx, tgpu_device **dev);
 TGPU_API tgpu_status tgpu_ctx_synchronize(tgpu_context *ctx);
 /*
  * The context's sticky error: TGPU_SUCCESS while it is usable, else the
- * status that broke it (the call itself succeeds).  The message of the
+ * status that broke it (the call itself succeeds).  It also asks the
+ * driver (DRM_IOCTL_TGPU_RESET_STATUS, as GL_ARB_robustness does): a
+ * context whose work hung is TGPU_ERROR_LAUNCH_TIMEOUT, and every context
+ * made before a whole-device reset TGPU_ERROR_DEVICE_RESET.  Work of an
+ * innocent context that an engine reset took down was run again: it
+ * stays usable.  The message of the
  * failure is in tgpu_get_last_error_message() of the calling thread.
  */
 TGPU_API tgpu_status tgpu_ctx_get_reset_status(tgpu_context *ctx,

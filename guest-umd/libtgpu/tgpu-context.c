@@ -115,6 +115,10 @@ tgpu_status tu_ctx_ioctl_error(tgpu_context *ctx, const char *what, int err)
 		return tu_ctx_set_sticky(ctx, TGPU_ERROR_LAUNCH_FAILED,
 					 "%s on %s: the queue is dead after a GPU error (dmesg names the channel error)",
 					 what, ctx->node);
+	case ECANCELED:
+		return tu_ctx_set_sticky(ctx, TGPU_ERROR_LAUNCH_TIMEOUT,
+					 "%s on %s: the context is banned: its work hung the GPU and was reset (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel); destroy it and create another",
+					 what, ctx->node);
 	case ENOSPC:
 	case E2BIG:
 		return tu_fail(TGPU_ERROR_OUT_OF_DEVICE_MEMORY,
@@ -584,6 +588,23 @@ tgpu_status tgpu_ctx_get_reset_status(tgpu_context *ctx, tgpu_status *status)
 		return tu_fail(TGPU_ERROR_INVALID_CONTEXT,
 			       "tgpu_ctx_get_reset_status: %p is not a live context",
 			       (void *)ctx);
+	/* what the driver knows that no call of this context has seen yet */
+	if (!ctx->sticky) {
+		struct drm_tgpu_reset_status rs = { 0 };
+
+		if (drmIoctl(ctx->fd, DRM_IOCTL_TGPU_RESET_STATUS, &rs) == 0) {
+			if (rs.status == DRM_TGPU_RESET_GUILTY)
+				tu_ctx_set_sticky(ctx, TGPU_ERROR_LAUNCH_TIMEOUT,
+						  "the context's work hung the GPU and was reset (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel): it is banned; destroy it and create another");
+			else if (rs.flags & DRM_TGPU_RESET_VRAM_LOST)
+				tu_ctx_set_sticky(ctx, TGPU_ERROR_DEVICE_RESET,
+						  "the device was reset (%u resets since the context was made): device memory is to be treated as lost; destroy the context and create another",
+						  rs.resets);
+		} else if (errno == ENODEV) {
+			tu_ctx_set_sticky(ctx, TGPU_ERROR_DEVICE_LOST,
+					  "the device is gone (unbound, or lost from the bus): check dmesg");
+		}
+	}
 	pthread_mutex_lock(&ctx->lock);
 	*status = ctx->sticky;
 	if (ctx->sticky)

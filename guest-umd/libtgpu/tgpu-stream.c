@@ -130,8 +130,8 @@ int tu_syncobj_transfer(int fd, uint32_t dst, uint32_t src)
 static tgpu_status fence_status(int err, const char **why)
 {
 	switch (err) {
-	case -ETIMEDOUT:
-		*why = "it did not finish within the driver's job timeout (tgpu.job_timeout_ms) and its channel was killed";
+	case -ETIME:
+		*why = "it stopped making progress for the driver's job timeout (tgpu.job_timeout_ms): its engine was reset and the context banned (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel)";
 		return TGPU_ERROR_LAUNCH_TIMEOUT;
 	case -ENODEV:
 		*why = "the device went away";

@@ -28,6 +28,11 @@ static inline void tu_put_le32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static inline uint64_t tu_get_le64(const uint8_t *p)
+{
+	return tu_get_le32(p) | (uint64_t)tu_get_le32(p + 4) << 32;
+}
+
 /* The number of elements of array A (not a pointer). */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

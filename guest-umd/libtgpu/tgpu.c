@@ -95,6 +95,8 @@ const char *tgpu_get_error_string(tgpu_status status)
 		return "malformed command buffer (refused before submission)";
 	case TGPU_ERROR_DEVICE_LOST:
 		return "the device was lost (unbound, reset or bus loss); destroy the context";
+	case TGPU_ERROR_DEVICE_RESET:
+		return "the device was reset and device memory is to be treated as lost; destroy the context";
 	case TGPU_ERROR_OUT_OF_DEVICE_MEMORY:
 		return "out of device memory or hardware channels";
 	case TGPU_ERROR_INVALID_IMAGE:
@@ -112,7 +114,7 @@ const char *tgpu_get_error_string(tgpu_status status)
 	case TGPU_ERROR_ILLEGAL_ADDRESS:
 		return "GPU memory access fault; destroy the context";
 	case TGPU_ERROR_LAUNCH_TIMEOUT:
-		return "GPU work timed out and was killed; destroy the context";
+		return "GPU work stopped making progress and its engine was reset; destroy the context";
 	case TGPU_ERROR_LAUNCH_FAILED:
 		return "GPU work failed (kernel or engine error); destroy the context";
 	case TGPU_ERROR_NOT_SUPPORTED:
@@ -141,6 +143,7 @@ const char *tgpu_get_error_name(tgpu_status status)
 	NAME(TGPU_ERROR_DEVICE_UNAVAILABLE);
 	NAME(TGPU_ERROR_INVALID_COMMANDS);
 	NAME(TGPU_ERROR_DEVICE_LOST);
+	NAME(TGPU_ERROR_DEVICE_RESET);
 	NAME(TGPU_ERROR_OUT_OF_DEVICE_MEMORY);
 	NAME(TGPU_ERROR_INVALID_IMAGE);
 	NAME(TGPU_ERROR_INVALID_CONTEXT);

@@ -16,6 +16,7 @@
 #include <tgpu/isa.h>
 
 #include "tgpu-kimage.h"
+#include "tgpu-pbdump.h"
 #include "libtgpu.h"
 #include "tgpu-util.h"
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tgpu-dis [--raw] FILE\n"
-		"       tgpu-dis --pushbuffer FILE\n"
+		"       tgpu-dis --pushbuffer | --pb FILE\n"
 		"       tgpu-dis --help | --version\n"
 		"Disassemble a tgpu kernel image (as tgpu-as writes it) to standard output.\n"
 		"--raw: FILE is bare little-endian 64-bit instructions, no header.\n"
@@ -34,89 +35,12 @@ static void usage(FILE *f)
 		"FILE may be '-' for standard input.  Exit status: 0 ok, 1 error, 2 bad usage.\n");
 }
 
-/* The method's name: a host method, or one of the subchannel's class. */
-static const char *method_name(uint32_t cls, uint32_t m)
-{
-	const char *name;
-
-	if (m < TGPU_HOST_METHOD_LIMIT)
-		name = tgpu_host_method_name(m);
-	else if (cls == TGPU_CLASS_COPY)
-		name = tgpu_ce_method_name(m);
-	else if (cls == TGPU_CLASS_COMPUTE)
-		name = tgpu_gr_method_name(m);
-	else
-		return "(no class bound)";
-	return name ? name : "(unknown)";
-}
-
-/*
- * --pushbuffer: decode the dwords as the host unit does (docs/hw/
- * channels.md), tracking SET_OBJECT per subchannel.  1 (and a message
- * naming the dword) on a malformed stream, after printing what was good.
- */
-static int dump_pushbuffer(const char *name, const uint8_t *buf, size_t len)
-{
-	static const char *const ops[8] = {
-		[TGPU_PB_OP_INC] = "INC", [TGPU_PB_OP_NON_INC] = "NON_INC",
-		[TGPU_PB_OP_IMMD] = "IMMD", [TGPU_PB_OP_ONE_INC] = "ONE_INC",
-	};
-	uint32_t cls[TGPU_PB_NR_SUBCH] = { 0 };
-	size_t n = len / 4, i = 0;
-
-	if (len % 4) {
-		fprintf(stderr, "tgpu-dis: %s: %zu bytes is not a whole number of 32-bit dwords\n",
-			name, len);
-		return 1;
-	}
-	while (i < n) {
-		uint32_t hdr = tu_get_le32(buf + 4 * i), op = hdr >> TGPU_PB_OP_SHIFT;
-		uint32_t count = (hdr >> TGPU_PB_COUNT_SHIFT) & TGPU_PB_COUNT_MASK;
-		uint32_t subch = (hdr >> TGPU_PB_SUBCH_SHIFT) & TGPU_PB_SUBCH_MASK;
-		uint32_t m = (hdr & TGPU_PB_METHOD_MASK) << 2, j;
-
-		if (!ops[op]) {
-			fprintf(stderr, "tgpu-dis: %s: dword %zu: 0x%08x is not a method header (opcode %u)\n",
-				name, i, hdr, op);
-			return 1;
-		}
-		if (op == TGPU_PB_OP_IMMD) {
-			printf("%6zu: %08x IMMD subch %u %s (0x%03x) = 0x%x\n", i, hdr, subch,
-			       method_name(cls[subch], m), m, count);
-			if (m == TGPU_M_SET_OBJECT)
-				cls[subch] = count;
-			i++;
-			continue;
-		}
-		printf("%6zu: %08x %s subch %u method 0x%03x count %u\n", i, hdr, ops[op], subch,
-		       m, count);
-		for (j = 0, i++; j < count; j++, i++) {
-			uint32_t d;
-
-			if (i >= n) {
-				fprintf(stderr, "tgpu-dis: %s: the header at dword %zu wants %u more dwords than the file has\n",
-					name, i - j - 1, count - j);
-				return 1;
-			}
-			d = tu_get_le32(buf + 4 * i);
-			printf("%6zu: %08x   %s (0x%03x) = 0x%08x\n", i, d,
-			       method_name(cls[subch], m), m, d);
-			if (m == TGPU_M_SET_OBJECT)
-				cls[subch] = d & 0xffff;
-			if (op == TGPU_PB_OP_INC || op == TGPU_PB_OP_ONE_INC)
-				m = (m + 4) & (TGPU_PB_METHOD_MASK << 2);
-			if (op == TGPU_PB_OP_ONE_INC)
-				op = TGPU_PB_OP_NON_INC;
-		}
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "raw", no_argument, NULL, 'r' },
 		{ "pushbuffer", no_argument, NULL, 'p' },
+		{ "pb", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -169,7 +93,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pushbuffer) {
-		rc = dump_pushbuffer(name, buf, len);
+		uint32_t cls[TGPU_PB_NR_SUBCH] = { 0 };
+
+		rc = tu_pb_print(stdout, "tgpu-dis", name, buf, len, cls);
 		free(buf);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "tgpu-dis: writing the listing failed\n");

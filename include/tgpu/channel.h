@@ -11,6 +11,9 @@
 #ifndef TGPU_CHANNEL_H
 #define TGPU_CHANNEL_H
 
+#include "copy.h"   /* TGPU_CE_ERR_*, for tgpu_chan_error_xid() */
+#include "isa.h"    /* TGPU_KERR_* */
+
 /* ---- GPU addresses ----------------------------------------------------- */
 
 /*
@@ -257,54 +260,57 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
 /* ---- channel error codes (CHAN_ERROR, FIFO_ERR_CODE) ------------------- */
 
 /*
- * X(NAME, code, meaning): TGPU_ERR_<NAME>, and the name and meaning that
- * the logs of the device, the KMD and libtgpu print
+ * X(NAME, code, xid, meaning): TGPU_ERR_<NAME>, the NVIDIA Xid a board
+ * reports for such an error (0: none), and the name and meaning that the
+ * logs of the device, the KMD and libtgpu print.  tgpu_chan_error_xid()
+ * refines COPY and COMPUTE by their reason.
  */
 #define TGPU_CHAN_ERRORS(X) \
-    X(NONE,             0,  "no error") \
-    X(INVALID_INSTANCE, 1,  "instance block rejected at enable") \
-    X(USERD_FAULT,      2,  "USERD unreachable") \
-    X(GP_PUT_INVALID,   3,  "GP_PUT beyond the GPFIFO ring") \
-    X(GPFIFO_FAULT,     4,  "GPFIFO entry unreachable") \
-    X(GPFIFO_ENTRY,     5,  "bad GPFIFO entry or control op") \
-    X(PB_FAULT,         6,  "pushbuffer unreachable") \
-    X(PB_HEADER,        7,  "illegal method header opcode") \
-    X(ILLEGAL_METHOD,   8,  "unknown host method") \
-    X(ILLEGAL_SUBCH,    9,  "engine method on an unbound subchannel") \
-    X(BAD_CLASS,        10, "SET_OBJECT class unknown to this engine") \
-    X(SEM_FAULT,        11, "semaphore unreachable or misaligned") \
-    X(SEM_INVALID_OP,   12, "unknown semaphore operation") \
-    X(ACQUIRE_TIMEOUT,  13, "semaphore acquire timed out") \
-    X(MEM_OP,           14, "unknown MEM_OP operation, or a privileged " \
-                            "one on a user channel") \
-    X(ENGINE,           15, "engine error") \
-    X(ENGINE_RESET,     16, "engine reset under the channel") \
-    X(KILLED,           17, "killed by the driver") \
+    X(NONE,             0,  0,  "no error") \
+    X(INVALID_INSTANCE, 1,  32, "instance block rejected at enable") \
+    X(USERD_FAULT,      2,  32, "USERD unreachable") \
+    X(GP_PUT_INVALID,   3,  32, "GP_PUT beyond the GPFIFO ring") \
+    X(GPFIFO_FAULT,     4,  32, "GPFIFO entry unreachable") \
+    X(GPFIFO_ENTRY,     5,  32, "bad GPFIFO entry or control op") \
+    X(PB_FAULT,         6,  32, "pushbuffer unreachable") \
+    X(PB_HEADER,        7,  32, "illegal method header opcode") \
+    X(ILLEGAL_METHOD,   8,  13, "unknown host method") \
+    X(ILLEGAL_SUBCH,    9,  13, "engine method on an unbound subchannel") \
+    X(BAD_CLASS,        10, 13, "SET_OBJECT class unknown to this engine") \
+    X(SEM_FAULT,        11, 31, "semaphore unreachable or misaligned") \
+    X(SEM_INVALID_OP,   12, 13, "unknown semaphore operation") \
+    X(ACQUIRE_TIMEOUT,  13, 8,  "semaphore acquire timed out") \
+    X(MEM_OP,           14, 13, "unknown MEM_OP operation, or a privileged " \
+                                "one on a user channel") \
+    X(ENGINE,           15, 13, "engine error") \
+    X(ENGINE_RESET,     16, 45, "engine reset under the channel") \
+    X(KILLED,           17, 45, "killed by the driver") \
     /* info: TGPU_CE_ERR_INFO */ \
-    X(COPY,             18, "copy engine error (reason in the info, " \
-                            "see copy.h)") \
+    X(COPY,             18, 13, "copy engine error (reason in the info, " \
+                                "see copy.h)") \
     /* info: TGPU_KERR_* (isa.h) */ \
-    X(COMPUTE,          19, "kernel error (reason in the info, see isa.h)") \
+    X(COMPUTE,          19, 13, "kernel error (reason in the info, " \
+                                "see isa.h)") \
     /* info: the reader, TGPU_ECC_ENGINE_* (ecc.h); the ECC log has where */ \
-    X(ECC_UNCORRECTABLE, 20, "uncorrectable ECC error in data the " \
-                             "channel's work read") \
-    X(THERMAL_SHUTDOWN, 21, "the GPU stopped at its shutdown temperature")
+    X(ECC_UNCORRECTABLE, 20, 48, "uncorrectable ECC error in data the " \
+                                 "channel's work read") \
+    X(THERMAL_SHUTDOWN, 21, 0,  "the GPU stopped at its shutdown temperature")
 
 enum {
-#define TGPU_ERR_ENUM_(name, code, meaning) TGPU_ERR_##name = (code),
+#define TGPU_ERR_ENUM_(name, code, xid, meaning) TGPU_ERR_##name = (code),
     TGPU_CHAN_ERRORS(TGPU_ERR_ENUM_)
 #undef TGPU_ERR_ENUM_
 };
 
 /* the number of codes: they are 0..TGPU_ERR_COUNT-1 */
-#define TGPU_ERR_ONE_(name, code, meaning) + 1
+#define TGPU_ERR_ONE_(name, code, xid, meaning) + 1
 #define TGPU_ERR_COUNT              (0 TGPU_CHAN_ERRORS(TGPU_ERR_ONE_))
 
 /* The name and meaning of each code, for the logs of device and driver. */
 static inline const char *tgpu_chan_error_name(unsigned int code)
 {
     switch (code) {
-#define TGPU_ERR_NAME_(name, c, meaning) case (c): return #name;
+#define TGPU_ERR_NAME_(name, c, xid, meaning) case (c): return #name;
     TGPU_CHAN_ERRORS(TGPU_ERR_NAME_)
 #undef TGPU_ERR_NAME_
     }
@@ -314,11 +320,49 @@ static inline const char *tgpu_chan_error_name(unsigned int code)
 static inline const char *tgpu_chan_error_meaning(unsigned int code)
 {
     switch (code) {
-#define TGPU_ERR_MEANING_(name, c, meaning) case (c): return meaning;
+#define TGPU_ERR_MEANING_(name, c, xid, meaning) case (c): return meaning;
     TGPU_CHAN_ERRORS(TGPU_ERR_MEANING_)
 #undef TGPU_ERR_MEANING_
     }
     return "unknown error code";
+}
+
+/*
+ * NVIDIA Xid numbers of events the driver detects itself, not a channel
+ * error code: the "Xid N:" its log lines carry (docs/driver/kmd.md).
+ */
+#define TGPU_XID_STOPPED            8   /* a job stopped making progress */
+#define TGPU_XID_MMU_FAULT          31  /* GPU memory page fault */
+#define TGPU_XID_CLEANUP            45  /* work taken down by a reset */
+#define TGPU_XID_DBE                48  /* double-bit ECC error */
+#define TGPU_XID_BUS                79  /* fallen off the bus */
+#define TGPU_XID_CTXSW_TIMEOUT      109 /* the engine would not let go */
+
+/*
+ * The Xid of a channel error; @info refines COPY and COMPUTE (an MMU
+ * fault is 31, an ECC error 48, other reasons 13).
+ */
+static inline unsigned int tgpu_chan_error_xid(unsigned int code,
+                                               unsigned int info)
+{
+    unsigned int reason = TGPU_CE_ERR_INFO_ERR(info);
+
+    if (code == TGPU_ERR_COPY) {
+        return reason == TGPU_CE_ERR_FAULT ||
+               reason == TGPU_CE_ERR_DESC_FAULT ? TGPU_XID_MMU_FAULT :
+               reason == TGPU_CE_ERR_ECC ? TGPU_XID_DBE : 13;
+    }
+    if (code == TGPU_ERR_COMPUTE) {
+        return info == TGPU_KERR_MMU_FAULT ||
+               info == TGPU_KERR_PROGRAM_FAULT ? TGPU_XID_MMU_FAULT :
+               info == TGPU_KERR_ECC ? TGPU_XID_DBE : 13;
+    }
+    switch (code) {
+#define TGPU_ERR_XID_(name, c, xid, meaning) case (c): return (xid);
+    TGPU_CHAN_ERRORS(TGPU_ERR_XID_)
+#undef TGPU_ERR_XID_
+    }
+    return 0;
 }
 
 #endif /* TGPU_CHANNEL_H */

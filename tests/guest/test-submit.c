@@ -703,14 +703,28 @@ static void test_illegal_method(struct ctx *c)
 	c->pb.len = 0;
 }
 
-/* A job that never finishes times out; the queue is killed. */
+/*
+ * A job that never finishes (blocked on an acquire: no progress) hangs:
+ * its fences fail with -ETIME, the file is guilty and banned, and the
+ * driver logs an Xid 8 line naming the channel and the process.
+ */
 static void test_timeout(struct ctx *c)
 {
+	struct drm_tgpu_reset_status rs;
 	struct timespec t0, t1;
-	uint32_t q, s, s2;
+	uint32_t q, q2, s, s2;
 	struct drm_tgpu_submit_range r;
 	int err, status;
+	char cmd[160];
 	double dt;
+
+	err = reset_status(c->fd, &rs);
+	ok(!err && rs.status == DRM_TGPU_RESET_NONE &&
+	   !rs.flags, "RESET_STATUS before: none (%u, flags %u, %u resets)",
+	   rs.status, rs.flags, rs.resets);
+	rs.pad = 1;
+	ok(xioctl(c->fd, DRM_IOCTL_TGPU_RESET_STATUS, &rs) == EINVAL,
+	   "RESET_STATUS with padding set: EINVAL");
 
 	memset((void *)c->data, 0, DATA_SIZE);
 	queue_create(c->fd, TGPU_RUNLIST_CE1, 0, &q);
@@ -727,14 +741,28 @@ static void test_timeout(struct ctx *c)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	status = syncobj_status(c->fd, s);
-	ok(!err && status == -ETIMEDOUT,
-	   "the first fails with -ETIMEDOUT after %.1f s (status %d)", dt, status);
+	ok(!err && status == -ETIME,
+	   "the first fails with -ETIME after %.1f s (status %d)", dt, status);
 	if (expect_timeout_ms)
 		ok(dt >= expect_timeout_ms / 1000.0 &&
 		   dt < expect_timeout_ms / 1000.0 + 2.0,
 		   "that is the job timeout, %u ms", expect_timeout_ms);
 	status = syncobj_status(c->fd, s2);
 	ok(status < 0, "the second fails too (status %d)", status);
+	err = reset_status(c->fd, &rs);
+	ok(!err && rs.status == DRM_TGPU_RESET_GUILTY &&
+	   rs.resets >= 1 && !(rs.flags & DRM_TGPU_RESET_VRAM_LOST),
+	   "RESET_STATUS: guilty, %u resets, VRAM kept (an engine reset)",
+	   rs.resets);
+	ok(queue_create(c->fd, TGPU_RUNLIST_CE0, 0, &q2) == 0 &&
+	   submit(c->fd, q2, &r, 1, NULL, 0, 0) == ECANCELED,
+	   "the guilty file's next submit, on a new queue: ECANCELED");
+	snprintf(cmd, sizeof(cmd),
+		 "dmesg | grep -q 'Xid 8: channel [0-9]* (pid %d, test-submit) stopped processing.*engine ce1 reset'",
+		 (int)getpid());
+	ok(system(cmd) == 0, "dmesg: \"Xid 8: channel N (pid %d, test-submit) stopped processing ..., engine ce1 reset\"",
+	   (int)getpid());
+	queue_destroy(c->fd, q2);
 	syncobj_destroy(c->fd, s);
 	syncobj_destroy(c->fd, s2);
 	queue_destroy(c->fd, q);

@@ -9,6 +9,14 @@
  *                              (MS, its job_timeout_ms) is LAUNCH_TIMEOUT
  *   test-umd --unplug          the device unbound under a context is
  *                              DEVICE_LOST (rebinds it afterwards)
+ *   test-umd --reset=KIND      recovery from a fault that the host's
+ *                              fault plan injects at the first kernel
+ *                              launch (tests/guest/run): stall, wedge,
+ *                              fetch, lost-irq, doorbell-drop (at the
+ *                              second launch), bus-loss; flr resets the
+ *                              device from sysfs (flr-load: with the
+ *                              innocent copying through it, which loses
+ *                              data: docs/driver/kmd.md, "Known problems")
  *
  * Output is TAP; the exit status is non-zero if any check failed.
  */
@@ -22,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -616,6 +625,17 @@ static void test_sticky(void)
 	is(tgpu_ctx_destroy(ctx2), TGPU_SUCCESS, "destroy the other");
 }
 
+/* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
+static void spin_context(tgpu_context **ctx, tgpu_function **spin,
+			 tgpu_deviceptr *out)
+{
+	tgpu_module *m;
+
+	if (tgpu_ctx_create(ctx, dev, 0) || tgpu_module_load_data(*ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(spin, m, "spin") || tgpu_mem_alloc(*ctx, out, 4096))
+		bail("no context or module");
+}
+
 /* ---- the job timeout ------------------------------------------------------------ */
 
 static void test_timeout(unsigned int timeout_ms)
@@ -625,13 +645,10 @@ static void test_timeout(unsigned int timeout_ms)
 	tgpu_function *spin;
 	tgpu_context *ctx;
 	tgpu_deviceptr out;
-	tgpu_module *m;
 	tgpu_status st;
 	double dt;
 
-	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_module_load_data(ctx, &m, kernels, 0) ||
-	    tgpu_module_get_function(&spin, m, "spin") || tgpu_mem_alloc(ctx, &out, 4096))
-		bail("no context or module");
+	spin_context(&ctx, &spin, &out);
 	/* far longer than the timeout: 2^31 iterations */
 	sp.out = out;
 	sp.iters = 0x7fffffff;
@@ -653,6 +670,341 @@ static void test_timeout(unsigned int timeout_ms)
 		bail("no context");
 	is(tgpu_memset_d32(ctx, 0, 0, 0), TGPU_SUCCESS, "a new context works");
 	tgpu_ctx_destroy(ctx);
+}
+
+/*
+ * A kernel that runs for several job timeouts but keeps making progress
+ * is not a hang: the driver's progress check lets it finish.
+ */
+static void test_progress(unsigned int timeout_ms)
+{
+	struct spin_params sp;
+	struct timespec t0, t1;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	tgpu_status st = TGPU_SUCCESS;
+	uint32_t iters;
+	double dt = 0;
+
+	spin_context(&ctx, &spin, &out);
+	/* longer each time, until one run outlasts three timeouts */
+	for (iters = 1u << 16; iters < 1u << 30 && !st &&
+	     dt < 3.0 * timeout_ms / 1000.0; iters *= 2) {
+		sp.out = out;
+		sp.iters = iters;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+		if (!st)
+			st = tgpu_ctx_synchronize(ctx);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		dt = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
+	is(st, TGPU_SUCCESS, "a kernel that keeps making progress finishes");
+	ok(dt >= 3.0 * timeout_ms / 1000.0,
+	   "it ran %.2f s, past three job timeouts of %u ms (%u iterations)",
+	   dt, timeout_ms, iters / 2);
+	tgpu_ctx_get_reset_status(ctx, &st);
+	is(st, TGPU_SUCCESS, "the context is not in error");
+	tgpu_ctx_destroy(ctx);
+}
+
+/* ---- recovery ----------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static bool dmesg_match(const char *pattern)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -qE '%s'", pattern);
+	return system(cmd) == 0;
+}
+
+/*
+ * The innocent process: copies through the copy engine, byte for byte,
+ * until the guilty one says it is done (a byte on @done), at least
+ * @min_rounds of them; then a kernel on the compute engine.  Exits with
+ * the number of failures, and reports on stderr.  It says it is copying
+ * with a byte on @ready.  With @idle it stops copying after that byte
+ * until @done, then first checks that its device memory kept the last
+ * round's data.
+ */
+static int innocent_main(int ready, int done, unsigned int min_rounds,
+			 tgpu_status want_kernel, bool idle)
+{
+	enum { N = 64 * 1024 };
+	static uint32_t out[N], in[N];
+	struct vadd_params vp;
+	tgpu_context *ctx;
+	tgpu_deviceptr d, a, c;
+	tgpu_function *vadd;
+	tgpu_module *m;
+	unsigned int rounds = 0, bad = 0, i;
+	float *fa, fc[256];
+	struct pollfd pfd = { .fd = done, .events = POLLIN };
+	tgpu_status st;
+
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0) ||
+	    tgpu_ctx_create(&ctx, dev, 0) || tgpu_mem_alloc(ctx, &d, sizeof(in)) ||
+	    tgpu_module_load_data(ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&vadd, m, "vadd")) {
+		fprintf(stderr, "innocent: no context: %s\n", tgpu_get_last_error_message());
+		return 100;
+	}
+	do {
+		for (i = 0; i < N; i++)
+			in[i] = pattern(i) ^ rounds;
+		st = tgpu_memcpy_htod(ctx, d, in, sizeof(in));
+		if (!st)
+			st = tgpu_memcpy_dtoh(ctx, out, d, sizeof(out));
+		/* a lost bus ends the copies as it ends everything */
+		if (st && st == want_kernel) {
+			fprintf(stderr, "innocent: round %u: %s, as expected\n",
+				rounds, S(st));
+			return bad ? 105 : 0;
+		}
+		if (st) {
+			fprintf(stderr, "innocent: round %u: %s: %s\n", rounds, S(st),
+				tgpu_get_last_error_message());
+			return 101;
+		}
+		if (memcmp(in, out, sizeof(in))) {
+			for (i = 0; in[i] == out[i]; i++)
+				;
+			fprintf(stderr, "innocent: round %u: word %u of %u is 0x%08x, not 0x%08x\n",
+				rounds, i, N, out[i], in[i]);
+			/* which copy lost it: read the device memory again */
+			if (!tgpu_memcpy_dtoh(ctx, out, d, sizeof(out)))
+				fprintf(stderr, "innocent: read again, the device memory %s\n",
+					memcmp(in, out, sizeof(in)) ? "has the old data: the copy to it was lost" :
+					"is right: the copy from it was lost");
+			bad++;
+		}
+		if (!rounds++ && write(ready, "r", 1) != 1)
+			return 102;
+		if (idle && rounds == 1) {
+			char byte;
+
+			if (read(done, &byte, 1) != 1 ||
+			    tgpu_memcpy_dtoh(ctx, out, d, sizeof(out)))
+				return 106;
+			if (memcmp(in, out, sizeof(in))) {
+				fprintf(stderr, "innocent: its device memory changed while it was idle\n");
+				bad++;
+			}
+			min_rounds = rounds + 5;
+		}
+	} while (rounds < min_rounds || (!idle && poll(&pfd, 1, 0) == 0));
+	fprintf(stderr, "innocent: %u rounds of 256 KiB copies, %u with wrong data\n",
+		rounds, bad);
+
+	/* the engine the guilty one hung serves again */
+	if (tgpu_mem_alloc(ctx, &a, 4096) || tgpu_mem_alloc(ctx, &c, 4096) ||
+	    tgpu_mem_host_map(ctx, (void **)&fa, a))
+		return 103;
+	for (i = 0; i < 256; i++)
+		fa[i] = (float)i;
+	vp = (struct vadd_params){ .a = a, .b = a, .c = c, .n = 256 };
+	st = tgpu_launch_kernel(vadd, 1, 1, 1, 256, 1, 1, 0, NULL, &vp, sizeof(vp));
+	if (!st)
+		st = tgpu_ctx_synchronize(ctx);
+	if (st == want_kernel && !st)
+		st = tgpu_memcpy_dtoh(ctx, fc, c, sizeof(fc));
+	if (st != want_kernel) {
+		fprintf(stderr, "innocent: the kernel after the reset: %s (%s), not %s\n",
+			S(st), tgpu_get_last_error_message(), S(want_kernel));
+		return 104;
+	}
+	for (i = 0; !st && i < 256; i++)
+		bad += fc[i] != 2.0f * i;
+	return bad ? 105 : 0;
+}
+
+static const char *bus_id(void)
+{
+	static struct tgpu_device_info info;
+
+	if (tgpu_device_get_info(dev, &info))
+		bail("no device info");
+	return info.pci_bus_id;
+}
+
+/*
+ * The hang left a devcoredump that tgpu-coredump decodes: the guilty
+ * channel is this process, its pushbuffer has the launch, and the
+ * kernel's fence segment its semaphore release.  Then it is dismissed.
+ */
+static void check_coredump(void)
+{
+	char cmd[512], want[96];
+
+	ok(system("cat /sys/class/devcoredump/devcd*/data >/tmp/tgpu.dump 2>/dev/null && test -s /tmp/tgpu.dump") == 0,
+	   "a devcoredump is in /sys/class/devcoredump");
+	ok(system("tgpu-coredump /tmp/tgpu.dump >/tmp/tgpu.dump.txt") == 0,
+	   "tgpu-coredump decodes it (exit 0)");
+	snprintf(want, sizeof(want), "guilty: channel [0-9]+ \\(pid %d, test-umd\\)", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "head -n 1 /tmp/tgpu.dump.txt | grep -qE '^%s'", want);
+	ok(system(cmd) == 0, "it names the guilty channel: %s", want);
+	ok(system("grep -q 'LAUNCH (0x300)' /tmp/tgpu.dump.txt") == 0,
+	   "the guilty pushbuffer decodes to the kernel's LAUNCH");
+	ok(system("grep -q 'SEM_EXECUTE (0x06c)' /tmp/tgpu.dump.txt") == 0,
+	   "the fence segment decodes to its SEM_EXECUTE");
+	ok(system("grep -q 'flags 0x1 PAGED, asid' /tmp/tgpu.dump.txt") == 0,
+	   "the instance block decodes, paged, with its ASID");
+	if (system("for d in /sys/class/devcoredump/devcd*/data; do echo 1 >$d; done 2>/dev/null"))
+		printf("# could not dismiss the devcoredump\n");
+}
+
+/* The kernel's output buffer, for more work in the same context. */
+static tgpu_deviceptr guilty_out;
+
+/* The guilty kernel: the plan hangs the first launch of the device. */
+static tgpu_status guilty_launch(tgpu_context **ctx)
+{
+	struct spin_params sp;
+	tgpu_function *spin;
+	tgpu_deviceptr out;
+
+	spin_context(ctx, &spin, &out);
+	sp.out = guilty_out = out;
+	sp.iters = 1000;
+	if (tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp)))
+		bail("no launch");
+	return tgpu_ctx_synchronize(*ctx);
+}
+
+static void test_reset(const char *kind, unsigned int timeout_ms)
+{
+	bool wedge = !strcmp(kind, "wedge"), flr = !strncmp(kind, "flr", 3);
+	bool idle = !strcmp(kind, "flr");
+	bool bus = !strcmp(kind, "bus-loss"), lost_irq = !strcmp(kind, "lost-irq");
+	bool doorbell = !strcmp(kind, "doorbell-drop");
+	int ready[2], done[2], status;
+	tgpu_context *ctx = NULL;
+	char pat[192], path[128];
+	tgpu_status st;
+	pid_t child = -1;
+	double t0, dt;
+
+	/*
+	 * The innocent copies through the reset (not beside a lost interrupt
+	 * or doorbell: its interrupts and doorbells would make up for them).
+	 */
+	if (!lost_irq && !doorbell) {
+		if (pipe(ready) || pipe(done))
+			bail("pipe");
+		child = fork();
+		if (child == 0)
+			_exit(innocent_main(ready[1], done[0], 20,
+					    bus ? TGPU_ERROR_DEVICE_LOST : TGPU_SUCCESS,
+					    idle));
+		if (read(ready[0], pat, 1) != 1)
+			bail("the innocent process did not start");
+	}
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
+		bail(tgpu_get_last_error_message());
+
+	t0 = now_s();
+	if (flr) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bus_id());
+		/*
+		 * The innocent process is idle during the FLR: copies in
+		 * flight across one lose data (docs/driver/kmd.md, "Known
+		 * problems").
+		 */
+		ok(!write_file(path, "1"), "FLR through %s", path);
+		dt = now_s() - t0;
+		if (idle && write(done[1], "d", 1) != 1)
+			bail("pipe");
+		ok(dt < 2.0, "the reset took %.3f s (gem_eio's bound: 2 s)", dt);
+		ok(dmesg_match("device reset done: ECC (enabled|disabled)"),
+		   "dmesg: device reset done, ECC set up again");
+		st = guilty_launch(&ctx);
+		is(st, TGPU_SUCCESS, "a new context's kernel after the FLR");
+		tgpu_ctx_get_reset_status(ctx, &st);
+		is(st, TGPU_SUCCESS, "it was made after the reset: no reset status");
+	} else {
+		st = guilty_launch(&ctx);
+		dt = now_s() - t0;
+		if (doorbell) {
+			/*
+			 * The plan drops the next doorbell after the first
+			 * launch: the memset's, in the same context (nothing
+			 * else rings one in between).
+			 */
+			is(st, TGPU_SUCCESS, "the first kernel");
+			t0 = now_s();
+			st = tgpu_memset_d32(ctx, guilty_out, 7, 1024);
+			dt = now_s() - t0;
+			is(st, TGPU_SUCCESS, "the memset whose doorbell was dropped completes");
+			ok(dt >= timeout_ms / 1000.0 - 0.2 && dt < timeout_ms / 1000.0 + 2.0,
+			   "at the job timeout's check (%.2f s, timeout %u ms)", dt, timeout_ms);
+			ok(dmesg_match("doorbell lost, rung again"),
+			   "dmesg: the doorbell was lost and rung again");
+			if (!st) {
+				uint32_t back[1024];
+
+				st = tgpu_memcpy_dtoh(ctx, back, guilty_out, sizeof(back));
+				ok(!st && back[0] == 7 && back[1023] == 7,
+				   "and wrote what it should (%s, 0x%x)", S(st), back[0]);
+			}
+		} else if (lost_irq) {
+			is(st, TGPU_SUCCESS, "the job whose interrupt was lost completes");
+			ok(dt >= timeout_ms / 1000.0 - 0.2 && dt < timeout_ms / 1000.0 + 2.0,
+			   "at the job timeout's check (%.2f s, timeout %u ms)", dt, timeout_ms);
+			ok(dmesg_match("was done, its interrupt never came \\(missed interrupt [1-9]"),
+			   "dmesg: the job was done, its interrupt never came");
+			ok(system("grep -qs 'tgpu-missed-irqs:.*[1-9]' /proc/$PPID/fdinfo/*") == 0,
+			   "fdinfo: tgpu-missed-irqs counts it");
+		} else if (bus) {
+			is(st, TGPU_ERROR_DEVICE_LOST, "the guilty job: DEVICE_LOST");
+			ok(dmesg_match("Xid 79: GPU has fallen off the bus"),
+			   "dmesg: Xid 79, fallen off the bus");
+			ok(access("/dev/dri/renderD128", F_OK) != 0,
+			   "the render node is gone (drm_dev_unplug)");
+		} else {
+			is(st, TGPU_ERROR_LAUNCH_TIMEOUT, "the guilty kernel: LAUNCH_TIMEOUT");
+			ok(dt < 2.0 * timeout_ms / 1000.0 + 1.5,
+			   "found hung after %.2f s (timeout %u ms)", dt, timeout_ms);
+			ok(strstr(tgpu_get_last_error_message(), "Xid") != NULL,
+			   "the message points at the Xid line (%s)", tgpu_get_last_error_message());
+			tgpu_ctx_get_reset_status(ctx, &st);
+			is(st, TGPU_ERROR_LAUNCH_TIMEOUT, "its reset status: guilty");
+			if (wedge)
+				snprintf(pat, sizeof(pat),
+					 "Xid 109: channel [0-9]+ \\(pid %d, test-umd\\) did not stop when killed.*wedged, device reset",
+					 (int)getpid());
+			else
+				snprintf(pat, sizeof(pat),
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing.*engine compute reset",
+					 (int)getpid());
+			ok(dmesg_match(pat), "dmesg: %s", pat);
+			if (wedge)
+				ok(dmesg_match("device reset done"), "dmesg: the device reset is done");
+			check_coredump();
+		}
+	}
+	if (ctx)
+		tgpu_ctx_destroy(ctx);
+	if (child > 0) {
+		if (!idle && write(done[1], "d", 1) != 1)
+			bail("pipe");
+		waitpid(child, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "the innocent process: every copy byte-exact through the %s, then %s (exit %d)",
+		   kind, bus ? "DEVICE_LOST" : "a correct kernel on the compute engine",
+		   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	if (bus)
+		ok(!write_file("/sys/bus/pci/drivers/tgpu/unbind", bus_id()),
+		   "unbind after the bus loss");
 }
 
 /* ---- device lost ------------------------------------------------------------------ */
@@ -710,22 +1062,35 @@ static void test_error_strings(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int timeout_ms = 0;
+	unsigned int timeout_ms = 0, progress_ms = 0;
+	const char *reset = NULL;
 	bool unplug = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--timeout-ms=", 13))
 			timeout_ms = (unsigned int)strtoul(argv[i] + 13, NULL, 10);
+		else if (!strncmp(argv[i], "--progress-ms=", 14))
+			progress_ms = (unsigned int)strtoul(argv[i] + 14, NULL, 10);
+		else if (!strncmp(argv[i], "--reset=", 8))
+			reset = argv[i] + 8;
 		else if (!strcmp(argv[i], "--unplug"))
 			unplug = true;
 		else
-			bail("usage: test-umd [--timeout-ms=MS | --unplug]");
+			bail("usage: test-umd [--timeout-ms=MS | --progress-ms=MS | --reset=KIND [--timeout-ms=MS] | --unplug]");
+	}
+	if (reset) {
+		test_reset(reset, timeout_ms ? timeout_ms : 2000);
+		return tap_done();
 	}
 	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
 		bail(tgpu_get_last_error_message());
 	if (timeout_ms) {
 		test_timeout(timeout_ms);
+		return tap_done();
+	}
+	if (progress_ms) {
+		test_progress(progress_ms);
 		return tap_done();
 	}
 	if (unplug) {

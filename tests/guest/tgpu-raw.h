@@ -142,6 +142,13 @@ static inline int queue_destroy(int fd, uint32_t id)
 	return xioctl(fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
 }
 
+/* DRM_IOCTL_TGPU_RESET_STATUS: 0 or the errno. */
+static inline int reset_status(int fd, struct drm_tgpu_reset_status *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	return xioctl(fd, DRM_IOCTL_TGPU_RESET_STATUS, rs);
+}
+
 static inline uint32_t syncobj_create(int fd)
 {
 	struct drm_syncobj_create c = { 0 };

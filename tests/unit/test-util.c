@@ -5,11 +5,13 @@
  */
 #include <inttypes.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tgpu/regs.h>
 #include <tgpu_drm.h>
 
 #include "tap.h"
+#include "tgpu-ascii85.h"
 #include "tgpu-util.h"
 
 #define GiB (1024ull * 1024 * 1024)
@@ -211,6 +213,55 @@ static void test_misc_fmt(void)
 	is_str(tu_fmt_engines(buf, 8, 7), "compute", "engines truncate to the buffer");
 }
 
+/*
+ * The kernel's encoder (<linux/ascii85.h>), written again here: five
+ * base-85 digits from '!', most significant first, 'z' for zero.
+ */
+static void a85_encode(uint32_t v, char *out)
+{
+	int i;
+
+	if (!v) {
+		strcpy(out, "z");
+		return;
+	}
+	out[5] = 0;
+	for (i = 5; i--; ) {
+		out[i] = (char)('!' + v % 85);
+		v /= 85;
+	}
+}
+
+static void test_ascii85(void)
+{
+	static const uint32_t words[] = {
+		0, 1, 84, 85, 0xdeadbeef, 0x7fffffff, 0xffffffff, 0x100, 0,
+	};
+	char text[256] = "", g[8];
+	uint32_t out[16];
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		a85_encode(words[i], g);
+		strcat(text, g);
+		if (i == 3)
+			strcat(text, "\n    ");	/* a blob's line break */
+	}
+	n = tu_ascii85_decode(text, out, ARRAY_SIZE(out));
+	ok(n == (long)ARRAY_SIZE(words) && !memcmp(out, words, sizeof(words)),
+	   "ascii85: %zu words, zeros as 'z' and a line break, decode to themselves (%ld)",
+	   ARRAY_SIZE(words), n);
+	ok(tu_ascii85_decode("s8W-!", out, 1) == 1 && out[0] == 0xffffffff,
+	   "ascii85: s8W-! is 0xffffffff");
+	ok(tu_ascii85_decode("s8W-\"", out, 1) == -1,
+	   "ascii85: a group above 0xffffffff is refused");
+	ok(tu_ascii85_decode("!!!", out, 4) == -1, "ascii85: a short group is refused");
+	ok(tu_ascii85_decode("!!!!v", out, 4) == -1, "ascii85: a character past 'u' is refused");
+	ok(tu_ascii85_decode("zzz", out, 2) == -1, "ascii85: more words than room is refused");
+	ok(tu_ascii85_decode("", out, 2) == 0, "ascii85: nothing is no words");
+}
+
 int main(void)
 {
 	test_chip_decode();
@@ -221,5 +272,6 @@ int main(void)
 	test_sizes();
 	test_watts();
 	test_misc_fmt();
+	test_ascii85();
 	return tap_done();
 }

@@ -24,6 +24,7 @@ extern "C" {
 #define DRM_TGPU_QUEUE_DESTROY      0x06
 #define DRM_TGPU_SUBMIT             0x07
 #define DRM_TGPU_QUEUE_QUERY        0x08
+#define DRM_TGPU_RESET_STATUS       0x09
 
 /* Parameters for DRM_IOCTL_TGPU_GET_PARAM. */
 enum drm_tgpu_param {
@@ -332,12 +333,15 @@ struct drm_tgpu_submit_range {
  * that releases the job's fence.  The fence signals when every range has
  * executed; it fails with -EIO when the channel takes an error (for
  * example an illegal method: that queue is then dead, other queues go
- * on), -ETIMEDOUT when the job does not finish within the driver's job
- * timeout (5 s unless the tgpu.job_timeout_ms module parameter says
- * otherwise; the channel is then killed), -ECANCELED when the queue is
- * destroyed first, and -ENODEV when the device goes away (unbind)
- * first.  A dead queue refuses further submits with -EIO; destroy it
- * and create another.
+ * on), -ETIME when the job stops making progress (it is not done after
+ * the driver's job timeout, 2 s unless the tgpu.job_timeout_ms module
+ * parameter says otherwise, and neither its channel nor its engine moved
+ * since the last check: the engine is then reset and the file is
+ * guilty), -ECANCELED when the queue is destroyed first, and -ENODEV when
+ * the device goes away (unbind, or it fell off the bus) first.  A dead
+ * queue refuses further submits with -EIO; destroy it and create
+ * another.  A file found guilty of a hang refuses every further submit
+ * with -ECANCELED (DRM_IOCTL_TGPU_RESET_STATUS).
  *
  * The queue's fence semaphore is in the file's VM, writable by its own
  * work: a process can make its own fences signal early (or late), never
@@ -355,7 +359,8 @@ struct drm_tgpu_submit_range {
  * user part of the VM; -EFAULT for an unreadable user pointer; -ENOENT
  * for an unknown @queue, in-syncobj or @out_syncobj (an in-syncobj with
  * no fence yet is -EINVAL, as drm_syncobj_find_fence() answers); -EIO
- * when the queue is dead; -ENOMEM when kernel memory runs out; -EINTR
+ * when the queue is dead; -ECANCELED when the file is guilty of a hang
+ * (DRM_TGPU_RESET_GUILTY); -ENOMEM when kernel memory runs out; -EINTR
  * when a signal arrives while the objects are being locked (drmIoctl()
  * retries); -ENODEV when the device is gone.
  */
@@ -380,8 +385,9 @@ struct drm_tgpu_submit {
  * @flags: must be zero
  * @state: DRM_TGPU_QUEUE_STATE_* (out)
  * @error: the negative errno its failed fences carry, 0 while alive: -EIO
- *	(a channel error), -ETIMEDOUT (a job ran past the job timeout and
- *	the channel was killed), -ENODEV (the device went away) (out)
+ *	(a channel error), -ETIME (a job hung: it made no progress for
+ *	the job timeout, and the engine was reset), -ENODEV (the device
+ *	went away) (out)
  * @chan_error: for -EIO, the channel error code, TGPU_ERR_* of
  *	<tgpu/channel.h>; 0 otherwise (out)
  * @chan_error_info: the channel's CHAN_ERROR_INFO with that error: for
@@ -402,6 +408,36 @@ struct drm_tgpu_queue_query {
 	__u32 chan_error;
 	__u32 chan_error_info;
 	__u64 fault_va;
+};
+
+/* struct drm_tgpu_reset_status statuses, as GL_ARB_robustness has them */
+#define DRM_TGPU_RESET_NONE         0   /* no reset took this file's work */
+#define DRM_TGPU_RESET_GUILTY       1   /* its work hung: it is banned */
+#define DRM_TGPU_RESET_INNOCENT     2   /* a reset took its work down */
+
+/* struct drm_tgpu_reset_status flags (out) */
+#define DRM_TGPU_RESET_VRAM_LOST    (1u << 0)
+
+/**
+ * struct drm_tgpu_reset_status - DRM_IOCTL_TGPU_RESET_STATUS: has a GPU
+ *	reset touched this file since it was opened
+ * @status: DRM_TGPU_RESET_*: GUILTY once a job of this file hung (its
+ *	unfinished fences failed with -ETIME, or -EIO, and every later
+ *	submit fails with -ECANCELED); INNOCENT when a reset took down
+ *	work of this file, which the driver ran again; else NONE (out)
+ * @flags: DRM_TGPU_RESET_VRAM_LOST when the device was reset as a whole
+ *	(FLR) since the file was opened: VRAM contents are to be treated
+ *	as lost, even though this driver's own structures survive (out)
+ * @resets: engine and device resets since the file was opened (out)
+ * @pad: must be zero (in)
+ *
+ * Errors: -EINVAL for non-zero @pad.
+ */
+struct drm_tgpu_reset_status {
+	__u32 status;
+	__u32 flags;
+	__u32 resets;
+	__u32 pad;
 };
 
 #define DRM_IOCTL_TGPU_GET_PARAM \
@@ -426,6 +462,9 @@ struct drm_tgpu_queue_query {
 #define DRM_IOCTL_TGPU_QUEUE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_QUEUE_QUERY, \
 		 struct drm_tgpu_queue_query)
+#define DRM_IOCTL_TGPU_RESET_STATUS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_RESET_STATUS, \
+		 struct drm_tgpu_reset_status)
 
 #if defined(__cplusplus)
 }

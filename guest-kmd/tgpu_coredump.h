@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+#ifndef __TGPU_COREDUMP_H__
+#define __TGPU_COREDUMP_H__
+
+struct tgpu_device;
+struct tgpu_job;
+struct tgpu_queue;
+
+void tgpu_coredump_capture(struct tgpu_device *tdev, struct tgpu_queue *q,
+			   struct tgpu_job *job, const char *reason);
+
+#endif /* __TGPU_COREDUMP_H__ */

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* Copyright (c) 2026 The tgpu authors */
+
+/*
+ * Recovery.  A job that outlives its timeout is checked, as etnaviv and
+ * v3d do, before anything is reset: its fence may be done with the
+ * interrupt lost (signal it, count a missed interrupt), or its channel
+ * or engine may still be moving (re-arm, a bounded number of times).
+ * Otherwise it hung:
+ *
+ *   1. the schedulers of every queue on its engine stop;
+ *   2. its channel is killed.  The kill takes unless the engine is
+ *      wedged: then the device is reset (FLR, below);
+ *   3. the engine is reset (PMC_ENGINE_RESET), which clears a stall or
+ *      a fetch hang; a channel of another file that the reset took down
+ *      (ENGINE_RESET) gets its unfinished jobs again;
+ *   4. the hung queue's fences fail with -ETIME and its file is guilty:
+ *      every later submit fails with -ECANCELED;
+ *   5. the schedulers start again.
+ *
+ * A device reset goes through the PCI core (pci_try_reset_function()),
+ * so that an FLR from sysfs ("reset") takes the same path: reset_prepare
+ * stops every scheduler, reset_done sets the device up again (interrupts,
+ * ECC and its scrub, runlists) and hands every live channel its
+ * unfinished jobs.  The model keeps VRAM across an FLR, a board does not:
+ * each file learns that VRAM is to be treated as lost.
+ *
+ * A device whose identity registers read all ones has fallen off the
+ * bus (Xid 79): every fence fails with -ENODEV, the DRM device is
+ * unplugged, and ioctls answer -ENODEV.  Timeouts and a periodic health
+ * check look for it.
+ *
+ * Timeouts and the health check run on one ordered workqueue, so that
+ * one recovery runs at a time; the reset lock also keeps out a device
+ * reset from sysfs.
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/pci.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <drm/gpu_scheduler.h>
+#include <drm/tgpu_drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu/mmu.h>
+#include <tgpu/regs.h>
+
+#include "tgpu_coredump.h"
+#include "tgpu_device.h"
+#include "tgpu_ecc.h"
+#include "tgpu_file.h"
+#include "tgpu_irq.h"
+#include "tgpu_kchan.h"
+#include "tgpu_queue.h"
+#include "tgpu_reset.h"
+#include "tgpu_sched.h"
+
+/* A job whose work keeps moving has this many more timeouts. */
+static unsigned int tgpu_hang_rearms = 10;
+module_param_named(hang_rearm_max, tgpu_hang_rearms, uint, 0644);
+MODULE_PARM_DESC(hang_rearm_max,
+		 "timeouts a job may outlive while its channel or engine still makes progress (default 10)");
+
+static unsigned int tgpu_health_ms = 1000;
+module_param_named(health_check_ms, tgpu_health_ms, uint, 0444);
+MODULE_PARM_DESC(health_check_ms,
+		 "look for a device that fell off the bus every this many ms, 0 for never (default 1000)");
+
+static u32 tgpu_chan_rd(struct tgpu_device *tdev, u32 chid, u32 reg)
+{
+	return tgpu_rd32(tdev, TGPU_CHAN_REG(chid, reg));
+}
+
+static void tgpu_chan_wr(struct tgpu_device *tdev, u32 chid, u32 reg, u32 val)
+{
+	tgpu_wr32(tdev, TGPU_CHAN_REG(chid, reg), val);
+}
+
+/* ---- bus loss ------------------------------------------------------------ */
+
+static void tgpu_reset_unplug(struct work_struct *work)
+{
+	struct tgpu_device *tdev = container_of(work, struct tgpu_device,
+						reset.unplug);
+
+	tgpu_reset_unplug_once(tdev);
+}
+
+/**
+ * tgpu_reset_unplug_once() - drm_dev_unplug(), unless done already
+ * @tdev: the device
+ *
+ * A lost bus and an unbind may both want it.  Outside drm_dev_enter().
+ */
+void tgpu_reset_unplug_once(struct tgpu_device *tdev)
+{
+	mutex_lock(&tdev->reset.unplug_lock);
+	if (!drm_dev_is_unplugged(&tdev->base))
+		drm_dev_unplug(&tdev->base);
+	mutex_unlock(&tdev->reset.unplug_lock);
+}
+
+/**
+ * tgpu_reset_check_bus() - has the device fallen off the bus
+ * @tdev: the device
+ *
+ * The identity registers read all ones once the device is gone (a PCIe
+ * read that completes with an error does).  The first time: Xid 79,
+ * every queue's fences fail with -ENODEV, and the DRM device is
+ * unplugged (from a work item: the caller may be inside drm_dev_enter()).
+ *
+ * Return: true when the device is lost.
+ */
+bool tgpu_reset_check_bus(struct tgpu_device *tdev)
+{
+	struct tgpu_queue *q;
+	unsigned long flags;
+
+	if (READ_ONCE(tdev->reset.lost))
+		return true;
+	if (tgpu_rd32(tdev, TGPU_PMC_MAGIC) != U32_MAX ||
+	    tgpu_rd32(tdev, TGPU_PMC_BOOT_0) != U32_MAX)
+		return false;
+
+	WRITE_ONCE(tdev->reset.lost, true);
+	tgpu_xid(tdev, TGPU_XID_BUS,
+		 "GPU has fallen off the bus: its registers read 0xffffffff; unfinished work fails with -ENODEV, the device is unplugged (reset the slot, or remove and rescan the PCI device, to bring it back)\n");
+	spin_lock_irqsave(&tdev->queues_lock, flags);
+	list_for_each_entry(q, &tdev->queues, dev_link)
+		tgpu_queue_fail(q, -ENODEV);
+	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+	queue_work(system_wq, &tdev->reset.unplug);
+	return true;
+}
+
+static void tgpu_reset_health(struct work_struct *work)
+{
+	struct tgpu_device *tdev = container_of(to_delayed_work(work),
+						struct tgpu_device,
+						reset.health);
+	bool lost = true;
+	int idx;
+
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		lost = tgpu_reset_check_bus(tdev);
+		drm_dev_exit(idx);
+	}
+	if (!lost)
+		queue_delayed_work(tdev->reset.wq, &tdev->reset.health,
+				   msecs_to_jiffies(tgpu_health_ms));
+}
+
+/* ---- the schedulers of a recovery ---------------------------------------- */
+
+/* The job goes back on the pending list drm_sched took it off. */
+static void tgpu_job_requeue(struct drm_sched_job *sjob)
+{
+	struct drm_gpu_scheduler *sched = sjob->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sjob->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+}
+
+
+static void tgpu_queue_stop(struct tgpu_queue *q, struct drm_sched_job *bad)
+{
+	if (q->stopped)
+		return;
+	drm_sched_stop(&q->sched, bad);
+	q->stopped = true;
+}
+
+/*
+ * drm_sched_stop() took the hardware fences off the jobs it kept: give
+ * them back (a replayed job's fence is the same fence, a failed one
+ * carries its error to the job's), then start the scheduler.
+ */
+static void tgpu_queue_restart(struct tgpu_queue *q)
+{
+	struct drm_sched_job *sjob;
+	struct tgpu_job *job;
+
+	if (!q->stopped)
+		return;
+	list_for_each_entry(sjob, &q->sched.pending_list, list) {
+		job = to_tgpu_job(sjob);
+		if (!sjob->s_fence->parent && job->fence)
+			sjob->s_fence->parent = dma_fence_get(&job->fence->base);
+	}
+	q->stopped = false;
+	drm_sched_start(&q->sched);
+}
+
+/*
+ * Reset @q's channel and hand it its unfinished jobs again, from GPFIFO
+ * slot 0.  Each one runs from its start: what a job did before the reset
+ * it does again.  Return: how many.
+ */
+static unsigned int tgpu_queue_replay(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	struct drm_sched_job *sjob;
+	struct tgpu_job *job;
+	unsigned int n = 0;
+
+	tgpu_queue_signal(q, 0);
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
+	writel(0, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
+	q->gp_put = 0;
+	list_for_each_entry(sjob, &q->sched.pending_list, list) {
+		job = to_tgpu_job(sjob);
+		if (!job->fence || dma_fence_is_signaled(&job->fence->base))
+			continue;
+		tgpu_job_write(q, job);
+		job->snap_valid = false;
+		job->rearms = 0;
+		n++;
+	}
+	wmb(); /* the entries, then the enable */
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_INST,
+		     q->mem.addr >> TGPU_PAGE_SHIFT);
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_ENABLE);
+	if (n)
+		tgpu_queue_kick(q);
+	return n;
+}
+
+static void tgpu_queue_innocent(struct tgpu_queue *q, unsigned int jobs,
+				const char *why)
+{
+	struct tgpu_file *tfile = tgpu_vm_file(q->vm);
+
+	if (READ_ONCE(tfile->reset_status) == DRM_TGPU_RESET_NONE)
+		WRITE_ONCE(tfile->reset_status, DRM_TGPU_RESET_INNOCENT);
+	tgpu_xid(q->tdev, TGPU_XID_CLEANUP,
+		 "channel %u (pid %d, %s) taken down by %s: its %u unfinished jobs run again\n",
+		 q->chid, pid_nr(q->pid), q->comm, why, jobs);
+}
+
+/* Fail @q's unfinished fences with @error and ban its file. */
+static void tgpu_queue_guilty(struct tgpu_queue *q, int error)
+{
+	WRITE_ONCE(tgpu_vm_file(q->vm)->reset_status, DRM_TGPU_RESET_GUILTY);
+	tgpu_queue_fail(q, error);
+}
+
+static void tgpu_reset_begin(struct tgpu_device *tdev)
+{
+	unsigned long flags;
+
+	mutex_lock(&tdev->reset.lock);
+	tdev->reset.owner = current;
+	spin_lock_irqsave(&tdev->irq.lock, flags);
+	tdev->reset.active = true;
+	spin_unlock_irqrestore(&tdev->irq.lock, flags);
+}
+
+static void tgpu_reset_end(struct tgpu_device *tdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tdev->irq.lock, flags);
+	tdev->reset.active = false;
+	spin_unlock_irqrestore(&tdev->irq.lock, flags);
+	tdev->reset.owner = NULL;
+	mutex_unlock(&tdev->reset.lock);
+}
+
+/* ---- device reset -------------------------------------------------------- */
+
+/**
+ * tgpu_reset_prepare() - pci_error_handlers.reset_prepare: an FLR is coming
+ * @pdev: the PCI function
+ *
+ * Every scheduler stops.  From sysfs this takes the reset lock, which
+ * tgpu_reset_done() releases; from the driver's own device reset the
+ * recovery holds it already.
+ */
+void tgpu_reset_prepare(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+	struct tgpu_queue *q;
+	unsigned int r;
+
+	if (tdev->reset.owner != current) {
+		/*
+		 * From sysfs or AER: a timeout handler running now finishes
+		 * first, later ones put their job back and wait (the device
+		 * reset hands it to the hardware again).
+		 */
+		WRITE_ONCE(tdev->reset.device, true);
+		flush_workqueue(tdev->reset.wq);
+		tgpu_reset_begin(tdev);
+	}
+	mutex_lock(&tdev->rl_lock);
+	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
+		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
+			tgpu_queue_stop(q, NULL);
+	mutex_unlock(&tdev->rl_lock);
+}
+
+/**
+ * tgpu_reset_done() - pci_error_handlers.reset_done: the FLR happened
+ * @pdev: the PCI function, its config space restored
+ *
+ * The device is as after power-on: interrupts, ECC (with its scrub) and
+ * the runlists are set up again, the kernel channel is given up, and
+ * every live queue's channel gets its unfinished jobs again.  The
+ * schedulers start, and VRAM counts as lost.
+ */
+void tgpu_reset_done(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+	struct tgpu_queue *q;
+	unsigned int r, n;
+	int idx;
+
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		tgpu_kchan_reset(tdev);
+		tgpu_ecc_resume(tdev);
+		tgpu_irq_restore(tdev);
+		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
+		drm_dev_exit(idx);
+	}
+	atomic_inc(&tdev->reset.vram_lost);
+	atomic_inc(&tdev->reset.count);
+
+	mutex_lock(&tdev->rl_lock);
+	for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
+		tgpu_runlist_submit(tdev, r);
+		list_for_each_entry(q, &tdev->rl[r].queues, rl_link) {
+			if (drm_dev_enter(&tdev->base, &idx)) {
+				if (!tgpu_queue_error(q)) {
+					n = tgpu_queue_replay(q);
+					if (n)
+						tgpu_queue_innocent(q, n,
+								    "a device reset");
+				}
+				drm_dev_exit(idx);
+			}
+			tgpu_queue_restart(q);
+		}
+	}
+	mutex_unlock(&tdev->rl_lock);
+	drm_info(&tdev->base, "device reset done: ECC %s, VRAM to be treated as lost\n",
+		 tdev->ecc.enabled ? "enabled" : "disabled");
+	if (!tdev->reset.recovering) {
+		WRITE_ONCE(tdev->reset.device, false);
+		tgpu_reset_end(tdev);
+	}
+}
+
+/*
+ * Reset the whole device through the PCI core, which calls
+ * tgpu_reset_prepare() and tgpu_reset_done() around the FLR.  With the
+ * reset lock.  The trylock fails while the PCI device is locked
+ * (an unbind under way): then nothing is reset.
+ */
+static int tgpu_reset_device(struct tgpu_device *tdev)
+{
+	int ret;
+
+	tdev->reset.recovering = true;
+	ret = pci_try_reset_function(tdev->pdev);
+	tdev->reset.recovering = false;
+	if (ret)
+		drm_err(&tdev->base, "device reset failed (%d)\n", ret);
+	return ret;
+}
+
+/* ---- engine recovery ----------------------------------------------------- */
+
+/*
+ * @q's job @bad hung (the hang check said so).  With drm_dev_enter().
+ * See the top of the file for the steps.
+ */
+static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
+			      struct drm_sched_job *bad, u32 state)
+{
+	const char *engine = tgpu_engine_name(q->engine);
+	u64 t0 = ktime_get_ns();
+	struct tgpu_queue *other;
+	u32 status, n;
+	char why[32], reason[160];
+
+	tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
+	tgpu_reset_begin(tdev);
+	mutex_lock(&tdev->rl_lock);
+	/*
+	 * A queue off its runlist is being destroyed, which stops its
+	 * channel: its scheduler must not be started again under
+	 * drm_sched_fini().
+	 */
+	if (list_empty(&q->rl_link)) {
+		mutex_unlock(&tdev->rl_lock);
+		tgpu_reset_end(tdev);
+		tgpu_job_requeue(bad);
+		return;
+	}
+	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
+		tgpu_queue_stop(other, other == q ? bad : NULL);
+
+	snprintf(reason, sizeof(reason),
+		 "channel %u (pid %d, %s) job %llu made no progress for %u ms (%s), engine %s",
+		 q->chid, pid_nr(q->pid), q->comm, bad->s_fence->finished.seqno,
+		 q->timeout_ms, tgpu_chan_state_name(state), engine);
+	tgpu_coredump_capture(tdev, q, to_tgpu_job(bad), reason);
+
+	/* KILL returns once the engine let go of the channel, or is ignored */
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_KILL);
+	status = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_STATUS);
+	if ((status & TGPU_CHAN_STATE_MASK) != TGPU_CHAN_STATE_ERROR) {
+		tgpu_xid(tdev, TGPU_XID_CTXSW_TIMEOUT,
+			 "channel %u (pid %d, %s) did not stop when killed (%s): engine %s wedged, device reset\n",
+			 q->chid, pid_nr(q->pid), q->comm,
+			 tgpu_chan_state_name(status & TGPU_CHAN_STATE_MASK),
+			 engine);
+		tgpu_queue_guilty(q, -ETIME);
+		mutex_unlock(&tdev->rl_lock);
+		tgpu_reset_device(tdev);
+		tdev->reset.device_ns = ktime_get_ns() - t0;
+		/* what the reset did not start (it failed) */
+		mutex_lock(&tdev->rl_lock);
+		list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
+			tgpu_queue_restart(other);
+		mutex_unlock(&tdev->rl_lock);
+		tgpu_reset_end(tdev);
+		return;
+	}
+
+	tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
+	atomic_inc(&tdev->reset.count);
+	tgpu_xid(tdev, TGPU_XID_STOPPED,
+		 "channel %u (pid %d, %s) stopped processing (job %llu, %s for %u ms), engine %s reset\n",
+		 q->chid, pid_nr(q->pid), q->comm,
+		 bad->s_fence->finished.seqno,
+		 tgpu_chan_state_name(state), q->timeout_ms, engine);
+	tgpu_queue_guilty(q, -ETIME);
+
+	/* the reset fails the channel whose context was on the engine */
+	snprintf(why, sizeof(why), "the reset of engine %s", engine);
+	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link) {
+		if (other == q || tgpu_queue_error(other))
+			continue;
+		status = tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_STATUS);
+		if ((status & TGPU_CHAN_STATE_MASK) != TGPU_CHAN_STATE_ERROR ||
+		    tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_ERROR) !=
+		    TGPU_ERR_ENGINE_RESET)
+			continue;
+		n = tgpu_queue_replay(other);
+		tgpu_queue_innocent(other, n, why);
+	}
+	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
+		tgpu_queue_restart(other);
+	mutex_unlock(&tdev->rl_lock);
+	tdev->reset.engine_ns = ktime_get_ns() - t0;
+	tgpu_reset_end(tdev);
+}
+
+/**
+ * tgpu_reset_show() - debugfs "recovery": counters and the last timings
+ * @tdev: the device
+ * @m: the file
+ */
+void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m)
+{
+	struct tgpu_reset *rst = &tdev->reset;
+
+	seq_printf(m, "resets %d\ndevice_resets %d\nmissed_irqs %lld\nlost %u\n",
+		   atomic_read(&rst->count), atomic_read(&rst->vram_lost),
+		   atomic64_read(&rst->missed_irqs), READ_ONCE(rst->lost));
+	seq_printf(m, "last_detect_us %llu\nlast_engine_reset_us %llu\nlast_device_reset_us %llu\n",
+		   div_u64(rst->detect_ns, NSEC_PER_USEC),
+		   div_u64(rst->engine_ns, NSEC_PER_USEC),
+		   div_u64(rst->device_ns, NSEC_PER_USEC));
+}
+
+/**
+ * tgpu_reset_timedout() - drm_sched's timedout_job
+ * @sjob: the oldest unfinished job of a queue, past its timeout
+ *
+ * Return: DRM_GPU_SCHED_STAT_ENODEV when the device is gone, else
+ * DRM_GPU_SCHED_STAT_NOMINAL.
+ */
+enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
+{
+	struct tgpu_job *job = to_tgpu_job(sjob);
+	struct tgpu_queue *q = job->q;
+	struct tgpu_device *tdev = q->tdev;
+	u32 status, state, gp, pb, progress;
+	bool moved;
+	int idx;
+
+	if (!drm_dev_enter(&tdev->base, &idx)) {
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	}
+	/* a device reset from sysfs or AER is under way: it replays the job */
+	if (READ_ONCE(tdev->reset.device)) {
+		drm_dev_exit(idx);
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	if (tgpu_reset_check_bus(tdev)) {
+		drm_dev_exit(idx);
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	}
+
+	/* A lost interrupt is not a hang: the status bits are set anyway. */
+	tgpu_irq_poll(tdev);
+	if (job->fence && dma_fence_is_signaled(&job->fence->base)) {
+		atomic64_inc(&tdev->reset.missed_irqs);
+		atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+		dev_warn_ratelimited(tdev->base.dev,
+				     "channel %u (pid %d, %s): job %llu was done, its interrupt never came (missed interrupt %lld)\n",
+				     q->chid, pid_nr(q->pid), q->comm,
+				     sjob->s_fence->finished.seqno,
+				     atomic64_read(&tdev->reset.missed_irqs));
+		drm_dev_exit(idx);
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	/*
+	 * A lost doorbell is not a hang either: the channel sits idle, never
+	 * having seen the GP_PUT its work is behind (a busy or blocked one
+	 * reads GP_PUT again by itself).  Ring again.
+	 */
+	status = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_STATUS);
+	gp = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_PUT);
+	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_IDLE &&
+	    gp != READ_ONCE(q->gp_put) &&
+	    job->rearms < READ_ONCE(tgpu_hang_rearms)) {
+		job->rearms++;
+		dev_warn_ratelimited(tdev->base.dev,
+				     "channel %u (pid %d, %s): the device has GP_PUT %u, not %u: doorbell lost, rung again\n",
+				     q->chid, pid_nr(q->pid), q->comm, gp,
+				     READ_ONCE(q->gp_put));
+		tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+		drm_dev_exit(idx);
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	/*
+	 * Progress: the channel fetched a GPFIFO entry, or moved through its
+	 * pushbuffer while it ran (a channel retrying an acquire goes back
+	 * and forth over the same method), or the engine took a step while
+	 * the channel was on it or waiting for it.
+	 */
+	status = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_STATUS);
+	state = status & TGPU_CHAN_STATE_MASK;
+	gp = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET);
+	pb = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_PB_LO);
+	progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
+	moved = (job->snap_valid &&
+		 (gp != job->snap_gp ||
+		  (pb != job->snap_pb && state == TGPU_CHAN_STATE_RUNNING))) ||
+		((state == TGPU_CHAN_STATE_RUNNING ||
+		  state == TGPU_CHAN_STATE_PENDING) &&
+		 progress != job->snap_progress);
+	job->snap_gp = gp;
+	job->snap_pb = pb;
+	job->snap_progress = progress;
+	job->snap_valid = true;
+	if (moved && job->rearms < READ_ONCE(tgpu_hang_rearms)) {
+		job->rearms++;
+		drm_dev_exit(idx);
+		tgpu_job_requeue(sjob);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+
+	tgpu_reset_engine(tdev, q, sjob, state);
+	drm_dev_exit(idx);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+/* ---- PCI error recovery (AER) -------------------------------------------- */
+
+static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
+						pci_channel_state_t state)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	drm_err(&tdev->base, "PCI error reported (channel state %d)%s\n",
+		state, state == pci_channel_io_perm_failure ?
+		": the device is lost" : ", resetting the device");
+	if (state == pci_channel_io_perm_failure) {
+		WRITE_ONCE(tdev->reset.lost, true);
+		queue_work(system_wq, &tdev->reset.unplug);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	if (state == pci_channel_io_normal)
+		return PCI_ERS_RESULT_CAN_RECOVER;
+	tgpu_reset_prepare(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t tgpu_pci_mmio_enabled(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	/* a non-fatal error: the device still answers, or it is lost */
+	return tgpu_reset_check_bus(tdev) ? PCI_ERS_RESULT_DISCONNECT :
+					    PCI_ERS_RESULT_RECOVERED;
+}
+
+static pci_ers_result_t tgpu_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	if (tgpu_rd32(tdev, TGPU_PMC_MAGIC) != TGPU_MAGIC) {
+		drm_err(&tdev->base, "PCI slot reset: the device does not answer\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void tgpu_pci_resume(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	if (tdev->reset.owner)
+		tgpu_reset_done(pdev);
+	drm_info(&tdev->base, "PCI error recovery done\n");
+}
+
+const struct pci_error_handlers tgpu_pci_err_handlers = {
+	.error_detected = tgpu_pci_error_detected,
+	.mmio_enabled = tgpu_pci_mmio_enabled,
+	.slot_reset = tgpu_pci_slot_reset,
+	.resume = tgpu_pci_resume,
+	.reset_prepare = tgpu_reset_prepare,
+	.reset_done = tgpu_reset_done,
+};
+
+/* ---- set-up --------------------------------------------------------------- */
+
+static void tgpu_reset_fini(struct drm_device *ddev, void *data)
+{
+	struct tgpu_device *tdev = to_tgpu_device(ddev);
+
+	destroy_workqueue(tdev->reset.wq);
+}
+
+static void tgpu_reset_unbind(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	cancel_delayed_work_sync(&tdev->reset.health);
+	flush_work(&tdev->reset.unplug);
+}
+
+/**
+ * tgpu_reset_init() - set up recovery
+ * @tdev: the device
+ *
+ * Return: 0 on success, a negative errno otherwise.
+ */
+int tgpu_reset_init(struct tgpu_device *tdev)
+{
+	struct tgpu_reset *rst = &tdev->reset;
+	int ret;
+
+	ret = drmm_mutex_init(&tdev->base, &rst->lock);
+	if (!ret)
+		ret = drmm_mutex_init(&tdev->base, &rst->unplug_lock);
+	if (ret)
+		return ret;
+	INIT_DELAYED_WORK(&rst->health, tgpu_reset_health);
+	INIT_WORK(&rst->unplug, tgpu_reset_unplug);
+	rst->wq = alloc_ordered_workqueue("tgpu-reset", WQ_MEM_RECLAIM);
+	if (!rst->wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&tdev->base, tgpu_reset_fini, NULL);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_reset_unbind, tdev);
+	if (ret)
+		return ret;
+	if (tgpu_health_ms)
+		queue_delayed_work(rst->wq, &rst->health,
+				   msecs_to_jiffies(tgpu_health_ms));
+	return 0;
+}

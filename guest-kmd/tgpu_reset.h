@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/* Copyright (c) 2026 The tgpu authors */
+
+/*
+ * Recovery: hang checks, engine and device reset, guilty contexts, a
+ * lost bus, and the lines that carry an NVIDIA Xid (tgpu_reset.c).
+ */
+#ifndef __TGPU_RESET_H__
+#define __TGPU_RESET_H__
+
+#include <linux/atomic.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <drm/gpu_scheduler.h>
+
+struct pci_dev;
+struct seq_file;
+struct tgpu_device;
+struct tgpu_queue;
+
+/*
+ * One line per fault the driver handles, with the Xid of its kind, e.g.
+ * "tgpu 0000:00:02.0: Xid 8: channel 5 (pid 123, sgemm) stopped
+ * processing, engine compute reset" (docs/driver/kmd.md, "Xid lines").
+ */
+#define tgpu_xid(tdev, xid, fmt, ...) \
+	dev_err_ratelimited((tdev)->base.dev, "Xid %u: " fmt, (xid), \
+			    ##__VA_ARGS__)
+
+/**
+ * struct tgpu_reset - recovery state of a device
+ * @wq: ordered: every queue's timeout handler, and the health check, run
+ *	on it one at a time
+ * @lock: held through a recovery and a device reset
+ * @owner: the task holding @lock, so that the PCI core's reset_prepare,
+ *	called from a device reset the driver started, does not take it
+ *	again
+ * @count: resets of an engine or the device since probe
+ * @vram_lost: device resets since probe: VRAM is assumed lost at each
+ * @missed_irqs: fences found signalled by a timeout check: the
+ *	interrupt that should have signalled them was lost
+ * @health: the periodic check for a lost bus
+ * @unplug: drm_dev_unplug() once the bus is lost, outside the section
+ *	that found it
+ * @unplug_lock: one drm_dev_unplug(), from @unplug or the unbind
+ * @active: a recovery is under way: an ENGINE_RESET error it causes is
+ *	its to handle, not the interrupt handler's (under the irq lock)
+ * @recovering: the driver itself started the device reset under way
+ * @device: a device reset from sysfs or AER is under way: timeouts wait
+ * @lost: the device fell off the bus; nothing touches it any more
+ * @detect_ns: the last hang: from its job's run_job to the hang check
+ *	that found it (debugfs "recovery", make bench)
+ * @engine_ns: the last engine recovery: from the hang check to the
+ *	schedulers running again, the innocent work handed back
+ * @device_ns: the last device reset: from its start to the device
+ *	serving again
+ */
+struct tgpu_reset {
+	struct workqueue_struct *wq;
+	struct mutex lock; /* recovery, device reset */
+	struct task_struct *owner;
+	atomic_t count;
+	atomic_t vram_lost;
+	atomic64_t missed_irqs;
+	struct delayed_work health;
+	struct work_struct unplug;
+	struct mutex unplug_lock; /* drm_dev_unplug() once */
+	bool active;
+	bool recovering;
+	bool device;
+	bool lost;
+	u64 detect_ns, engine_ns, device_ns;
+};
+
+int tgpu_reset_init(struct tgpu_device *tdev);
+enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);
+bool tgpu_reset_check_bus(struct tgpu_device *tdev);
+void tgpu_reset_unplug_once(struct tgpu_device *tdev);
+void tgpu_reset_prepare(struct pci_dev *pdev);
+void tgpu_reset_done(struct pci_dev *pdev);
+void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m);
+extern const struct pci_error_handlers tgpu_pci_err_handlers;
+
+#endif /* __TGPU_RESET_H__ */

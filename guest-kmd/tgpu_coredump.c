@@ -115,7 +115,7 @@ static void dump_registers(struct tgpu_dump *d, struct tgpu_device *tdev)
 			    tgpu_engine_name(i),
 			    tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(i)),
 			    tgpu_rd32(tdev, TGPU_FIFO_RUNLIST_STATUS(i)));
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < TGPU_CE_COUNT; i++)
 		dump_printf(d, "  - { name: ce%u, error: %u }\n", i,
 			    tgpu_rd32(tdev, TGPU_CE_REG(i, TGPU_CE_ERROR)));
 }

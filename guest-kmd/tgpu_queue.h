@@ -107,6 +107,7 @@ void tgpu_channels_stop(struct tgpu_device *tdev);
 void tgpu_runlists_update(struct tgpu_device *tdev, u32 engine);
 void tgpu_runlist_submit(struct tgpu_device *tdev, u32 engine);
 void tgpu_queues_signal(struct tgpu_device *tdev);
+void tgpu_queues_fail_all(struct tgpu_device *tdev, int error);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			    u32 info, u64 fault_va);
 int tgpu_file_queues_wait(struct tgpu_file *tfile);

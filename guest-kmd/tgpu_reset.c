@@ -124,9 +124,6 @@ void tgpu_reset_unplug_once(struct tgpu_device *tdev)
  */
 bool tgpu_reset_check_bus(struct tgpu_device *tdev)
 {
-	struct tgpu_queue *q;
-	unsigned long flags;
-
 	if (READ_ONCE(tdev->reset.lost))
 		return true;
 	if (tgpu_rd32(tdev, TGPU_PMC_MAGIC) != U32_MAX ||
@@ -136,10 +133,7 @@ bool tgpu_reset_check_bus(struct tgpu_device *tdev)
 	WRITE_ONCE(tdev->reset.lost, true);
 	tgpu_xid(tdev, TGPU_XID_BUS,
 		 "GPU has fallen off the bus: its registers read 0xffffffff; unfinished work fails with -ENODEV, the device is unplugged (reset the slot, or remove and rescan the PCI device, to bring it back)\n");
-	spin_lock_irqsave(&tdev->queues_lock, flags);
-	list_for_each_entry(q, &tdev->queues, dev_link)
-		tgpu_queue_fail(q, -ENODEV);
-	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+	tgpu_queues_fail_all(tdev, -ENODEV);
 	queue_work(system_wq, &tdev->reset.unplug);
 	return true;
 }

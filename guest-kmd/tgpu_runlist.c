@@ -133,18 +133,30 @@ void tgpu_channels_stop(struct tgpu_device *tdev)
  * a device that is gone.  The queues themselves go when their files are
  * closed.
  */
-static void tgpu_queues_unplug(void *data)
+/**
+ * tgpu_queues_fail_all() - fail every queue's unfinished fences
+ * @tdev: the device
+ * @error: the negative errno they carry
+ *
+ * For a device that is gone (unbind, a lost bus).
+ */
+void tgpu_queues_fail_all(struct tgpu_device *tdev, int error)
 {
-	struct tgpu_device *tdev = data;
 	struct tgpu_queue *q;
 	unsigned long flags;
 
-	tgpu_channels_stop(tdev);
-
 	spin_lock_irqsave(&tdev->queues_lock, flags);
 	list_for_each_entry(q, &tdev->queues, dev_link)
-		tgpu_queue_fail(q, -ENODEV);
+		tgpu_queue_fail(q, error);
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+}
+
+static void tgpu_queues_unplug(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	tgpu_channels_stop(tdev);
+	tgpu_queues_fail_all(tdev, -ENODEV);
 }
 
 static void tgpu_queues_fini(struct drm_device *ddev, void *data)

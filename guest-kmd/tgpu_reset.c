@@ -594,6 +594,7 @@ static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 		": the device is lost" : ", resetting the device");
 	if (state == pci_channel_io_perm_failure) {
 		WRITE_ONCE(tdev->reset.lost, true);
+		tgpu_queues_fail_all(tdev, -ENODEV);
 		queue_work(system_wq, &tdev->reset.unplug);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}

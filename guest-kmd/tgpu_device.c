@@ -184,7 +184,15 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 
-	return tgpu_kchan_init(tdev);
+	ret = tgpu_kchan_init(tdev);
+	if (ret)
+		return ret;
+	/*
+	 * What an AER slot reset restores: the PCI core's own copy was taken
+	 * at enumeration, before the device was enabled as a bus master.
+	 */
+	pci_save_state(pdev);
+	return 0;
 }
 
 /**

@@ -85,7 +85,7 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	unsigned long pfn, i, n;
 	vm_fault_t ret = VM_FAULT_SIGBUS, r;
 	u64 offset, bsize = 0;
-	int idx;
+	int idx, bars;
 
 	offset = ((u64)(addr - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff -
 		 drm_vma_node_start(&obj->vma_node);
@@ -93,6 +93,8 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 
 	if (!drm_dev_enter(obj->dev, &idx))
 		return tgpu_bo_fault_unplugged(vmf);
+	/* not while a device reset has BAR1 off: it zapped the mapping */
+	bars = tgpu_bars_enter(tdev);
 
 	list_for_each_entry(block, &bo->blocks, link) {
 		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
@@ -119,6 +121,7 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	}
 
 out:
+	tgpu_bars_exit(tdev, bars);
 	drm_dev_exit(idx);
 	return ret;
 }

@@ -8,6 +8,8 @@
 #include <linux/io.h>
 #include <linux/math.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/unaligned.h>
 
 #include <tgpu/channel.h>
@@ -179,20 +181,33 @@ static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)
 	u8 type = rec[TGPU_FAULT_REC_TYPE];
 	u8 engine = rec[TGPU_FAULT_REC_ENGINE];
 	u8 access = rec[TGPU_FAULT_REC_ACCESS];
+	u32 chid = get_unaligned_le32(rec + TGPU_FAULT_REC_CHID);
+	char who[8 + TASK_COMM_LEN + 16] = "kernel";
+	struct tgpu_queue *q;
 
 	if (rec[TGPU_FAULT_REC_VALID] != 1) {
 		dev_err_ratelimited(tdev->base.dev, "MMU fault: invalid record in the fault buffer\n");
 		return;
 	}
 
+	/* the process whose channel faulted, while its queue is there */
+	if (chid != TGPU_KCHAN_CHID) {
+		spin_lock(&tdev->queues_lock);
+		q = xa_load(&tdev->chan_queues, chid);
+		if (q)
+			snprintf(who, sizeof(who), "pid %d, %s",
+				 pid_nr(q->pid), q->comm);
+		else
+			strscpy(who, "no queue");
+		spin_unlock(&tdev->queues_lock);
+	}
 	tgpu_xid(tdev, TGPU_XID_MMU_FAULT,
-		 "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u, engine %s\n",
+		 "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u (%s), engine %s\n",
 		 tgpu_name(tgpu_fault_types,
 			  ARRAY_SIZE(tgpu_fault_types), type),
 		 access == TGPU_FAULT_ACCESS_WRITE ? "write" : "read",
 		 get_unaligned_le64(rec + TGPU_FAULT_REC_VA),
-		 get_unaligned_le32(rec + TGPU_FAULT_REC_ASID),
-		 get_unaligned_le32(rec + TGPU_FAULT_REC_CHID),
+		 get_unaligned_le32(rec + TGPU_FAULT_REC_ASID), chid, who,
 		 tgpu_name(tgpu_fault_engines,
 			  ARRAY_SIZE(tgpu_fault_engines), engine));
 }
@@ -317,8 +332,10 @@ static irqreturn_t tgpu_irq_combined(int irq, void *data)
 	u32 pending;
 
 	pending = tgpu_rd32(tdev, TGPU_PMC_INTR);
-	if (pending == U32_MAX)		/* the device is gone */
+	if (pending == U32_MAX) {	/* the device is gone, or resetting */
+		tgpu_reset_check_bus_soon(tdev);
 		return IRQ_NONE;
+	}
 
 	pending &= tdev->irq.enabled;
 	if (!pending && tdev->irq.mode == TGPU_IRQ_MODE_INTX)

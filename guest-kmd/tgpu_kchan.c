@@ -152,15 +152,19 @@ static void kc_break(struct tgpu_device *tdev, int error)
 
 /*
  * Has the semaphore reached @seqno?  Not after unplug: the unplug marks
- * the channel broken, which ends the wait.
+ * the channel broken, which ends the wait.  Nor while a device reset has
+ * BAR1 off (the load would read all ones): the reset breaks the channel.
  */
 static bool kc_reached(struct tgpu_device *tdev, u64 seqno)
 {
 	bool done = false;
-	int idx;
+	int idx, bars;
 
 	if (drm_dev_enter(&tdev->base, &idx)) {
-		done = readq(tdev->kchan.mem.cpu + KC_SEM) >= seqno;
+		if (tgpu_bars_tryenter(tdev, &bars)) {
+			done = readq(tdev->kchan.mem.cpu + KC_SEM) >= seqno;
+			tgpu_bars_exit(tdev, bars);
+		}
 		drm_dev_exit(idx);
 	}
 	return done;
@@ -499,13 +503,11 @@ void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info)
  * tgpu_kchan_reset() - the device was reset under the kernel channel
  * @tdev: the device
  *
- * What it was doing is gone; it stays broken, and VRAM clears and
- * page-table writes go to the CPU from here on.
+ * What it was doing is gone: its waiter gets -EIO and does the work with
+ * the CPU.  tgpu_kchan_restart() sets it up again.
  */
 void tgpu_kchan_reset(struct tgpu_device *tdev)
 {
-	if (tgpu_kchan_running(tdev))
-		drm_info(&tdev->base, "kernel channel: stopped by the device reset: VRAM clears and page-table writes go to the CPU\n");
 	kc_break(tdev, -EIO);
 }
 
@@ -538,6 +540,39 @@ static void kc_write_inst(struct tgpu_kchan *k)
 
 	tgpu_inst_encode(blk, &in);
 	memcpy_toio(k->mem.cpu + KC_INST, blk, sizeof(blk));
+}
+
+/*
+ * Program channel 0 from a clean state with an empty GPFIFO and its
+ * semaphore at the last submission.  Return: false (the channel
+ * stopped) when the device refuses the instance block.
+ */
+static bool kc_start(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	u32 status;
+
+	kc_write_inst(k);
+	k->put = 0;
+	writel(0, k->mem.cpu + KC_USERD + TGPU_USERD_GP_PUT);
+	writeq(k->seqno, k->mem.cpu + KC_SEM);
+	wmb(); /* the instance block, then the enable */
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_RESET);
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_INST),
+		  k->mem.addr >> TGPU_PAGE_SHIFT);
+	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
+		  TGPU_CHAN_CTRL_ENABLE);
+	status = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+					       TGPU_CHAN_STATUS));
+	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_ERROR) {
+		drm_warn(&tdev->base, "kernel channel: instance block refused (error %u): VRAM is cleared and page tables written by the CPU\n",
+			 tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
+						       TGPU_CHAN_ERROR)));
+		kc_stop(tdev);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -608,7 +643,6 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 {
 	struct tgpu_kchan *k = &tdev->kchan;
 	struct drm_device *ddev = &tdev->base;
-	u32 status;
 	int ret;
 
 	if (!tgpu_kchan_enable) {
@@ -625,26 +659,37 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	ret = drmm_add_action_or_reset(ddev, tgpu_kchan_fini, NULL);
 	if (ret)
 		return ret;
-	kc_write_inst(k);
-
-	wmb(); /* the instance block, then the enable */
-	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
-		  TGPU_CHAN_CTRL_RESET);
-	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_INST),
-		  k->mem.addr >> TGPU_PAGE_SHIFT);
-	tgpu_wr32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID, TGPU_CHAN_CTRL),
-		  TGPU_CHAN_CTRL_ENABLE);
-	status = tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
-					       TGPU_CHAN_STATUS));
-	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_ERROR) {
-		drm_warn(ddev, "kernel channel: instance block refused (error %u): VRAM is cleared and page tables written by the CPU\n",
-			 tgpu_rd32(tdev, TGPU_CHAN_REG(TGPU_KCHAN_CHID,
-						       TGPU_CHAN_ERROR)));
-		kc_stop(tdev);
+	if (!kc_start(tdev))
 		return 0;
-	}
 	kc_pt_init(tdev);
 	k->state = KC_RUNNING;
 	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
 	return devm_add_action_or_reset(ddev->dev, tgpu_kchan_unplug, tdev);
+}
+
+/**
+ * tgpu_kchan_restart() - set the kernel channel up again after a device
+ *	reset
+ * @tdev: the device, serving again (outside the reset's BAR lock: the
+ *	waiters it broke take the channel's lock, then write with the CPU)
+ *
+ * A channel broken before the reset (a timeout, an error) starts again
+ * too: the reset cleared what broke it.  Not one that never started (no
+ * kchan, or its instance block refused at probe), nor after unplug.
+ */
+void tgpu_kchan_restart(struct tgpu_device *tdev)
+{
+	struct tgpu_kchan *k = &tdev->kchan;
+	int idx;
+
+	if (!k->mem.cpu || !drm_dev_enter(&tdev->base, &idx))
+		return;
+	mutex_lock(&k->lock);
+	if (READ_ONCE(k->state) < 0 && kc_start(tdev)) {
+		WRITE_ONCE(k->state, KC_RUNNING);
+		drm_info(&tdev->base, "kernel channel: set up again after the device reset\n");
+	}
+	mutex_unlock(&k->lock);
+	drm_dev_exit(idx);
+	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
 }

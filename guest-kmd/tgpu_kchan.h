@@ -127,5 +127,6 @@ void tgpu_kchan_signal(struct tgpu_device *tdev);
 void tgpu_kchan_error(struct tgpu_device *tdev, u32 code, u32 info);
 
 void tgpu_kchan_reset(struct tgpu_device *tdev);
+void tgpu_kchan_restart(struct tgpu_device *tdev);
 
 #endif /* __TGPU_KCHAN_H__ */

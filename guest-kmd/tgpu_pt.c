@@ -85,7 +85,9 @@ static void tgpu_pt_replay(struct tgpu_pt_update *u,
 	void __iomem *map = u->tdev->vram.map;
 	const struct tgpu_kchan_pt_seg *seg;
 	unsigned int i;
+	int bars;
 
+	bars = tgpu_bars_enter(u->tdev);
 	for (i = 0; i < b->nseg; i++) {
 		seg = &b->segs[i];
 		if (seg->first == TGPU_KCHAN_PT_ZERO)
@@ -95,6 +97,7 @@ static void tgpu_pt_replay(struct tgpu_pt_update *u,
 				    seg->count * sizeof(u64));
 		u->cpu_entries += seg->count;
 	}
+	tgpu_bars_exit(u->tdev, bars);
 	tgpu_pt_batch_reset(b);
 }
 
@@ -250,8 +253,11 @@ void tgpu_pt_update_zero(struct tgpu_pt_update *u, struct tgpu_pt *pt,
 	tgpu_pt_start(u);
 	seg = tgpu_pt_seg(u, dst, true);
 	if (!seg) {
+		int bars = tgpu_bars_enter(u->tdev);
+
 		memset_io(pt->mem.cpu + idx * sizeof(u64), 0,
 			  count * sizeof(u64));
+		tgpu_bars_exit(u->tdev, bars);
 		u->cpu_entries += count;
 		return;
 	}

@@ -87,9 +87,12 @@ static void tgpu_queue_write_inst(struct tgpu_queue *q, u64 pdb)
 		.priority = q->priority,
 	};
 	u8 blk[TGPU_INST_FIELDS_SIZE];
+	int bars;
 
 	tgpu_inst_encode(blk, &in);
+	bars = tgpu_bars_enter(q->tdev);
 	memcpy_toio(q->mem.cpu + TGPU_Q_INST, blk, sizeof(blk));
+	tgpu_bars_exit(q->tdev, bars);
 }
 
 /* Map the queue's memory into the kernel part of its VM. */
@@ -126,7 +129,7 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	struct tgpu_device *tdev = q->tdev;
 	unsigned long flags;
 	u32 status;
-	int ret;
+	int ret, bars;
 
 	/* the slot now, so that the store under the spinlock cannot fail */
 	ret = xa_reserve(&tdev->chan_queues, q->chid, GFP_KERNEL);
@@ -137,6 +140,12 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	xa_store(&tdev->chan_queues, q->chid, q, GFP_ATOMIC);
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);
 
+	/*
+	 * Not while a device reset has the BARs off: it would find the
+	 * channel in ERROR (all ones).  One that starts after this hands
+	 * the channel its jobs again, as every queue on a runlist.
+	 */
+	bars = tgpu_bars_enter(tdev);
 	wmb(); /* the instance block and page tables, then the enable */
 	/* From a clean state, whatever the channel was left in. */
 	tgpu_wr32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_CTRL),
@@ -158,6 +167,7 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 		list_del(&q->dev_link);
 		xa_erase(&tdev->chan_queues, q->chid);
 		spin_unlock_irqrestore(&tdev->queues_lock, flags);
+		tgpu_bars_exit(tdev, bars);
 		return -EIO;
 	}
 
@@ -165,6 +175,7 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	list_add_tail(&q->rl_link, &tdev->rl[q->engine].queues);
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
+	tgpu_bars_exit(tdev, bars);
 	return 0;
 }
 

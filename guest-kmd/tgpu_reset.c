@@ -39,6 +39,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/sched.h>
@@ -144,15 +145,33 @@ static void tgpu_reset_health(struct work_struct *work)
 						struct tgpu_device,
 						reset.health);
 	bool lost = true;
-	int idx;
+	int idx, bars;
 
 	if (drm_dev_enter(&tdev->base, &idx)) {
-		lost = tgpu_reset_check_bus(tdev);
+		/* all ones is what a device being reset reads, too */
+		lost = false;
+		if (tgpu_bars_tryenter(tdev, &bars)) {
+			lost = tgpu_reset_check_bus(tdev);
+			tgpu_bars_exit(tdev, bars);
+		}
 		drm_dev_exit(idx);
 	}
-	if (!lost)
+	if (!lost && tgpu_health_ms)
 		queue_delayed_work(tdev->reset.wq, &tdev->reset.health,
 				   msecs_to_jiffies(tgpu_health_ms));
+}
+
+/**
+ * tgpu_reset_check_bus_soon() - run the bus check now
+ * @tdev: the device
+ *
+ * For the interrupt handler, which read all ones: it cannot fail fences
+ * itself.  Any context.
+ */
+void tgpu_reset_check_bus_soon(struct tgpu_device *tdev)
+{
+	if (!READ_ONCE(tdev->reset.lost))
+		mod_delayed_work(tdev->reset.wq, &tdev->reset.health, 0);
 }
 
 /* ---- the schedulers of a recovery ---------------------------------------- */
@@ -272,32 +291,86 @@ static void tgpu_reset_end(struct tgpu_device *tdev)
 	mutex_unlock(&tdev->reset.lock);
 }
 
-/* ---- device reset -------------------------------------------------------- */
+/* ---- the BARs during a device reset ------------------------------------- */
 
 /**
- * tgpu_reset_prepare() - pci_error_handlers.reset_prepare: an FLR is coming
- * @pdev: the PCI function
+ * tgpu_bars_enter() - begin a CPU access to the BARs outside a recovery
+ * @tdev: the device
  *
- * Every scheduler stops.  From sysfs this takes the reset lock, which
- * tgpu_reset_done() releases; from the driver's own device reset the
- * recovery holds it already.
+ * Waits while a device reset has them off.  Around the access only: not
+ * across a wait for the GPU, which the reset may be waiting for.
+ *
+ * Return: the cookie for tgpu_bars_exit().
  */
-void tgpu_reset_prepare(struct pci_dev *pdev)
+int tgpu_bars_enter(struct tgpu_device *tdev)
 {
-	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+	struct tgpu_reset *rst = &tdev->reset;
+	int idx;
+
+	for (;;) {
+		wait_event(rst->thaw, !READ_ONCE(rst->frozen));
+		idx = srcu_read_lock(&rst->bars);
+		/* a freeze that began since waits for this section */
+		if (!READ_ONCE(rst->frozen))
+			return idx;
+		srcu_read_unlock(&rst->bars, idx);
+	}
+}
+
+/**
+ * tgpu_bars_tryenter() - tgpu_bars_enter(), without waiting
+ * @tdev: the device
+ * @idx: the cookie for tgpu_bars_exit()
+ *
+ * Return: false, with nothing to exit, while the BARs are off.
+ */
+bool tgpu_bars_tryenter(struct tgpu_device *tdev, int *idx)
+{
+	struct tgpu_reset *rst = &tdev->reset;
+
+	*idx = srcu_read_lock(&rst->bars);
+	if (!READ_ONCE(rst->frozen))
+		return true;
+	srcu_read_unlock(&rst->bars, *idx);
+	return false;
+}
+
+/**
+ * tgpu_bars_exit() - end a tgpu_bars_enter() access
+ * @tdev: the device
+ * @idx: its cookie
+ */
+void tgpu_bars_exit(struct tgpu_device *tdev, int idx)
+{
+	srcu_read_unlock(&tdev->reset.bars, idx);
+}
+
+/*
+ * The BARs go off: wait for the accesses under way, and zap every CPU
+ * mapping of the device's objects (a fault then waits in tgpu_bars_enter()).
+ */
+static void tgpu_bars_freeze(struct tgpu_device *tdev)
+{
+	WRITE_ONCE(tdev->reset.frozen, true);
+	synchronize_srcu(&tdev->reset.bars);
+	unmap_mapping_range(tdev->base.anon_inode->i_mapping, 0, 0, 1);
+}
+
+static void tgpu_bars_thaw(struct tgpu_device *tdev)
+{
+	WRITE_ONCE(tdev->reset.frozen, false);
+	wake_up_all(&tdev->reset.thaw);
+}
+
+/* ---- device reset -------------------------------------------------------- */
+
+/* With the reset lock: the BARs go off, every scheduler stops. */
+static void tgpu_reset_quiesce(struct tgpu_device *tdev)
+{
 	struct tgpu_queue *q;
 	unsigned int r;
 
-	if (tdev->reset.owner != current) {
-		/*
-		 * From sysfs or AER: a timeout handler running now finishes
-		 * first, later ones put their job back and wait (the device
-		 * reset hands it to the hardware again).
-		 */
-		WRITE_ONCE(tdev->reset.device, true);
-		flush_workqueue(tdev->reset.wq);
-		tgpu_reset_begin(tdev);
-	}
+	tgpu_bars_freeze(tdev);
 	mutex_lock(&tdev->rl_lock);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
@@ -305,18 +378,12 @@ void tgpu_reset_prepare(struct pci_dev *pdev)
 	mutex_unlock(&tdev->rl_lock);
 }
 
-/**
- * tgpu_reset_done() - pci_error_handlers.reset_done: the FLR happened
- * @pdev: the PCI function, its config space restored
- *
- * The device is as after power-on: interrupts, ECC (with its scrub) and
- * the runlists are set up again, the kernel channel is given up, and
- * every live queue's channel gets its unfinished jobs again.  The
- * schedulers start, and VRAM counts as lost.
+/*
+ * With the reset lock, the device reset done: set the device up as after
+ * power-on and hand every live queue's channel its unfinished jobs.
  */
-void tgpu_reset_done(struct pci_dev *pdev)
+static void tgpu_reset_reinit(struct tgpu_device *tdev)
 {
-	struct tgpu_device *tdev = pci_get_drvdata(pdev);
 	struct tgpu_queue *q;
 	unsigned int r, n;
 	int idx;
@@ -348,8 +415,87 @@ void tgpu_reset_done(struct pci_dev *pdev)
 		}
 	}
 	mutex_unlock(&tdev->rl_lock);
+	tgpu_bars_thaw(tdev);
+	/* after the thaw: the waiters the reset broke write with the CPU */
+	tgpu_kchan_restart(tdev);
 	drm_info(&tdev->base, "device reset done: ECC %s, VRAM to be treated as lost\n",
 		 tdev->ecc.enabled ? "enabled" : "disabled");
+}
+
+/*
+ * With the reset lock: a device reset that began ends without the
+ * device.  It is lost: every fence fails with -ENODEV, the schedulers
+ * start (to hand the errors on), the BARs count as on again (accesses
+ * go to a device that is gone, faults to a page of their own), and the
+ * DRM device is unplugged.
+ */
+static void tgpu_reset_abandon(struct tgpu_device *tdev, const char *why)
+{
+	struct tgpu_queue *q;
+	unsigned int r;
+
+	WRITE_ONCE(tdev->reset.lost, true);
+	tgpu_xid(tdev, TGPU_XID_BUS,
+		 "GPU has fallen off the bus: %s; unfinished work fails with -ENODEV, the device is unplugged (remove and rescan the PCI device to bring it back)\n",
+		 why);
+	tgpu_queues_fail_all(tdev, -ENODEV);
+	mutex_lock(&tdev->rl_lock);
+	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
+		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
+			tgpu_queue_restart(q);
+	mutex_unlock(&tdev->rl_lock);
+	queue_work(system_wq, &tdev->reset.unplug);
+	tgpu_bars_thaw(tdev);
+	WRITE_ONCE(tdev->reset.device, false);
+}
+
+/*
+ * From sysfs or AER: a timeout handler running now finishes first, later
+ * ones put their job back and wait (the device reset hands it to the
+ * hardware again).
+ */
+static void tgpu_reset_begin_device(struct tgpu_device *tdev)
+{
+	WRITE_ONCE(tdev->reset.device, true);
+	flush_workqueue(tdev->reset.wq);
+	tgpu_reset_begin(tdev);
+}
+
+/**
+ * tgpu_reset_prepare() - pci_error_handlers.reset_prepare: an FLR is coming
+ * @pdev: the PCI function
+ *
+ * Every scheduler stops.  From sysfs this takes the reset lock, which
+ * tgpu_reset_done() releases; from the driver's own device reset the
+ * recovery holds it already.  Until tgpu_reset_done() the BARs do not
+ * decode: CPU mappings of VRAM objects are zapped (a store through one
+ * would be dropped, a load read all ones) and faults wait, as do the
+ * driver's own VRAM writers.
+ */
+void tgpu_reset_prepare(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	if (tdev->reset.owner != current)
+		tgpu_reset_begin_device(tdev);
+	tgpu_reset_quiesce(tdev);
+}
+
+/**
+ * tgpu_reset_done() - pci_error_handlers.reset_done: the FLR happened
+ * @pdev: the PCI function, its config space restored
+ *
+ * The device is as after power-on: the kernel channel's work in flight
+ * fails (its waiters redo it with the CPU), interrupts, ECC (with its
+ * scrub), the TLB and the runlists are set up again, every live queue's
+ * channel gets its unfinished jobs again, the schedulers start, and the
+ * kernel channel starts again.  VRAM counts as lost.
+ */
+void tgpu_reset_done(struct pci_dev *pdev)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+
+	tgpu_reset_reinit(tdev);
 	if (!tdev->reset.recovering) {
 		WRITE_ONCE(tdev->reset.device, false);
 		tgpu_reset_end(tdev);
@@ -584,6 +730,15 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 
 /* ---- PCI error recovery (AER) -------------------------------------------- */
 
+/*
+ * A fatal error: error_detected stops everything, the PCI core resets
+ * the link, slot_reset checks that the device answers, resume sets it up
+ * again.  The reset lock is held within each callback only, so that a
+ * recovery the PCI core gives up on (it calls nothing more: "device
+ * recovery failed") leaves nothing locked; the watchdog then ends it.
+ */
+#define TGPU_AER_TIMEOUT_MS	10000
+
 static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 						pci_channel_state_t state)
 {
@@ -591,7 +746,8 @@ static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 
 	drm_err(&tdev->base, "PCI error reported (channel state %d)%s\n",
 		state, state == pci_channel_io_perm_failure ?
-		": the device is lost" : ", resetting the device");
+		": the device is lost" : state == pci_channel_io_normal ?
+		", recovering without a reset" : ", resetting the device");
 	if (state == pci_channel_io_perm_failure) {
 		WRITE_ONCE(tdev->reset.lost, true);
 		tgpu_queues_fail_all(tdev, -ENODEV);
@@ -600,8 +756,30 @@ static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 	}
 	if (state == pci_channel_io_normal)
 		return PCI_ERS_RESULT_CAN_RECOVER;
-	tgpu_reset_prepare(pdev);
+
+	tgpu_reset_begin_device(tdev);
+	if (!tdev->reset.aer) {
+		tgpu_reset_quiesce(tdev);
+		tdev->reset.aer = true;
+		queue_delayed_work(system_wq, &tdev->reset.aer_watchdog,
+				   msecs_to_jiffies(TGPU_AER_TIMEOUT_MS));
+	}
+	tgpu_reset_end(tdev);
 	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static void tgpu_pci_aer_watchdog(struct work_struct *work)
+{
+	struct tgpu_device *tdev = container_of(to_delayed_work(work),
+						struct tgpu_device,
+						reset.aer_watchdog);
+
+	tgpu_reset_begin(tdev);
+	if (tdev->reset.aer) {
+		tdev->reset.aer = false;
+		tgpu_reset_abandon(tdev, "its PCI error recovery did not finish in 10 s");
+	}
+	tgpu_reset_end(tdev);
 }
 
 static pci_ers_result_t tgpu_pci_mmio_enabled(struct pci_dev *pdev)
@@ -616,22 +794,37 @@ static pci_ers_result_t tgpu_pci_mmio_enabled(struct pci_dev *pdev)
 static pci_ers_result_t tgpu_pci_slot_reset(struct pci_dev *pdev)
 {
 	struct tgpu_device *tdev = pci_get_drvdata(pdev);
+	pci_ers_result_t ret = PCI_ERS_RESULT_RECOVERED;
 
 	pci_restore_state(pdev);
 	pci_save_state(pdev);
+	tgpu_reset_begin(tdev);
 	if (tgpu_rd32(tdev, TGPU_PMC_MAGIC) != TGPU_MAGIC) {
 		drm_err(&tdev->base, "PCI slot reset: the device does not answer\n");
-		return PCI_ERS_RESULT_DISCONNECT;
+		/* resume is not called: end what error_detected began */
+		if (tdev->reset.aer) {
+			tdev->reset.aer = false;
+			cancel_delayed_work(&tdev->reset.aer_watchdog);
+			tgpu_reset_abandon(tdev, "it does not answer after its reset");
+		}
+		ret = PCI_ERS_RESULT_DISCONNECT;
 	}
-	return PCI_ERS_RESULT_RECOVERED;
+	tgpu_reset_end(tdev);
+	return ret;
 }
 
 static void tgpu_pci_resume(struct pci_dev *pdev)
 {
 	struct tgpu_device *tdev = pci_get_drvdata(pdev);
 
-	if (tdev->reset.owner)
-		tgpu_reset_done(pdev);
+	tgpu_reset_begin(tdev);
+	if (tdev->reset.aer) {
+		tdev->reset.aer = false;
+		cancel_delayed_work(&tdev->reset.aer_watchdog);
+		tgpu_reset_reinit(tdev);
+		WRITE_ONCE(tdev->reset.device, false);
+	}
+	tgpu_reset_end(tdev);
 	drm_info(&tdev->base, "PCI error recovery done\n");
 }
 
@@ -651,6 +844,7 @@ static void tgpu_reset_fini(struct drm_device *ddev, void *data)
 	struct tgpu_device *tdev = to_tgpu_device(ddev);
 
 	destroy_workqueue(tdev->reset.wq);
+	cleanup_srcu_struct(&tdev->reset.bars);
 }
 
 static void tgpu_reset_unbind(void *data)
@@ -658,6 +852,7 @@ static void tgpu_reset_unbind(void *data)
 	struct tgpu_device *tdev = data;
 
 	cancel_delayed_work_sync(&tdev->reset.health);
+	cancel_delayed_work_sync(&tdev->reset.aer_watchdog);
 	flush_work(&tdev->reset.unplug);
 }
 
@@ -672,6 +867,7 @@ int tgpu_reset_init(struct tgpu_device *tdev)
 	struct tgpu_reset *rst = &tdev->reset;
 	int ret;
 
+	init_waitqueue_head(&rst->thaw);
 	ret = drmm_mutex_init(&tdev->base, &rst->lock);
 	if (!ret)
 		ret = drmm_mutex_init(&tdev->base, &rst->unplug_lock);
@@ -679,9 +875,15 @@ int tgpu_reset_init(struct tgpu_device *tdev)
 		return ret;
 	INIT_DELAYED_WORK(&rst->health, tgpu_reset_health);
 	INIT_WORK(&rst->unplug, tgpu_reset_unplug);
+	INIT_DELAYED_WORK(&rst->aer_watchdog, tgpu_pci_aer_watchdog);
 	rst->wq = alloc_ordered_workqueue("tgpu-reset", WQ_MEM_RECLAIM);
 	if (!rst->wq)
 		return -ENOMEM;
+	ret = init_srcu_struct(&rst->bars);
+	if (ret) {
+		destroy_workqueue(rst->wq);
+		return ret;
+	}
 	ret = drmm_add_action_or_reset(&tdev->base, tgpu_reset_fini, NULL);
 	if (ret)
 		return ret;

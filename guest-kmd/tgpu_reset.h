@@ -11,6 +11,8 @@
 #include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/mutex.h>
+#include <linux/srcu.h>
+#include <linux/wait.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -35,6 +37,16 @@ struct tgpu_queue;
  * @wq: ordered: every queue's timeout handler, and the health check, run
  *	on it one at a time
  * @lock: held through a recovery and a device reset
+ * @frozen: from the start of a device reset to its end the BARs do not
+ *	decode (the PCI core turns memory decoding off, then the FLR; AER
+ *	resets the link): a CPU store through BAR1 would be dropped and a
+ *	load read all ones.  CPU faults on VRAM objects and the driver's own
+ *	VRAM writers outside a recovery wait (tgpu_bars_enter())
+ * @bars: the SRCU read sections of those accesses, which a freeze waits
+ *	for; around the access only, never across a wait for the GPU
+ * @thaw: woken when the BARs decode again
+ * @aer_watchdog: ends an AER recovery that the PCI core gave up on (it
+ *	tells the driver nothing then): the device is lost
  * @owner: the task holding @lock, so that the PCI core's reset_prepare,
  *	called from a device reset the driver started, does not take it
  *	again
@@ -49,6 +61,7 @@ struct tgpu_queue;
  * @active: a recovery is under way: an ENGINE_RESET error it causes is
  *	its to handle, not the interrupt handler's (under the irq lock)
  * @recovering: the driver itself started the device reset under way
+ * @aer: AER's error_detected began a device reset; resume ends it
  * @device: a device reset from sysfs or AER is under way: timeouts wait
  * @lost: the device fell off the bus; nothing touches it any more
  * @detect_ns: the last hang: from its job's run_job to the hang check
@@ -61,6 +74,10 @@ struct tgpu_queue;
 struct tgpu_reset {
 	struct workqueue_struct *wq;
 	struct mutex lock; /* recovery, device reset */
+	bool frozen;
+	struct srcu_struct bars;
+	wait_queue_head_t thaw;
+	struct delayed_work aer_watchdog;
 	struct task_struct *owner;
 	atomic_t count;
 	atomic_t vram_lost;
@@ -70,6 +87,7 @@ struct tgpu_reset {
 	struct mutex unplug_lock; /* drm_dev_unplug() once */
 	bool active;
 	bool recovering;
+	bool aer;
 	bool device;
 	bool lost;
 	u64 detect_ns, engine_ns, device_ns;
@@ -78,6 +96,10 @@ struct tgpu_reset {
 int tgpu_reset_init(struct tgpu_device *tdev);
 enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);
 bool tgpu_reset_check_bus(struct tgpu_device *tdev);
+void tgpu_reset_check_bus_soon(struct tgpu_device *tdev);
+int tgpu_bars_enter(struct tgpu_device *tdev);
+bool tgpu_bars_tryenter(struct tgpu_device *tdev, int *idx);
+void tgpu_bars_exit(struct tgpu_device *tdev, int idx);
 void tgpu_reset_unplug_once(struct tgpu_device *tdev);
 void tgpu_reset_prepare(struct pci_dev *pdev);
 void tgpu_reset_done(struct pci_dev *pdev);

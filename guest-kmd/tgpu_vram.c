@@ -163,7 +163,7 @@ int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks)
 	struct gpu_buddy_block *block;
 	void __iomem *map;
 	u64 start, end, len;
-	int ret;
+	int ret, bars;
 
 	ret = tgpu_kchan_clear(tdev, blocks);
 	if (ret != -ENODEV && ret != -EIO && ret != -ETIMEDOUT)
@@ -177,7 +177,9 @@ int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks)
 			map = ioremap_wc(tdev->vram_bar.start + start, len);
 			if (!map)
 				return -ENOMEM;
+			bars = tgpu_bars_enter(tdev);
 			memset_io(map, 0, len);
+			tgpu_bars_exit(tdev, bars);
 			iounmap(map);
 
 			if (fatal_signal_pending(current))
@@ -226,7 +228,7 @@ int tgpu_vram_obj_alloc(struct tgpu_device *tdev, struct tgpu_vram_obj *obj,
 {
 	struct gpu_buddy_block *block;
 	u64 align = roundup_pow_of_two(max_t(u64, size, SZ_4K));
-	int ret;
+	int ret, bars;
 
 	INIT_LIST_HEAD(&obj->blocks);
 	if (!tdev->vram.map)
@@ -241,7 +243,9 @@ int tgpu_vram_obj_alloc(struct tgpu_device *tdev, struct tgpu_vram_obj *obj,
 	obj->addr = gpu_buddy_block_offset(block);
 	obj->size = align;
 	obj->cpu = tdev->vram.map + obj->addr;
+	bars = tgpu_bars_enter(tdev);
 	memset_io(obj->cpu, 0, align);
+	tgpu_bars_exit(tdev, bars);
 	return 0;
 }
 

@@ -229,7 +229,7 @@ static void test_mmu_fault(const char *sysfs, const char *node)
 	ok(!(rd(TGPU_MMU_INTR) & TGPU_MMU_INTR_FAULT),
 	   "the driver acknowledged MMU_INTR.FAULT");
 	snprintf(needle, sizeof(needle),
-		 "MMU fault: BAD_APERTURE on read at 0x%010llx, asid 66, channel %u, engine host",
+		 "MMU fault: BAD_APERTURE on read at 0x%010llx, asid 66, channel %u (no queue), engine host",
 		 (unsigned long long)bad_va, ch);
 	ok(dmesg_has(needle), "the driver logged \"%s\"", needle);
 	ok(wait_reg(TGPU_FIFO_ERR_PENDING(0), 1u << ch, 0),

@@ -14,9 +14,10 @@
  *                              launch (tests/guest/run): stall, wedge,
  *                              fetch, lost-irq, doorbell-drop (at the
  *                              second launch), bus-loss; flr resets the
- *                              device from sysfs (flr-load: with the
- *                              innocent copying through it, which loses
- *                              data: docs/driver/kmd.md, "Known problems")
+ *                              device from sysfs
+ *   test-umd --host-faults     faults the host injects when asked (a
+ *                              "# host:" line; tests/guest/host-relay):
+ *                              MMU fault, illegal method, close-fd, AER
  *
  * Output is TAP; the exit status is non-zero if any check failed.
  */
@@ -721,10 +722,40 @@ static double now_s(void)
 
 static bool dmesg_match(const char *pattern)
 {
-	char cmd[256];
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "dmesg | grep -qE '%s'", pattern);
 	return system(cmd) == 0;
+}
+
+/* How many kernel log lines match @pattern. */
+static int dmesg_count(const char *pattern)
+{
+	char cmd[512];
+	int n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -cE '%s'", pattern);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	pclose(f);
+	return n;
+}
+
+/* Wait up to @seconds for the @n-th kernel log line matching @pattern. */
+static bool dmesg_wait(const char *pattern, int n, double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (dmesg_count(pattern) < n) {
+		if (now_s() > end)
+			return false;
+		usleep(50 * 1000);
+	}
+	return true;
 }
 
 /*
@@ -732,12 +763,10 @@ static bool dmesg_match(const char *pattern)
  * until the guilty one says it is done (a byte on @done), at least
  * @min_rounds of them; then a kernel on the compute engine.  Exits with
  * the number of failures, and reports on stderr.  It says it is copying
- * with a byte on @ready.  With @idle it stops copying after that byte
- * until @done, then first checks that its device memory kept the last
- * round's data.
+ * with a byte on @ready.
  */
 static int innocent_main(int ready, int done, unsigned int min_rounds,
-			 tgpu_status want_kernel, bool idle)
+			 tgpu_status want_kernel)
 {
 	enum { N = 64 * 1024 };
 	static uint32_t out[N], in[N];
@@ -789,19 +818,7 @@ static int innocent_main(int ready, int done, unsigned int min_rounds,
 		}
 		if (!rounds++ && write(ready, "r", 1) != 1)
 			return 102;
-		if (idle && rounds == 1) {
-			char byte;
-
-			if (read(done, &byte, 1) != 1 ||
-			    tgpu_memcpy_dtoh(ctx, out, d, sizeof(out)))
-				return 106;
-			if (memcmp(in, out, sizeof(in))) {
-				fprintf(stderr, "innocent: its device memory changed while it was idle\n");
-				bad++;
-			}
-			min_rounds = rounds + 5;
-		}
-	} while (rounds < min_rounds || (!idle && poll(&pfd, 1, 0) == 0));
+	} while (rounds < min_rounds || poll(&pfd, 1, 0) == 0);
 	fprintf(stderr, "innocent: %u rounds of 256 KiB copies, %u with wrong data\n",
 		rounds, bad);
 
@@ -862,6 +879,15 @@ static void check_coredump(void)
 		printf("# could not dismiss the devcoredump\n");
 }
 
+/* After a device reset the driver's own channel serves again. */
+static void check_kchan_back(void)
+{
+	ok(dmesg_match("kernel channel: set up again after the device reset"),
+	   "dmesg: the kernel channel is set up again");
+	ok(system("grep -qs 'kernel engine ce0 state running' /sys/kernel/debug/dri/*/channels") == 0,
+	   "debugfs channels: the kernel channel is running");
+}
+
 /* The kernel's output buffer, for more work in the same context. */
 static tgpu_deviceptr guilty_out;
 
@@ -882,9 +908,7 @@ static tgpu_status guilty_launch(tgpu_context **ctx)
 
 static void test_reset(const char *kind, unsigned int timeout_ms)
 {
-	bool wedge = !strcmp(kind, "wedge"), flr = !strncmp(kind, "flr", 3);
-	/* copies in flight across an FLR lose data (kmd.md, "Known problems") */
-	bool idle = !strcmp(kind, "flr") || wedge;
+	bool wedge = !strcmp(kind, "wedge"), flr = !strcmp(kind, "flr");
 	bool bus = !strcmp(kind, "bus-loss"), lost_irq = !strcmp(kind, "lost-irq");
 	bool doorbell = !strcmp(kind, "doorbell-drop");
 	int ready[2], done[2], status;
@@ -904,8 +928,7 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		child = fork();
 		if (child == 0)
 			_exit(innocent_main(ready[1], done[0], 20,
-					    bus ? TGPU_ERROR_DEVICE_LOST : TGPU_SUCCESS,
-					    idle));
+					    bus ? TGPU_ERROR_DEVICE_LOST : TGPU_SUCCESS));
 		if (read(ready[0], pat, 1) != 1)
 			bail("the innocent process did not start");
 	}
@@ -915,18 +938,13 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 	t0 = now_s();
 	if (flr) {
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bus_id());
-		/*
-		 * The innocent process is idle during the FLR: copies in
-		 * flight across one lose data (docs/driver/kmd.md, "Known
-		 * problems").
-		 */
+		/* the innocent copies through it */
 		ok(!write_file(path, "1"), "FLR through %s", path);
 		dt = now_s() - t0;
-		if (idle && write(done[1], "d", 1) != 1)
-			bail("pipe");
 		ok(dt < 2.0, "the reset took %.3f s (gem_eio's bound: 2 s)", dt);
 		ok(dmesg_match("device reset done: ECC (enabled|disabled)"),
 		   "dmesg: device reset done, ECC set up again");
+		check_kchan_back();
 		st = guilty_launch(&ctx);
 		is(st, TGPU_SUCCESS, "a new context's kernel after the FLR");
 		tgpu_ctx_get_reset_status(ctx, &st);
@@ -934,8 +952,6 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 	} else {
 		st = guilty_launch(&ctx);
 		dt = now_s() - t0;
-		if (idle && write(done[1], "d", 1) != 1)
-			bail("pipe");
 		if (doorbell) {
 			/*
 			 * The plan drops the next doorbell after the first
@@ -989,15 +1005,17 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing.*engine compute reset",
 					 (int)getpid());
 			ok(dmesg_match(pat), "dmesg: %s", pat);
-			if (wedge)
+			if (wedge) {
 				ok(dmesg_match("device reset done"), "dmesg: the device reset is done");
+				check_kchan_back();
+			}
 			check_coredump();
 		}
 	}
 	if (ctx)
 		tgpu_ctx_destroy(ctx);
 	if (child > 0) {
-		if (!idle && write(done[1], "d", 1) != 1)
+		if (write(done[1], "d", 1) != 1)
 			bail("pipe");
 		waitpid(child, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -1008,6 +1026,278 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 	if (bus)
 		ok(!write_file("/sys/bus/pci/drivers/tgpu/unbind", bus_id()),
 		   "unbind after the bus loss");
+}
+
+/* ---- faults the host injects when the guest asks ---------------------------------- */
+
+/*
+ * A monitor command for this guest's QEMU: tests/guest/run's
+ * guest_tap_host carries out a "# host: HMP" or "# host-qmp: JSON" line
+ * of the console as it comes (tests/guest/host-relay).  Nothing answers:
+ * the caller waits for the effect.
+ */
+__attribute__((format(printf, 2, 3)))
+static void host_request(const char *how, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s: ", how);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* This process's channel on @engine, from debugfs "channels"; or -1. */
+static int my_channel(const char *engine)
+{
+	FILE *f = popen("cat /sys/kernel/debug/dri/*/channels 2>/dev/null", "r");
+	char line[256], comm[32], eng[16];
+	unsigned int q, ch;
+	int pid, found = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "queue %u pid %d comm %31s channel %u engine %15s",
+			   &q, &pid, comm, &ch, eng) == 5 &&
+		    pid == (int)getpid() && !strcmp(eng, engine))
+			found = (int)ch;
+	pclose(f);
+	return found;
+}
+
+/*
+ * MMU fault, injected: a fault-buffer record names the guilty channel
+ * (nothing stops: the record alone is a report).  Then a real one: the
+ * guilty kernel stores where nothing is mapped, and its queue dies.
+ */
+static void host_mmu_fault(void)
+{
+	struct spin_params sp;
+	tgpu_function *spin, *fault;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	tgpu_module *m;
+	tgpu_status st;
+	char pat[256];
+	int ch;
+
+	spin_context(&ctx, &spin, &out);
+	if (tgpu_module_load_data(ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&fault, m, "fault"))
+		bail("no module");
+	sp = (struct spin_params){ .out = out, .iters = 1000 };
+	tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS, "mmu-fault: a first kernel");
+	ch = my_channel("compute");
+	ok(ch > 0, "mmu-fault: debugfs names this process's compute channel (%d)", ch);
+
+	host_request("host-qmp", "{\"execute\": \"tgpu-inject-fault\", \"arguments\": {\"id\": \"gpu0\", \"kind\": \"mmu-fault\", \"va\": %llu, \"channel\": %d, \"access\": \"write\"}}",
+		     0x7654321000ull, ch);
+	snprintf(pat, sizeof(pat),
+		 "Xid 31: MMU fault: [A-Z_]+ on write at 0x7654321000, asid [0-9]+, channel %d \\(pid %d, test-umd\\), engine compute",
+		 ch, (int)getpid());
+	ok(dmesg_wait(pat, 1, 20), "mmu-fault: the injected record: dmesg %s", pat);
+	tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS,
+	   "mmu-fault: a record alone stops nothing, the next kernel runs");
+
+	tgpu_launch_kernel(fault, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0);
+	is(tgpu_ctx_synchronize(ctx), TGPU_ERROR_ILLEGAL_ADDRESS,
+	   "mmu-fault: a kernel's store to an unmapped address");
+	ok(strstr(tgpu_get_last_error_message(), "0x1000000000") != NULL,
+	   "mmu-fault: the message names the address (%s)", tgpu_get_last_error_message());
+	snprintf(pat, sizeof(pat),
+		 "Xid 31: MMU fault: [A-Z_]+ on write at 0x1000000000, asid [0-9]+, channel %d \\(pid %d, test-umd\\)",
+		 ch, (int)getpid());
+	ok(dmesg_match(pat), "mmu-fault: dmesg %s", pat);
+	snprintf(pat, sizeof(pat),
+		 "Xid [0-9]+: channel %d \\(pid %d, test-umd\\) .*queue [0-9]+ dead",
+		 ch, (int)getpid());
+	ok(dmesg_match(pat), "mmu-fault: dmesg %s", pat);
+	tgpu_ctx_get_reset_status(ctx, &st);
+	is(st, TGPU_ERROR_ILLEGAL_ADDRESS, "mmu-fault: the context stays in error");
+	tgpu_ctx_destroy(ctx);
+}
+
+/*
+ * Illegal method: the guilty channel's next method is refused.  Its
+ * kernels run until the injection lands; that job fails.
+ */
+static void host_illegal_method(void)
+{
+	struct spin_params sp;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	tgpu_status st = TGPU_SUCCESS;
+	unsigned int n = 0;
+	char pat[256];
+	double end;
+	int ch;
+
+	spin_context(&ctx, &spin, &out);
+	sp = (struct spin_params){ .out = out, .iters = 1000 };
+	tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS, "illegal-method: a first kernel");
+	ch = my_channel("compute");
+	host_request("host", "tgpu_inject gpu0 illegal-method %d", ch);
+	for (end = now_s() + 20; !st && now_s() < end; n++) {
+		st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+		if (!st)
+			st = tgpu_ctx_synchronize(ctx);
+	}
+	is(st, TGPU_ERROR_LAUNCH_FAILED, "illegal-method: the job it lands on fails");
+	ok(strstr(tgpu_get_last_error_message(), "ILLEGAL_METHOD") != NULL,
+	   "illegal-method: the message says so (%s; after %u kernels)",
+	   tgpu_get_last_error_message(), n);
+	snprintf(pat, sizeof(pat),
+		 "Xid (13|32): channel %d \\(pid %d, test-umd\\) .*ILLEGAL_METHOD.*queue [0-9]+ dead",
+		 ch, (int)getpid());
+	ok(dmesg_match(pat), "illegal-method: dmesg %s", pat);
+	tgpu_ctx_destroy(ctx);
+}
+
+/*
+ * close-fd (IGT xe_exec_reset): a process exits with a kernel running
+ * that would take minutes.  Its queue goes with its file; the engine
+ * serves the next process at once, and no hang is reported.
+ */
+static void host_close_fd(void)
+{
+	int ready[2], status, xid8 = dmesg_count("Xid 8:");
+	struct spin_params sp;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	pid_t pid;
+	double t0;
+	char c;
+
+	if (pipe(ready))
+		bail("pipe");
+	pid = fork();
+	if (pid == 0) {
+		spin_context(&ctx, &spin, &out);
+		sp = (struct spin_params){ .out = out, .iters = 0x7fffffff };
+		if (tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp)))
+			_exit(1);
+		/* running: GP_GET moved past it */
+		usleep(200 * 1000);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		_exit(0);	/* no synchronize, no destroy: the fd closes */
+	}
+	if (read(ready[0], &c, 1) != 1)
+		bail("the close-fd child did not start");
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "close-fd: a process exits with a minutes-long kernel running");
+	t0 = now_s();
+	spin_context(&ctx, &spin, &out);
+	sp = (struct spin_params){ .out = out, .iters = 1000 };
+	tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	is(tgpu_ctx_synchronize(ctx), TGPU_SUCCESS,
+	   "close-fd: the next process's kernel on the engine");
+	ok(now_s() - t0 < 5.0, "close-fd: without waiting for the abandoned kernel (%.2f s)",
+	   now_s() - t0);
+	ok(dmesg_count("Xid 8:") == xid8, "close-fd: no hang reported (Xid 8 lines: %d)", xid8);
+	tgpu_ctx_destroy(ctx);
+}
+
+/* A kernel in a new context, checked. */
+static tgpu_status kernel_runs(void)
+{
+	struct spin_params sp;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	uint32_t got = 0;
+	tgpu_status st;
+
+	spin_context(&ctx, &spin, &out);
+	sp = (struct spin_params){ .out = out, .iters = 777 };
+	st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	if (!st)
+		st = tgpu_ctx_synchronize(ctx);
+	if (!st)
+		st = tgpu_memcpy_dtoh(ctx, &got, out, sizeof(got));
+	if (!st && got != 777)
+		st = TGPU_ERROR_UNKNOWN;
+	tgpu_ctx_destroy(ctx);
+	return st;
+}
+
+/*
+ * AER, through QEMU's pcie_aer_inject_error: a non-fatal error (a
+ * poisoned TLP, what the device's own BAR1 poison report sends) is
+ * recovered without a reset; a fatal one (a malformed TLP) resets the
+ * link, and the driver sets the device up again as after an FLR.
+ */
+static void host_aer(void)
+{
+	int resets = dmesg_count("device reset done");
+	tgpu_context *before;
+	tgpu_status st;
+
+	host_request("host", "pcie_aer_inject_error gpu0 POISON_TLP");
+	ok(dmesg_wait("PCI error recovery done", 1, 20),
+	   "aer: a non-fatal error (POISON_TLP) is reported and recovered");
+	ok(dmesg_match("PCI error reported \\(channel state 1\\)"),
+	   "aer: error_detected saw it as non-fatal (io_normal)");
+	ok(dmesg_count("device reset done") == resets,
+	   "aer: a non-fatal error resets nothing");
+	is(kernel_runs(), TGPU_SUCCESS, "aer: a kernel after the non-fatal error");
+
+	if (tgpu_ctx_create(&before, dev, 0))
+		bail("no context");
+	host_request("host", "pcie_aer_inject_error gpu0 MALF_TLP");
+	ok(dmesg_wait("PCI error recovery done", 2, 30),
+	   "aer: a fatal error (MALF_TLP) is reported and recovered");
+	ok(dmesg_match("PCI error reported \\(channel state 2\\), resetting the device"),
+	   "aer: error_detected saw it as fatal (io_frozen): reset");
+	ok(dmesg_count("device reset done") == resets + 1,
+	   "aer: dmesg: the device reset is done");
+	check_kchan_back();
+	is(kernel_runs(), TGPU_SUCCESS, "aer: a kernel after the fatal error's reset");
+	tgpu_ctx_get_reset_status(before, &st);
+	is(st, TGPU_ERROR_DEVICE_RESET, "aer: a context from before it learns VRAM is lost");
+	tgpu_ctx_destroy(before);
+}
+
+/*
+ * Every fault the host injects at the guest's request, in one guest,
+ * with an innocent process copying through all of them.
+ */
+static void test_host_faults(void)
+{
+	int ready[2], done[2], status;
+	pid_t child;
+	char c;
+
+	if (pipe(ready) || pipe(done))
+		bail("pipe");
+	child = fork();
+	if (child == 0)
+		_exit(innocent_main(ready[1], done[0], 20, TGPU_SUCCESS));
+	if (read(ready[0], &c, 1) != 1)
+		bail("the innocent process did not start");
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
+		bail(tgpu_get_last_error_message());
+
+	host_mmu_fault();
+	host_illegal_method();
+	host_close_fd();
+	host_aer();
+
+	if (write(done[1], "d", 1) != 1)
+		bail("pipe");
+	waitpid(child, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "the innocent process: every copy byte-exact through all of them, then a correct kernel (exit %d)",
+	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* ---- device lost ------------------------------------------------------------------ */
@@ -1067,7 +1357,7 @@ int main(int argc, char **argv)
 {
 	unsigned int timeout_ms = 0, progress_ms = 0;
 	const char *reset = NULL;
-	bool unplug = false;
+	bool unplug = false, host = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -1079,8 +1369,14 @@ int main(int argc, char **argv)
 			reset = argv[i] + 8;
 		else if (!strcmp(argv[i], "--unplug"))
 			unplug = true;
+		else if (!strcmp(argv[i], "--host-faults"))
+			host = true;
 		else
-			bail("usage: test-umd [--timeout-ms=MS | --progress-ms=MS | --reset=KIND [--timeout-ms=MS] | --unplug]");
+			bail("usage: test-umd [--timeout-ms=MS | --progress-ms=MS | --reset=KIND [--timeout-ms=MS] | --host-faults | --unplug]");
+	}
+	if (host) {
+		test_host_faults();
+		return tap_done();
 	}
 	if (reset) {
 		test_reset(reset, timeout_ms ? timeout_ms : 2000);

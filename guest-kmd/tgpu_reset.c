@@ -568,6 +568,7 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 			 tgpu_chan_state_name(status & TGPU_CHAN_STATE_MASK),
 			 engine);
 		tgpu_queue_guilty(q, -ETIME);
+		tdev->reset.fail_at_ns = ktime_get_ns();
 		mutex_unlock(&tdev->rl_lock);
 		tgpu_reset_device(tdev);
 		tdev->reset.device_ns = ktime_get_ns() - t0;
@@ -588,6 +589,7 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 		 bad->s_fence->finished.seqno,
 		 tgpu_chan_state_name(state), q->timeout_ms, engine);
 	tgpu_queue_guilty(q, -ETIME);
+	tdev->reset.fail_at_ns = ktime_get_ns();
 
 	/* the reset fails the channel whose context was on the engine */
 	snprintf(why, sizeof(why), "the reset of engine %s", engine);
@@ -621,10 +623,10 @@ void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m)
 	seq_printf(m, "resets %d\ndevice_resets %d\nmissed_irqs %lld\nlost %u\n",
 		   atomic_read(&rst->count), atomic_read(&rst->vram_lost),
 		   atomic64_read(&rst->missed_irqs), READ_ONCE(rst->lost));
-	seq_printf(m, "last_detect_us %llu\nlast_engine_reset_us %llu\nlast_device_reset_us %llu\n",
+	seq_printf(m, "last_detect_us %llu\nlast_engine_reset_us %llu\nlast_device_reset_us %llu\nlast_fail_at_ns %llu\n",
 		   div_u64(rst->detect_ns, NSEC_PER_USEC),
 		   div_u64(rst->engine_ns, NSEC_PER_USEC),
-		   div_u64(rst->device_ns, NSEC_PER_USEC));
+		   div_u64(rst->device_ns, NSEC_PER_USEC), rst->fail_at_ns);
 }
 
 /**
@@ -670,7 +672,12 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 				     sjob->s_fence->finished.seqno,
 				     atomic64_read(&tdev->reset.missed_irqs));
 		drm_dev_exit(idx);
-		tgpu_job_requeue(sjob);
+		/*
+		 * Done, and its finished fence signalled: off the pending
+		 * list, it is ours to free (put back, it would wait there for
+		 * the next completion, and time out again meanwhile).
+		 */
+		tgpu_job_free(sjob);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 

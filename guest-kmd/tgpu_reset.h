@@ -70,6 +70,8 @@ struct tgpu_queue;
  *	schedulers running again, the innocent work handed back
  * @device_ns: the last device reset: from its start to the device
  *	serving again
+ * @fail_at_ns: when (CLOCK_MONOTONIC) the last recovery failed the
+ *	guilty fences, for waiters to time their wake-up against
  */
 struct tgpu_reset {
 	struct workqueue_struct *wq;
@@ -90,7 +92,7 @@ struct tgpu_reset {
 	bool aer;
 	bool device;
 	bool lost;
-	u64 detect_ns, engine_ns, device_ns;
+	u64 detect_ns, engine_ns, device_ns, fail_at_ns;
 };
 
 int tgpu_reset_init(struct tgpu_device *tdev);

@@ -17,7 +17,8 @@
  *                              device from sysfs
  *   test-umd --host-faults     faults the host injects when asked (a
  *                              "# host:" line; tests/guest/host-relay):
- *                              MMU fault, illegal method, close-fd, AER
+ *                              MMU fault, illegal method, close-fd, BAR1
+ *                              poison and AER (iomem=relaxed)
  *
  * Output is TAP; the exit status is non-zero if any check failed.
  */
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1317,11 +1319,12 @@ static tgpu_status kernel_runs(void)
 static void host_aer(void)
 {
 	int resets = dmesg_count("device reset done");
+	int done = dmesg_count("PCI error recovery done");
 	tgpu_context *before;
 	tgpu_status st;
 
 	host_request("host", "pcie_aer_inject_error gpu0 POISON_TLP");
-	ok(dmesg_wait("PCI error recovery done", 1, 20),
+	ok(dmesg_wait("PCI error recovery done", done + 1, 20),
 	   "aer: a non-fatal error (POISON_TLP) is reported and recovered");
 	ok(dmesg_match("PCI error reported \\(channel state 1\\)"),
 	   "aer: error_detected saw it as non-fatal (io_normal)");
@@ -1332,7 +1335,7 @@ static void host_aer(void)
 	if (tgpu_ctx_create(&before, dev, 0))
 		bail("no context");
 	host_request("host", "pcie_aer_inject_error gpu0 MALF_TLP");
-	ok(dmesg_wait("PCI error recovery done", 2, 30),
+	ok(dmesg_wait("PCI error recovery done", done + 2, 30),
 	   "aer: a fatal error (MALF_TLP) is reported and recovered");
 	ok(dmesg_match("PCI error reported \\(channel state 2\\), resetting the device"),
 	   "aer: error_detected saw it as fatal (io_frozen): reset");
@@ -1343,6 +1346,43 @@ static void host_aer(void)
 	tgpu_ctx_get_reset_status(before, &st);
 	is(st, TGPU_ERROR_DEVICE_RESET, "aer: a context from before it learns VRAM is lost");
 	tgpu_ctx_destroy(before);
+}
+
+/*
+ * The device's own AER report: a CPU read through BAR1 of a page with a
+ * double-bit ECC error returns all ones and sends a poisoned TLP, which
+ * the driver recovers from without a reset.  The page (768 MiB into
+ * VRAM) is mapped through sysfs resource1 (the guest has iomem=relaxed);
+ * a write gives it new check bits.
+ */
+static void host_bar1_poison(void)
+{
+	const uint64_t pa = 0x30000000;
+	int done = dmesg_count("PCI error recovery done"), fd;
+	volatile uint32_t *p;
+	uint32_t v = 0;
+	char path[128];
+	double end;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource1", bus_id());
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pa);
+	if (!ok(p != MAP_FAILED, "bar1-poison: map VRAM 0x%" PRIx64 " through %s", pa, path))
+		return;
+	close(fd);
+	p[0] = 0x12345678;
+	host_request("host", "tgpu_inject gpu0 ecc-double 0x%" PRIx64 " sticky", pa);
+	for (end = now_s() + 20; (v = p[0]) != 0xffffffff && now_s() < end;)
+		usleep(20 * 1000);
+	ok(v == 0xffffffff, "bar1-poison: a CPU read of the page with a double-bit error returns all ones");
+	ok(dmesg_wait("PCI error recovery done", done + 1, 20),
+	   "bar1-poison: the device's AER report (poisoned TLP) is recovered");
+	ok(dmesg_match("Uncorrectable \\(Non-Fatal\\) error message received from"),
+	   "bar1-poison: the root port got a non-fatal error message");
+	p[0] = 0;
+	ok(p[0] == 0, "bar1-poison: a write gives the page new check bits: it reads again");
+	munmap((void *)p, 4096);
+	is(kernel_runs(), TGPU_SUCCESS, "bar1-poison: a kernel after it");
 }
 
 /*
@@ -1368,6 +1408,7 @@ static void test_host_faults(void)
 	host_mmu_fault();
 	host_illegal_method();
 	host_close_fd();
+	host_bar1_poison();
 	host_aer();
 
 	if (write(done[1], "d", 1) != 1)

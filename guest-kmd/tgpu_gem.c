@@ -94,7 +94,10 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(obj->dev, &idx))
 		return tgpu_bo_fault_unplugged(vmf);
 	/* not while a device reset has BAR1 off: it zapped the mapping */
-	bars = tgpu_bars_enter(tdev);
+	if (tgpu_bars_enter_killable(tdev, &bars)) {
+		drm_dev_exit(idx);
+		return VM_FAULT_NOPAGE;	/* killed: the access never resumes */
+	}
 
 	list_for_each_entry(block, &bo->blocks, link) {
 		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);

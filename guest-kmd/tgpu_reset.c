@@ -127,6 +127,9 @@ bool tgpu_reset_check_bus(struct tgpu_device *tdev)
 {
 	if (READ_ONCE(tdev->reset.lost))
 		return true;
+	/* AER has the link down for a recovery: that is its to judge */
+	if (pci_channel_offline(tdev->pdev))
+		return false;
 	if (tgpu_rd32(tdev, TGPU_PMC_MAGIC) != U32_MAX ||
 	    tgpu_rd32(tdev, TGPU_PMC_BOOT_0) != U32_MAX)
 		return false;
@@ -318,6 +321,30 @@ int tgpu_bars_enter(struct tgpu_device *tdev)
 }
 
 /**
+ * tgpu_bars_enter_killable() - tgpu_bars_enter(), unless the task is killed
+ * @tdev: the device
+ * @idx: the cookie for tgpu_bars_exit()
+ *
+ * For a CPU fault, which a reset (up to a minute under AER) would
+ * otherwise hold unkillable.
+ *
+ * Return: 0, or -EINTR (with nothing to exit) when a fatal signal came.
+ */
+int tgpu_bars_enter_killable(struct tgpu_device *tdev, int *idx)
+{
+	struct tgpu_reset *rst = &tdev->reset;
+
+	for (;;) {
+		if (wait_event_killable(rst->thaw, !READ_ONCE(rst->frozen)))
+			return -EINTR;
+		*idx = srcu_read_lock(&rst->bars);
+		if (!READ_ONCE(rst->frozen))
+			return 0;
+		srcu_read_unlock(&rst->bars, *idx);
+	}
+}
+
+/**
  * tgpu_bars_tryenter() - tgpu_bars_enter(), without waiting
  * @tdev: the device
  * @idx: the cookie for tgpu_bars_exit()
@@ -424,10 +451,11 @@ static void tgpu_reset_reinit(struct tgpu_device *tdev)
 
 /*
  * With the reset lock: a device reset that began ends without the
- * device.  It is lost: every fence fails with -ENODEV, the schedulers
- * start (to hand the errors on), the BARs count as on again (accesses
- * go to a device that is gone, faults to a page of their own), and the
- * DRM device is unplugged.
+ * device.  It is lost: every fence fails with -ENODEV, the kernel
+ * channel's waiters give up, the schedulers start (to hand the errors
+ * on), the BARs count as on again (until the unplug work has run,
+ * accesses reach a device that is gone; then faults get a page of their
+ * own), and the DRM device is unplugged.
  */
 static void tgpu_reset_abandon(struct tgpu_device *tdev, const char *why)
 {
@@ -439,6 +467,7 @@ static void tgpu_reset_abandon(struct tgpu_device *tdev, const char *why)
 		 "GPU has fallen off the bus: %s; unfinished work fails with -ENODEV, the device is unplugged (remove and rescan the PCI device to bring it back)\n",
 		 why);
 	tgpu_queues_fail_all(tdev, -ENODEV);
+	tgpu_kchan_reset(tdev);
 	mutex_lock(&tdev->rl_lock);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
@@ -664,20 +693,28 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 	/* A lost interrupt is not a hang: the status bits are set anyway. */
 	tgpu_irq_poll(tdev);
 	if (job->fence && dma_fence_is_signaled(&job->fence->base)) {
-		atomic64_inc(&tdev->reset.missed_irqs);
-		atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-		dev_warn_ratelimited(tdev->base.dev,
-				     "channel %u (pid %d, %s): job %llu was done, its interrupt never came (missed interrupt %lld)\n",
-				     q->chid, pid_nr(q->pid), q->comm,
-				     sjob->s_fence->finished.seqno,
-				     atomic64_read(&tdev->reset.missed_irqs));
+		/* a fence failed meanwhile (queue destroyed, lost bus) is not */
+		if (!job->fence->base.error) {
+			atomic64_inc(&tdev->reset.missed_irqs);
+			atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+			dev_warn_ratelimited(tdev->base.dev,
+					     "channel %u (pid %d, %s): job %llu was done, its interrupt never came (missed interrupt %lld)\n",
+					     q->chid, pid_nr(q->pid), q->comm,
+					     sjob->s_fence->finished.seqno,
+					     atomic64_read(&tdev->reset.missed_irqs));
+		}
 		drm_dev_exit(idx);
 		/*
-		 * Done, and its finished fence signalled: off the pending
-		 * list, it is ours to free (put back, it would wait there for
-		 * the next completion, and time out again meanwhile).
+		 * Done: off the pending list it is ours to free (put back,
+		 * it would wait there for the next completion, and time out
+		 * again meanwhile), once drm_sched's callback, which may be
+		 * running on another CPU, has signalled its finished fence.
 		 */
-		tgpu_job_free(sjob);
+		if (dma_fence_wait_timeout(&sjob->s_fence->finished, false,
+					   HZ) > 0)
+			tgpu_job_free(sjob);
+		else
+			tgpu_job_requeue(sjob);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
@@ -744,7 +781,8 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
  * recovery the PCI core gives up on (it calls nothing more: "device
  * recovery failed") leaves nothing locked; the watchdog then ends it.
  */
-#define TGPU_AER_TIMEOUT_MS	10000
+/* longer than the PCI core waits for a device after a link reset (60 s) */
+#define TGPU_AER_TIMEOUT_MS	90000
 
 static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 						pci_channel_state_t state)
@@ -768,9 +806,15 @@ static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 	if (!tdev->reset.aer) {
 		tgpu_reset_quiesce(tdev);
 		tdev->reset.aer = true;
-		queue_delayed_work(system_wq, &tdev->reset.aer_watchdog,
-				   msecs_to_jiffies(TGPU_AER_TIMEOUT_MS));
 	}
+	/*
+	 * The deadline, not the work, decides: a watchdog already running
+	 * for an earlier recovery finds it in the future and does nothing.
+	 */
+	tdev->reset.aer_deadline = jiffies +
+				   msecs_to_jiffies(TGPU_AER_TIMEOUT_MS);
+	mod_delayed_work(system_wq, &tdev->reset.aer_watchdog,
+			 msecs_to_jiffies(TGPU_AER_TIMEOUT_MS));
 	tgpu_reset_end(tdev);
 	return PCI_ERS_RESULT_NEED_RESET;
 }
@@ -782,9 +826,10 @@ static void tgpu_pci_aer_watchdog(struct work_struct *work)
 						reset.aer_watchdog);
 
 	tgpu_reset_begin(tdev);
-	if (tdev->reset.aer) {
+	if (tdev->reset.aer &&
+	    time_after_eq(jiffies, tdev->reset.aer_deadline)) {
 		tdev->reset.aer = false;
-		tgpu_reset_abandon(tdev, "its PCI error recovery did not finish in 10 s");
+		tgpu_reset_abandon(tdev, "its PCI error recovery did not finish in 90 s");
 	}
 	tgpu_reset_end(tdev);
 }

@@ -47,6 +47,8 @@ struct tgpu_queue;
  * @thaw: woken when the BARs decode again
  * @aer_watchdog: ends an AER recovery that the PCI core gave up on (it
  *	tells the driver nothing then): the device is lost
+ * @aer_deadline: when (jiffies) the AER recovery under way counts as
+ *	given up
  * @owner: the task holding @lock, so that the PCI core's reset_prepare,
  *	called from a device reset the driver started, does not take it
  *	again
@@ -80,6 +82,7 @@ struct tgpu_reset {
 	struct srcu_struct bars;
 	wait_queue_head_t thaw;
 	struct delayed_work aer_watchdog;
+	unsigned long aer_deadline;
 	struct task_struct *owner;
 	atomic_t count;
 	atomic_t vram_lost;
@@ -100,6 +103,7 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);
 bool tgpu_reset_check_bus(struct tgpu_device *tdev);
 void tgpu_reset_check_bus_soon(struct tgpu_device *tdev);
 int tgpu_bars_enter(struct tgpu_device *tdev);
+int tgpu_bars_enter_killable(struct tgpu_device *tdev, int *idx);
 bool tgpu_bars_tryenter(struct tgpu_device *tdev, int *idx);
 void tgpu_bars_exit(struct tgpu_device *tdev, int idx);
 void tgpu_reset_unplug_once(struct tgpu_device *tdev);

@@ -296,6 +296,28 @@ static void tgpu_reset_end(struct tgpu_device *tdev)
 
 /* ---- the BARs during a device reset ------------------------------------- */
 
+/*
+ * Wait while a device reset has the BARs off, then enter the SRCU
+ * section; a freeze that began since waits for it.  -EINTR (nothing
+ * entered) when @killable and a fatal signal came.
+ */
+static int tgpu_bars_wait_enter(struct tgpu_device *tdev, bool killable,
+				int *idx)
+{
+	struct tgpu_reset *rst = &tdev->reset;
+
+	for (;;) {
+		if (!killable)
+			wait_event(rst->thaw, !READ_ONCE(rst->frozen));
+		else if (wait_event_killable(rst->thaw, !READ_ONCE(rst->frozen)))
+			return -EINTR;
+		*idx = srcu_read_lock(&rst->bars);
+		if (!READ_ONCE(rst->frozen))
+			return 0;
+		srcu_read_unlock(&rst->bars, *idx);
+	}
+}
+
 /**
  * tgpu_bars_enter() - begin a CPU access to the BARs outside a recovery
  * @tdev: the device
@@ -307,17 +329,10 @@ static void tgpu_reset_end(struct tgpu_device *tdev)
  */
 int tgpu_bars_enter(struct tgpu_device *tdev)
 {
-	struct tgpu_reset *rst = &tdev->reset;
 	int idx;
 
-	for (;;) {
-		wait_event(rst->thaw, !READ_ONCE(rst->frozen));
-		idx = srcu_read_lock(&rst->bars);
-		/* a freeze that began since waits for this section */
-		if (!READ_ONCE(rst->frozen))
-			return idx;
-		srcu_read_unlock(&rst->bars, idx);
-	}
+	tgpu_bars_wait_enter(tdev, false, &idx);
+	return idx;
 }
 
 /**
@@ -332,16 +347,7 @@ int tgpu_bars_enter(struct tgpu_device *tdev)
  */
 int tgpu_bars_enter_killable(struct tgpu_device *tdev, int *idx)
 {
-	struct tgpu_reset *rst = &tdev->reset;
-
-	for (;;) {
-		if (wait_event_killable(rst->thaw, !READ_ONCE(rst->frozen)))
-			return -EINTR;
-		*idx = srcu_read_lock(&rst->bars);
-		if (!READ_ONCE(rst->frozen))
-			return 0;
-		srcu_read_unlock(&rst->bars, *idx);
-	}
+	return tgpu_bars_wait_enter(tdev, true, idx);
 }
 
 /**

@@ -124,9 +124,9 @@ static void tgpu_debugfs_channel(struct seq_file *m, struct tgpu_queue *q)
 		pending++;
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
-	seq_printf(m, "queue %u pid %d comm %s channel %u engine %s priority %u\n",
+	seq_printf(m, "queue %u pid %d comm %s channel %u engine %s priority %u timeout_ms %u\n",
 		   q->id, pid_vnr(q->pid), q->comm, q->chid,
-		   tgpu_engine_name(q->engine), q->priority);
+		   tgpu_engine_name(q->engine), q->priority, q->timeout_ms);
 	seq_printf(m, "  status 0x%08x %s%s gp_get %u gp_put %u userd_gp_put %u driver_gp_put %u\n",
 		   status, tgpu_chan_state_name(status & TGPU_CHAN_STATE_MASK),
 		   status & TGPU_CHAN_STATUS_ON_RUNLIST ? " on-runlist" : "",

@@ -263,6 +263,7 @@ static const struct file_operations tgpu_drm_fops = {
  * - 1.7.0 - recovery: DRM_IOCTL_TGPU_RESET_STATUS; a hung job's fences
  *           fail with -ETIME (was -ETIMEDOUT) and its file's later
  *           submits with -ECANCELED
+ * - 1.8.0 - a job timeout per queue: drm_tgpu_queue_create.timeout_ms
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -279,7 +280,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 7,
+	.minor = 8,
 	.patchlevel = 0,
 };
 

@@ -246,7 +246,8 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 			     struct tgpu_queue **out)
 {
 	struct tgpu_file *tfile = to_tgpu_file(file);
-	const unsigned int timeout_ms = READ_ONCE(tgpu_job_timeout_ms);
+	const unsigned int timeout_ms = args->timeout_ms ?:
+					READ_ONCE(tgpu_job_timeout_ms);
 	const struct drm_sched_init_args sched_args = {
 		.ops = &tgpu_sched_ops,
 		.submit_wq = tdev->sched_wq,
@@ -329,6 +330,19 @@ err_free:
 	return ret;
 }
 
+/*
+ * A queue may shorten its job timeout; holding the engine longer than the
+ * driver's timeout lets (0: never) takes CAP_SYS_NICE, as it does in xe.
+ */
+static bool tgpu_queue_timeout_allowed(unsigned int timeout_ms)
+{
+	const unsigned int dflt = READ_ONCE(tgpu_job_timeout_ms);
+
+	if (!timeout_ms || (dflt && timeout_ms <= dflt))
+		return true;
+	return capable(CAP_SYS_NICE);
+}
+
 /**
  * tgpu_ioctl_queue_create() - DRM_IOCTL_TGPU_QUEUE_CREATE
  * @ddev: the DRM device
@@ -347,10 +361,13 @@ int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
 	int idx, ret;
 	u32 id;
 
-	if (args->flags || args->engine >= TGPU_NR_RUNLISTS ||
+	if (args->flags || args->pad || args->engine >= TGPU_NR_RUNLISTS ||
 	    !(tdev->id.engines & BIT(args->engine)) ||
-	    args->priority > TGPU_PRIORITY_MAX)
+	    args->priority > TGPU_PRIORITY_MAX ||
+	    args->timeout_ms > DRM_TGPU_QUEUE_TIMEOUT_MAX_MS)
 		return -EINVAL;
+	if (!tgpu_queue_timeout_allowed(args->timeout_ms))
+		return -EPERM;
 	if (!tdev->vram.map)
 		return -ENODEV;
 

@@ -53,8 +53,8 @@ struct tgpu_vm;
  * @chid: its channel
  * @engine: TGPU_RUNLIST_*
  * @priority: 0 to 3
- * @timeout_ms: its jobs' timeout (the job_timeout_ms parameter when it
- *	was created), 0 for none
+ * @timeout_ms: its jobs' timeout (its own, from QUEUE_CREATE, or the
+ *	job_timeout_ms parameter when it was created), 0 for none
  * @mem: instance block, GPFIFO, USERD, fence semaphore, fence pushbuffers
  * @va: GPU address of @mem in the kernel part of @vm
  * @sched: its scheduler: one per queue, one entity on it

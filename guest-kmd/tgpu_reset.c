@@ -562,13 +562,13 @@ static int tgpu_reset_device(struct tgpu_device *tdev)
  * See the top of the file for the steps.
  */
 static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
-			      struct drm_sched_job *bad, u32 state)
+			      struct drm_sched_job *bad, u32 state, bool moved)
 {
 	const char *engine = tgpu_engine_name(q->engine);
 	u64 t0 = ktime_get_ns();
 	struct tgpu_queue *other;
 	u32 status, n;
-	char why[32], reason[160];
+	char why[32], how[64], reason[192];
 
 	tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
 	tgpu_reset_begin(tdev);
@@ -587,10 +587,18 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
 		tgpu_queue_stop(other, other == q ? bad : NULL);
 
+	/* a job still moving when its re-arms ran out outlived its budget */
+	if (moved)
+		snprintf(how, sizeof(how), "%s, still moving after %u timeouts of %u ms",
+			 tgpu_chan_state_name(state), to_tgpu_job(bad)->rearms + 1,
+			 q->timeout_ms);
+	else
+		snprintf(how, sizeof(how), "%s, no progress for %u ms",
+			 tgpu_chan_state_name(state), q->timeout_ms);
 	snprintf(reason, sizeof(reason),
-		 "channel %u (pid %d, %s) job %llu made no progress for %u ms (%s), engine %s",
+		 "channel %u (pid %d, %s) job %llu hung (%s), engine %s",
 		 q->chid, pid_nr(q->pid), q->comm, bad->s_fence->finished.seqno,
-		 q->timeout_ms, tgpu_chan_state_name(state), engine);
+		 how, engine);
 	tgpu_coredump_capture(tdev, q, to_tgpu_job(bad), reason);
 
 	/* KILL returns once the engine let go of the channel, or is ignored */
@@ -619,10 +627,9 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
 	atomic_inc(&tdev->reset.count);
 	tgpu_xid(tdev, TGPU_XID_STOPPED,
-		 "channel %u (pid %d, %s) stopped processing (job %llu, %s for %u ms), engine %s reset\n",
+		 "channel %u (pid %d, %s) stopped processing (job %llu, %s), engine %s reset\n",
 		 q->chid, pid_nr(q->pid), q->comm,
-		 bad->s_fence->finished.seqno,
-		 tgpu_chan_state_name(state), q->timeout_ms, engine);
+		 bad->s_fence->finished.seqno, how, engine);
 	tgpu_queue_guilty(q, -ETIME);
 	tdev->reset.fail_at_ns = ktime_get_ns();
 
@@ -773,7 +780,7 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	tgpu_reset_engine(tdev, q, sjob, state);
+	tgpu_reset_engine(tdev, q, sjob, state, moved);
 	drm_dev_exit(idx);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }

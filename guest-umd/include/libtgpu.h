@@ -214,6 +214,32 @@ TGPU_API tgpu_status tgpu_ctx_synchronize(tgpu_context *ctx);
 TGPU_API tgpu_status tgpu_ctx_get_reset_status(tgpu_context *ctx,
 					       tgpu_status *status);
 
+/* A context's limits, as cuCtxSetLimit() has them. */
+typedef enum tgpu_limit {
+	/*
+	 * The job timeout, in ms, of the driver queues the context's streams
+	 * create from now on (a stream creates one per engine at its first
+	 * work there: set it before the first work).  0, the default, is the
+	 * driver's (tgpu.job_timeout_ms, 2 s unless set); at most 60000.
+	 * Work still running after it is checked for progress, and a job
+	 * that made none, or no more after the driver's re-arms, is reset:
+	 * the context gets TGPU_ERROR_LAUNCH_TIMEOUT.  Longer than the
+	 * driver's takes CAP_SYS_NICE: the first work on a stream then fails
+	 * with TGPU_ERROR_PERMISSION_DENIED.
+	 */
+	TGPU_LIMIT_JOB_TIMEOUT_MS = 0,
+} tgpu_limit;
+
+/*
+ * Set or read a limit.  TGPU_ERROR_INVALID_VALUE for an unknown limit or
+ * a value out of its range, TGPU_ERROR_NOT_SUPPORTED when tgpu.ko is too
+ * old for it (JOB_TIMEOUT_MS: driver 1.8).
+ */
+TGPU_API tgpu_status tgpu_ctx_set_limit(tgpu_context *ctx, tgpu_limit limit,
+					uint64_t value);
+TGPU_API tgpu_status tgpu_ctx_get_limit(tgpu_context *ctx, tgpu_limit limit,
+					uint64_t *value);
+
 /*
  * Memory
  * ------

@@ -613,6 +613,59 @@ tgpu_status tgpu_ctx_get_reset_status(tgpu_context *ctx, tgpu_status *status)
 	return TGPU_SUCCESS;
 }
 
+static tgpu_status limit_check(tgpu_context *ctx, tgpu_limit limit, const char *fn)
+{
+	if (!tu_handle_valid(ctx, TU_H_CONTEXT))
+		return tu_fail(TGPU_ERROR_INVALID_CONTEXT, "%s: %p is not a live context", fn,
+			       (void *)ctx);
+	if (limit != TGPU_LIMIT_JOB_TIMEOUT_MS)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "%s: unknown limit %d", fn, (int)limit);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_ctx_set_limit(tgpu_context *ctx, tgpu_limit limit, uint64_t value)
+{
+	drmVersionPtr ver;
+	tgpu_status st;
+	bool new_enough;
+
+	st = limit_check(ctx, limit, "tgpu_ctx_set_limit");
+	if (st)
+		return st;
+	if (value > DRM_TGPU_QUEUE_TIMEOUT_MAX_MS)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_ctx_set_limit: a job timeout of %" PRIu64 " ms is longer than the %u ms the driver takes",
+			       value, DRM_TGPU_QUEUE_TIMEOUT_MAX_MS);
+	/* a 1.7 driver takes the 16-byte QUEUE_CREATE and drops the timeout */
+	ver = drmGetVersion(ctx->fd);
+	new_enough = ver && (ver->version_major > 1 ||
+			     (ver->version_major == 1 && ver->version_minor >= 8));
+	drmFreeVersion(ver);
+	if (!new_enough)
+		return tu_fail(TGPU_ERROR_NOT_SUPPORTED,
+			       "tgpu_ctx_set_limit: tgpu.ko on %s is older than 1.8 and has no job timeout per queue",
+			       ctx->node);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->job_timeout_ms = (uint32_t)value;
+	pthread_mutex_unlock(&ctx->lock);
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_ctx_get_limit(tgpu_context *ctx, tgpu_limit limit, uint64_t *value)
+{
+	tgpu_status st;
+
+	if (!value)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE, "tgpu_ctx_get_limit: value is NULL");
+	st = limit_check(ctx, limit, "tgpu_ctx_get_limit");
+	if (st)
+		return st;
+	pthread_mutex_lock(&ctx->lock);
+	*value = ctx->job_timeout_ms;
+	pthread_mutex_unlock(&ctx->lock);
+	return TGPU_SUCCESS;
+}
+
 /* ---- memory --------------------------------------------------------------- */
 
 static tgpu_status mem_alloc(tgpu_context *ctx, size_t size, bool sysmem,

@@ -80,6 +80,8 @@ struct tgpu_context {
 	pthread_mutex_t lock;
 	tgpu_status sticky;
 	char sticky_msg[512];
+	/* TGPU_LIMIT_JOB_TIMEOUT_MS, for the queues made from now on */
+	uint32_t job_timeout_ms;
 
 	struct tu_va_hole *holes;       /* sorted, disjoint */
 	size_t nholes, holes_cap;

@@ -131,7 +131,7 @@ static tgpu_status fence_status(int err, const char **why)
 {
 	switch (err) {
 	case -ETIME:
-		*why = "it stopped making progress for the driver's job timeout (tgpu.job_timeout_ms): its engine was reset and the context banned (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel)";
+		*why = "it stopped making progress for its job timeout (TGPU_LIMIT_JOB_TIMEOUT_MS, else tgpu.job_timeout_ms), or ran tgpu.hang_rearm_max + 1 of them: its engine was reset and the context banned (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel)";
 		return TGPU_ERROR_LAUNCH_TIMEOUT;
 	case -ENODEV:
 		*why = "the device went away";
@@ -360,7 +360,14 @@ static tgpu_status ensure_queue(tgpu_stream *s, int engine)
 
 	if (s->queue[engine])
 		return TGPU_SUCCESS;
+	pthread_mutex_lock(&s->ctx->lock);
+	c.timeout_ms = s->ctx->job_timeout_ms;
+	pthread_mutex_unlock(&s->ctx->lock);
 	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
+	if (err == EPERM)
+		return tu_fail(TGPU_ERROR_PERMISSION_DENIED,
+			       "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE): a job timeout of %u ms (TGPU_LIMIT_JOB_TIMEOUT_MS) is longer than the driver's and needs CAP_SYS_NICE; lower it or raise tgpu.job_timeout_ms",
+			       c.timeout_ms);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE)", err);
 	s->queue[engine] = c.id;

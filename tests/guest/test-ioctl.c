@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "guest-tap.h"
 #include "guest-sysfs.h"
@@ -317,6 +319,13 @@ static void table_queue_create(void)
 		{ "engine 0xffffffff", { .engine = 0xffffffffu }, EINVAL },
 		{ "priority 4", { .priority = 4 }, EINVAL },
 		{ "priority 0xffffffff", { .priority = 0xffffffffu }, EINVAL },
+		{ "pad 1", { .pad = 1 }, EINVAL },
+		{ "its own job timeout of 1 ms (valid)", { .timeout_ms = 1 }, 0 },
+		{ "a job timeout of 60000 ms, as root (valid)",
+		  { .timeout_ms = DRM_TGPU_QUEUE_TIMEOUT_MAX_MS }, 0 },
+		{ "a job timeout of 60001 ms", { .timeout_ms = DRM_TGPU_QUEUE_TIMEOUT_MAX_MS + 1 },
+		  EINVAL },
+		{ "a job timeout of 0xffffffff ms", { .timeout_ms = 0xffffffffu }, EINVAL },
 	};
 	size_t i;
 
@@ -330,6 +339,47 @@ static void table_queue_create(void)
 			queue_destroy(t.fd, a.id);
 		}
 	}
+}
+
+/*
+ * Without CAP_SYS_NICE a queue may shorten its job timeout but not make
+ * it longer than the driver's: a child that gave up root asks for both.
+ */
+static void queue_timeout_unprivileged(void)
+{
+	char *param = read_text("/sys/module/tgpu/parameters/job_timeout_ms");
+	unsigned int dflt = param ? (unsigned int)strtoul(param, NULL, 10) : 0;
+	int status = 0;
+	pid_t pid;
+
+	free(param);
+	if (!dflt || dflt >= DRM_TGPU_QUEUE_TIMEOUT_MAX_MS)
+		bail("tgpu.job_timeout_ms must be 1 to 59999 for this check");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct drm_tgpu_queue_create at = { .timeout_ms = dflt };
+		struct drm_tgpu_queue_create over = { .timeout_ms = dflt + 1 };
+		int e1, e2;
+
+		/* root's setuid() sets all three IDs: every capability goes */
+		if (setuid(65534))
+			_exit(3);
+		e1 = xioctl(t.fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &at);
+		e2 = xioctl(t.fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &over);
+		if (!e1)
+			queue_destroy(t.fd, at.id);
+		if (!e2)
+			queue_destroy(t.fd, over.id);
+		_exit(e1 ? 1 : e2 == EPERM ? 0 : 2);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		bail("fork failed");
+	ok(WIFEXITED(status) && WEXITSTATUS(status) != 3, "a child gave up root");
+	ok(WIFEXITED(status) && WEXITSTATUS(status) != 1,
+	   "QUEUE_CREATE unprivileged, the driver's job timeout (%u ms): valid", dflt);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "QUEUE_CREATE unprivileged, %u ms, longer than the driver's: EPERM", dflt + 1);
 }
 
 static void table_queue_query(void)
@@ -643,6 +693,7 @@ int main(int argc, char **argv)
 	table_vm_bind();
 	table_vm_unbind();
 	table_queue_create();
+	queue_timeout_unprivileged();
 	table_queue_query();
 	table_submit();
 	table_queue_destroy();

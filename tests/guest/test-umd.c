@@ -14,7 +14,9 @@
  *                              launch (tests/guest/run): stall, wedge,
  *                              fetch, lost-irq, doorbell-drop (at the
  *                              second launch), bus-loss; flr resets the
- *                              device from sysfs
+ *                              device from sysfs; cancel is an endless
+ *                              kernel on a queue with a 50 ms job
+ *                              timeout (no fault injected)
  *   test-umd --host-faults     faults the host injects when asked (a
  *                              "# host:" line; tests/guest/host-relay):
  *                              MMU fault, illegal method, close-fd, BAR1
@@ -641,6 +643,57 @@ static void spin_context(tgpu_context **ctx, tgpu_function **spin,
 
 /* ---- the job timeout ------------------------------------------------------------ */
 
+/* tgpu_ctx_set_limit()/get_limit(): the job timeout's range and errors */
+static void test_limits(void)
+{
+	tgpu_context *ctx;
+	tgpu_deviceptr d;
+	tgpu_status st;
+	uint64_t v = 1;
+	int status = 0;
+	pid_t child;
+
+	if (tgpu_ctx_create(&ctx, dev, 0) || tgpu_mem_alloc(ctx, &d, 4096))
+		bail("no context");
+	is(tgpu_ctx_get_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, &v), TGPU_SUCCESS,
+	   "get_limit JOB_TIMEOUT_MS");
+	ok(v == 0, "a new context has the driver's job timeout (0, got %" PRIu64 ")", v);
+	is(tgpu_ctx_set_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, 60001), TGPU_ERROR_INVALID_VALUE,
+	   "set_limit JOB_TIMEOUT_MS 60001 ms");
+	is(tgpu_ctx_set_limit(ctx, (tgpu_limit)1, 5), TGPU_ERROR_INVALID_VALUE,
+	   "set_limit of an unknown limit");
+	is(tgpu_ctx_get_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, NULL), TGPU_ERROR_INVALID_VALUE,
+	   "get_limit into NULL");
+	is(tgpu_ctx_set_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, 250), TGPU_SUCCESS,
+	   "set_limit JOB_TIMEOUT_MS 250 ms");
+	tgpu_ctx_get_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, &v);
+	ok(v == 250, "get_limit reads it back (%" PRIu64 ")", v);
+	/* a queue made with it: the driver took the timeout */
+	is(tgpu_memset_d32(ctx, d, 0, 1024), TGPU_SUCCESS, "work on a 250 ms queue");
+	ok(system("grep -qs 'timeout_ms 250' /sys/kernel/debug/dri/*/channels") == 0,
+	   "debugfs channels: the queue's job timeout is 250 ms");
+	/* longer than the driver's without CAP_SYS_NICE: a child gave up root */
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		tgpu_stream *s;
+
+		if (setuid(65534) || tgpu_ctx_set_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, 60000) ||
+		    tgpu_stream_create(ctx, &s, 0, 0))
+			_exit(100);
+		st = tgpu_memset_d32_async(ctx, d, 0, 1024, s);
+		fprintf(stderr, "limit child: %s: %s\n", S(st), tgpu_get_last_error_message());
+		_exit(st == TGPU_ERROR_PERMISSION_DENIED &&
+		      strstr(tgpu_get_last_error_message(), "CAP_SYS_NICE") ? 0 : 1);
+	}
+	ok(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	   WEXITSTATUS(status) == 0,
+	   "unprivileged, a 60000 ms job timeout: the first work fails with PERMISSION_DENIED, naming CAP_SYS_NICE");
+	tgpu_ctx_destroy(ctx);
+	is(tgpu_ctx_set_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, 5), TGPU_ERROR_INVALID_CONTEXT,
+	   "set_limit on a destroyed context");
+}
+
 static void test_timeout(unsigned int timeout_ms)
 {
 	struct spin_params sp;
@@ -954,11 +1007,27 @@ static void check_waiters(struct waiter *w)
 	       WAITERS);
 }
 
+/* cancel's queue job timeout, as xe_exec_reset's cancel sets its own */
+#define CANCEL_TIMEOUT_MS 50
+
+/* tgpu.hang_rearm_max: how many timeouts a moving job may outlive */
+static unsigned int rearm_max(void)
+{
+	char *v = read_text("/sys/module/tgpu/parameters/hang_rearm_max");
+	unsigned int n = v ? (unsigned int)strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return n;
+}
+
 /*
- * The guilty kernel: the plan hangs the first launch of the device.
+ * The guilty kernel: the plan hangs the first launch of the device; or,
+ * with a queue job timeout @cancel_ms, it never ends by itself (the
+ * spin of 2^31 iterations runs for minutes, making progress all along).
  * With @w, WAITERS threads wait on events recorded after it.
  */
-static tgpu_status guilty_launch(tgpu_context **ctx, struct waiter *w)
+static tgpu_status guilty_launch(tgpu_context **ctx, struct waiter *w,
+				 unsigned int cancel_ms)
 {
 	struct spin_params sp;
 	tgpu_function *spin;
@@ -966,8 +1035,10 @@ static tgpu_status guilty_launch(tgpu_context **ctx, struct waiter *w)
 	unsigned int i;
 
 	spin_context(ctx, &spin, &out);
+	if (cancel_ms && tgpu_ctx_set_limit(*ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, cancel_ms))
+		bail(tgpu_get_last_error_message());
 	sp.out = guilty_out = out;
-	sp.iters = 1000;
+	sp.iters = cancel_ms ? 0x7fffffff : 1000;
 	if (tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp)))
 		bail("no launch");
 	for (i = 0; w && i < WAITERS; i++)
@@ -981,8 +1052,8 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 {
 	bool wedge = !strcmp(kind, "wedge"), flr = !strcmp(kind, "flr");
 	bool bus = !strcmp(kind, "bus-loss"), lost_irq = !strcmp(kind, "lost-irq");
-	bool doorbell = !strcmp(kind, "doorbell-drop");
-	bool hang = !strcmp(kind, "stall") || wedge || !strcmp(kind, "fetch");
+	bool doorbell = !strcmp(kind, "doorbell-drop"), cancel = !strcmp(kind, "cancel");
+	bool hang = !strcmp(kind, "stall") || wedge || !strcmp(kind, "fetch") || cancel;
 	struct waiter waiters[WAITERS];
 	int ready[2], done[2], status;
 	tgpu_context *ctx = NULL;
@@ -1018,12 +1089,12 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		ok(dmesg_match("device reset done: ECC (enabled|disabled)"),
 		   "dmesg: device reset done, ECC set up again");
 		check_kchan_back();
-		st = guilty_launch(&ctx, NULL);
+		st = guilty_launch(&ctx, NULL, 0);
 		is(st, TGPU_SUCCESS, "a new context's kernel after the FLR");
 		tgpu_ctx_get_reset_status(ctx, &st);
 		is(st, TGPU_SUCCESS, "it was made after the reset: no reset status");
 	} else {
-		st = guilty_launch(&ctx, hang ? waiters : NULL);
+		st = guilty_launch(&ctx, hang ? waiters : NULL, cancel ? CANCEL_TIMEOUT_MS : 0);
 		dt = now_s() - t0;
 		if (doorbell) {
 			/*
@@ -1063,8 +1134,18 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 			   "the render node is gone (drm_dev_unplug)");
 		} else {
 			is(st, TGPU_ERROR_LAUNCH_TIMEOUT, "the guilty kernel: LAUNCH_TIMEOUT");
-			ok(dt < 2.0 * timeout_ms / 1000.0 + 1.5,
-			   "found hung after %.2f s (timeout %u ms)", dt, timeout_ms);
+			if (cancel) {
+				unsigned int checks = rearm_max() + 1;
+
+				/* its own timeout, not the driver's, ended it */
+				ok(dt >= checks * CANCEL_TIMEOUT_MS / 1000.0 - 0.05 &&
+				   dt < timeout_ms / 1000.0,
+				   "cancelled after %.2f s: %u timeouts of %u ms, before the driver's %u ms",
+				   dt, checks, CANCEL_TIMEOUT_MS, timeout_ms);
+			} else {
+				ok(dt < 2.0 * timeout_ms / 1000.0 + 1.5,
+				   "found hung after %.2f s (timeout %u ms)", dt, timeout_ms);
+			}
 			ok(strstr(tgpu_get_last_error_message(), "Xid") != NULL,
 			   "the message points at the Xid line (%s)", tgpu_get_last_error_message());
 			tgpu_ctx_get_reset_status(ctx, &st);
@@ -1073,10 +1154,14 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 				snprintf(pat, sizeof(pat),
 					 "Xid 109: channel [0-9]+ \\(pid %d, test-umd\\) did not stop when killed.*wedged, device reset",
 					 (int)getpid());
+			else if (cancel)
+				snprintf(pat, sizeof(pat),
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(job [0-9]+, RUNNING, still moving after %u timeouts of %u ms\\), engine compute reset",
+					 (int)getpid(), rearm_max() + 1, CANCEL_TIMEOUT_MS);
 			else
 				snprintf(pat, sizeof(pat),
-					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing.*engine compute reset",
-					 (int)getpid());
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(job [0-9]+, [A-Z]+, no progress for %u ms\\), engine compute reset",
+					 (int)getpid(), timeout_ms);
 			ok(dmesg_match(pat), "dmesg: %s", pat);
 			if (hang)
 				check_waiters(waiters);
@@ -1517,5 +1602,6 @@ int main(int argc, char **argv)
 	test_commands();
 	test_threads();
 	test_sticky();
+	test_limits();
 	return tap_done();
 }

@@ -259,6 +259,14 @@ struct drm_tgpu_vm_unbind {
  *	an engine before any lower one (in)
  * @flags: must be zero
  * @id: the queue's ID, local to this file, never 0 (out)
+ * @timeout_ms: the job timeout of this queue, in milliseconds: 0 for
+ *	the driver's (the tgpu.job_timeout_ms module parameter, 2000 unless
+ *	set), else 1 to DRM_TGPU_QUEUE_TIMEOUT_MAX_MS.  Longer than the
+ *	driver's (or any, when the driver's is 0: never) needs CAP_SYS_NICE,
+ *	as xe's exec-queue job timeout does.  A job still running after it
+ *	is checked for progress as after the driver's (DRM_IOCTL_TGPU_SUBMIT)
+ *	(in)
+ * @pad: must be zero
  *
  * A queue is a hardware channel in the file's VM.  Its GPFIFO ring,
  * USERD and fence pushbuffers are privileged pages in the kernel part of
@@ -268,7 +276,9 @@ struct drm_tgpu_vm_unbind {
  * itself), never another's.
  *
  * Errors: -EINVAL for an unknown @engine, an engine the board does not
- * have, @priority above 3 or non-zero @flags; -EBUSY when every hardware
+ * have, @priority above 3, non-zero @flags or @pad, or @timeout_ms above
+ * DRM_TGPU_QUEUE_TIMEOUT_MAX_MS; -EPERM for a @timeout_ms longer than the
+ * driver's without CAP_SYS_NICE; -EBUSY when every hardware
  * channel is in use; -ENOSPC when VRAM has no room for the queue's
  * memory (32 KiB) or page tables; -ENOMEM when kernel memory runs out;
  * -ENODEV when the device is gone or has no CPU-visible VRAM.
@@ -278,7 +288,12 @@ struct drm_tgpu_queue_create {
 	__u32 priority;
 	__u32 flags;
 	__u32 id;
+	__u32 timeout_ms;
+	__u32 pad;
 };
+
+/* the longest struct drm_tgpu_queue_create.timeout_ms: one minute */
+#define DRM_TGPU_QUEUE_TIMEOUT_MAX_MS 60000
 
 /**
  * struct drm_tgpu_queue_destroy - destroy a queue

@@ -12,10 +12,12 @@
 #include <linux/ascii85.h>
 #include <linux/devcoredump.h>
 #include <linux/io.h>
+#include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/unaligned.h>
 #include <linux/utsname.h>
@@ -41,9 +43,31 @@
 #define TGPU_DUMP_SIZE		SZ_2M
 /* Dwords of one pushbuffer segment that go into the dump, at most. */
 #define TGPU_DUMP_PB_DWORDS	4096
+/* GPFIFO entries of a dump without a job, at most. */
+#define TGPU_DUMP_RING_ENTRIES	8
+
+/*
+ * The dump's memory, made at probe: a hang allocates none, since the
+ * timeout handler is in the fence-signalling path, where memory reclaim
+ * must not be entered (it may wait for the fences the handler is to
+ * signal).  devcoredump keeps one dump per device, so one buffer does:
+ * while a dump is up, a later hang takes none (devcoredump would drop
+ * it).  devcoredump frees it when the dump goes, which can be after the
+ * device (a reader holds the file open): hence the reference.
+ */
+struct tgpu_coredump_buf {
+	struct kref ref;
+	atomic_t busy;
+	/* a pushbuffer segment, or the VM's root table, on its way */
+	u32 scratch[TGPU_DUMP_PB_DWORDS];
+	char text[TGPU_DUMP_SIZE];
+};
+
+static_assert(TGPU_DUMP_PB_DWORDS * 4 >= SZ_4K);
 
 struct tgpu_dump {
 	char *buf;
+	u32 *scratch;
 	size_t len;
 	bool full;
 };
@@ -168,7 +192,8 @@ static void dump_segment(struct tgpu_dump *d, struct tgpu_vm *vm, u64 va,
 
 	dump_printf(d, "  - va: 0x%010llx\n    dwords: %u\n", va, dwords);
 	while (got < n) {
-		ret = tgpu_vm_read(vm, va + 4ull * got, tmp + got, n - got);
+		ret = tgpu_vm_read(vm, va + 4ull * got, tmp + got, n - got,
+				   true);
 		if (ret <= 0)
 			break;
 		got += ret;
@@ -185,7 +210,7 @@ static void dump_job(struct tgpu_dump *d, struct tgpu_queue *q,
 		     struct tgpu_job *job)
 {
 	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
-	u32 fence[TGPU_Q_FENCE_DWORDS], *tmp, i, slot = job->gp_slot;
+	u32 fence[TGPU_Q_FENCE_DWORDS], i, slot = job->gp_slot;
 	u64 seqno = job->fence ? job->fence->base.seqno : 0;
 
 	dump_printf(d, "job:\n  seqno: %llu\n  ranges: %u\n  semaphore: %llu\n",
@@ -198,11 +223,9 @@ static void dump_job(struct tgpu_dump *d, struct tgpu_queue *q,
 			    readq(q->mem.cpu + TGPU_Q_GPFIFO +
 				  ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE));
 	dump_printf(d, "pushbuffers:\n");
-	tmp = kvmalloc_array(TGPU_DUMP_PB_DWORDS, sizeof(*tmp), GFP_KERNEL);
-	for (i = 0; tmp && i < job->count; i++)
+	for (i = 0; i < job->count; i++)
 		dump_segment(d, q->vm, job->ranges[i].va, job->ranges[i].dwords,
-			     tmp);
-	kvfree(tmp);
+			     d->scratch);
 	slot = (slot + job->count) & mask;
 	memcpy_fromio(fence, q->mem.cpu + TGPU_Q_FENCE_PB +
 		      slot * TGPU_Q_FENCE_SLOT, sizeof(fence));
@@ -212,10 +235,59 @@ static void dump_job(struct tgpu_dump *d, struct tgpu_queue *q,
 	dump_blob(d, "    ", "data", fence, TGPU_Q_FENCE_DWORDS);
 }
 
+/*
+ * No job (the device reported an error, and the job may be freed by
+ * now): the ring where the channel stopped, from two entries before
+ * GP_GET (the one it was in, and its neighbour) to GP_PUT, each with its
+ * segment.
+ */
+static void dump_ring(struct tgpu_dump *d, struct tgpu_queue *q)
+{
+	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
+	u32 get, put, slot, n, i, lo, hi, dwords;
+	u64 entry, va;
+
+	get = tgpu_rd32(q->tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET));
+	put = READ_ONCE(q->gp_put);
+	slot = (get - 2) & mask;
+	n = min_t(u32, (put - slot) & mask, TGPU_DUMP_RING_ENTRIES);
+	dump_printf(d, "job:\n  seqno: 0\n  ranges: %u\n  semaphore: %llu\n  from_ring: true\n",
+		    n, readq(q->mem.cpu + TGPU_Q_SEM));
+	dump_printf(d, "gpfifo:\n");
+	for (i = 0; i < n; i++)
+		dump_printf(d, "  - { slot: %u, entry: 0x%016llx }\n",
+			    (slot + i) & mask,
+			    readq(q->mem.cpu + TGPU_Q_GPFIFO +
+				  ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE));
+	dump_printf(d, "pushbuffers:\n");
+	for (i = 0; i < n; i++) {
+		entry = readq(q->mem.cpu + TGPU_Q_GPFIFO +
+			      ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE);
+		lo = lower_32_bits(entry);
+		hi = upper_32_bits(entry);
+		va = (lo & TGPU_GP_ENTRY0_ADDR_MASK) |
+		     (u64)(hi & TGPU_GP_ENTRY1_ADDR_HI_MASK) << 32;
+		dwords = (hi >> TGPU_GP_ENTRY1_LENGTH_SHIFT) &
+			 TGPU_GP_ENTRY1_LENGTH_MASK;
+		/* the kernel's fence segments: in the queue's own memory */
+		if (va >= q->va + TGPU_Q_FENCE_PB &&
+		    va + 4ull * dwords <= q->va + TGPU_Q_SIZE) {
+			dwords = min_t(u32, dwords, TGPU_DUMP_PB_DWORDS);
+			memcpy_fromio(d->scratch,
+				      q->mem.cpu + (va - q->va), 4 * dwords);
+			dump_printf(d, "  - va: 0x%010llx\n    dwords: %u\n    kernel: true\n",
+				    va, dwords);
+			dump_blob(d, "    ", "data", d->scratch, dwords);
+			continue;
+		}
+		dump_segment(d, q->vm, va, dwords, d->scratch);
+	}
+}
+
 static void dump_inst_vm(struct tgpu_dump *d, struct tgpu_queue *q)
 {
 	u32 blk[TGPU_INST_FIELDS_SIZE / 4];
-	u32 *root;
+	u32 *root = d->scratch;
 
 	memcpy_fromio(blk, q->mem.cpu + TGPU_Q_INST, sizeof(blk));
 	dump_printf(d, "instance:\n  address: 0x%010llx\n", q->mem.addr);
@@ -223,13 +295,9 @@ static void dump_inst_vm(struct tgpu_dump *d, struct tgpu_queue *q)
 	dump_printf(d, "vm:\n  asid: %u\n", q->vm->asid);
 	if (!q->vm->pd1)
 		return;
-	root = kvmalloc(SZ_4K, GFP_KERNEL);
-	if (!root)
-		return;
 	memcpy_fromio(root, q->vm->pd1->mem.cpu, SZ_4K);
 	dump_printf(d, "  root: 0x%010llx\n", q->vm->pd1->mem.addr);
 	dump_blob(d, "  ", "data", root, SZ_4K / 4);
-	kvfree(root);
 }
 
 /* The fault buffer's valid records, the newest last. */
@@ -270,22 +338,79 @@ static void dump_ecc(struct tgpu_dump *d, struct tgpu_device *tdev)
 		    tdev->ecc.nr_retired);
 }
 
+static void tgpu_coredump_release(struct kref *ref)
+{
+	vfree(container_of(ref, struct tgpu_coredump_buf, ref));
+}
+
+static ssize_t tgpu_coredump_read(char *buffer, loff_t offset, size_t count,
+				  void *data, size_t datalen)
+{
+	struct tgpu_coredump_buf *cb = data;
+
+	return memory_read_from_buffer(buffer, count, &offset, cb->text,
+				       datalen);
+}
+
+/* devcoredump is done with the dump (read and dismissed, or expired) */
+static void tgpu_coredump_free(void *data)
+{
+	struct tgpu_coredump_buf *cb = data;
+
+	atomic_set(&cb->busy, 0);
+	kref_put(&cb->ref, tgpu_coredump_release);
+}
+
+static void tgpu_coredump_fini(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	/* the dump of a device that is gone goes with it, as in xe */
+	dev_coredump_put(tdev->base.dev);
+	kref_put(&tdev->coredump->ref, tgpu_coredump_release);
+	tdev->coredump = NULL;
+}
+
 /**
- * tgpu_coredump_capture() - take a devcoredump of a hang
- * @tdev: the device, inside drm_dev_enter()
- * @q: the guilty queue, its scheduler stopped
- * @job: its hung job
+ * tgpu_coredump_init() - make the memory of the device's devcoredumps
+ * @tdev: the device
+ *
+ * Return: 0 on success, a negative errno otherwise.
+ */
+int tgpu_coredump_init(struct tgpu_device *tdev)
+{
+	struct tgpu_coredump_buf *cb = vzalloc(sizeof(*cb));
+
+	if (!cb)
+		return -ENOMEM;
+	kref_init(&cb->ref);
+	tdev->coredump = cb;
+	return devm_add_action_or_reset(tdev->base.dev, tgpu_coredump_fini,
+					tdev);
+}
+
+/**
+ * tgpu_coredump_capture() - take a devcoredump of a hang or an error
+ * @tdev: the device, inside drm_dev_enter(), with the reset lock
+ * @q: the guilty queue: its scheduler stopped, or its channel in error
+ * @job: its hung job; NULL for an error the device reported (the dump
+ *	then has the GPFIFO entries around the channel's GP_GET)
  * @reason: one line: what happened
  */
 void tgpu_coredump_capture(struct tgpu_device *tdev, struct tgpu_queue *q,
 			   struct tgpu_job *job, const char *reason)
 {
-	struct tgpu_dump d = { };
+	struct tgpu_coredump_buf *cb = tdev->coredump;
 	const struct drm_driver *drv = tdev->base.driver;
+	struct tgpu_dump d = { };
 
-	d.buf = vmalloc(TGPU_DUMP_SIZE);
-	if (!d.buf)
+	/* one dump at a time: the last is still up */
+	if (atomic_cmpxchg(&cb->busy, 0, 1)) {
+		dev_info_ratelimited(tdev->base.dev, "no devcoredump of this fault: the last one is still unread in /sys/class/devcoredump\n");
 		return;
+	}
+	d.buf = cb->text;
+	d.scratch = cb->scratch;
 	dump_printf(&d, "# tgpu devcoredump: decode with tgpu-coredump\n");
 	dump_printf(&d, "format: 1\nkernel: %s %s\ndriver: %s %d.%d.%d\n",
 		    init_utsname()->release, init_utsname()->version,
@@ -300,10 +425,16 @@ void tgpu_coredump_capture(struct tgpu_device *tdev, struct tgpu_queue *q,
 	dump_channels(&d, tdev);
 	dump_runlists(&d, tdev);
 	dump_inst_vm(&d, q);
-	dump_job(&d, q, job);
+	if (job)
+		dump_job(&d, q, job);
+	else
+		dump_ring(&d, q);
 	dump_faults(&d, tdev);
 	dump_ecc(&d, tdev);
 	dump_printf(&d, "end: true\n");
-	/* dev_coredumpv() owns the buffer from here (vfree) */
-	dev_coredumpv(tdev->base.dev, d.buf, d.len, GFP_KERNEL);
+	/* devcoredump holds a reference until tgpu_coredump_free() */
+	kref_get(&cb->ref);
+	dev_coredumpm(tdev->base.dev, THIS_MODULE, cb, d.len,
+		      GFP_NOWAIT | __GFP_NOWARN, tgpu_coredump_read,
+		      tgpu_coredump_free);
 }

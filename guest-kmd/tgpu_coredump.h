@@ -8,6 +8,7 @@ struct tgpu_device;
 struct tgpu_job;
 struct tgpu_queue;
 
+int tgpu_coredump_init(struct tgpu_device *tdev);
 void tgpu_coredump_capture(struct tgpu_device *tdev, struct tgpu_queue *q,
 			   struct tgpu_job *job, const char *reason);
 

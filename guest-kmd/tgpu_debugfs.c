@@ -326,7 +326,7 @@ static void tgpu_debugfs_ring(struct seq_file *m, struct tgpu_queue *q)
 			seq_puts(m, " kernel range: not readable\n");
 			continue;
 		} else {
-			ret = tgpu_vm_read(q->vm, va, dw, n);
+			ret = tgpu_vm_read(q->vm, va, dw, n, false);
 			if (ret == -ENOENT) {
 				seq_puts(m, " user: not mapped now\n");
 				continue;

@@ -9,6 +9,7 @@
 
 #include <drm/drm_drv.h>
 
+#include "tgpu_coredump.h"
 #include "tgpu_device.h"
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
@@ -169,6 +170,9 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 
+	ret = tgpu_coredump_init(tdev);
+	if (ret)
+		return ret;
 	ret = tgpu_reset_init(tdev);
 	if (ret)
 		return ret;

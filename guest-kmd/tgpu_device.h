@@ -122,6 +122,7 @@ struct tgpu_device {
 	struct xarray chan_queues;
 	struct tgpu_kchan kchan;
 	struct tgpu_reset reset;
+	struct tgpu_coredump_buf *coredump; /* the devcoredump's memory */
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

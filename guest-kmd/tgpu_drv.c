@@ -152,7 +152,8 @@ static int tgpu_ioctl_get_param(struct drm_device *ddev, void *data,
  * @data: struct drm_tgpu_reset_status
  * @file: the DRM file asking
  *
- * Answers after unplug too: it touches no hardware.
+ * It touches no hardware.  After an unplug the DRM core answers -ENODEV
+ * before it gets here; libtgpu reports that as DEVICE_LOST.
  *
  * Return: 0 on success, -EINVAL for non-zero padding.
  */

@@ -106,10 +106,23 @@ static void tgpu_irq_chan_errors(struct tgpu_device *tdev)
 		pending = tgpu_rd32(tdev, TGPU_FIFO_ERR_PENDING(i));
 		if (!pending)
 			continue;
+		/* every channel in error at once: the device is gone */
+		if (pending == U32_MAX) {
+			tgpu_reset_check_bus_soon(tdev);
+			return;
+		}
 
 		for_each_set_bit(bit, &pending, 32) {
 			chid = i * 32 + bit;
+			if (chid >= tdev->id.channels)
+				break;
 			code = tgpu_rd32(tdev, TGPU_CHAN_REG(chid, TGPU_CHAN_ERROR));
+			/*
+			 * Reset since it was raised (a recovery handing the
+			 * channel its work again): nothing to report.
+			 */
+			if (code == TGPU_ERR_NONE)
+				continue;
 			info = tgpu_rd32(tdev,
 					 TGPU_CHAN_REG(chid, TGPU_CHAN_ERROR_INFO));
 			atomic64_inc(&tdev->irq.chan_errors);
@@ -144,6 +157,10 @@ static void tgpu_irq_fifo(struct tgpu_device *tdev)
 	u32 intr, status;
 
 	intr = tgpu_rd32(tdev, TGPU_FIFO_INTR);
+	if (intr == U32_MAX) {	/* the device is gone, or resetting */
+		tgpu_reset_check_bus_soon(tdev);
+		return;
+	}
 
 	if (intr & TGPU_FIFO_INTR_RUNLIST) {
 		tgpu_wr32(tdev, TGPU_FIFO_INTR, TGPU_FIFO_INTR_RUNLIST);
@@ -167,6 +184,10 @@ static void tgpu_irq_nonstall(struct tgpu_device *tdev)
 	u32 intr;
 
 	intr = tgpu_rd32(tdev, TGPU_FIFO_NONSTALL_INTR);
+	if (intr == U32_MAX) {
+		tgpu_reset_check_bus_soon(tdev);
+		return;
+	}
 	if (intr & TGPU_FIFO_NONSTALL_INTR_PENDING) {
 		tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_INTR,
 			  TGPU_FIFO_NONSTALL_INTR_PENDING);
@@ -222,6 +243,10 @@ static void tgpu_irq_mmu(struct tgpu_device *tdev)
 
 	/* Acknowledge first: a fault recorded while draining raises it again. */
 	intr = tgpu_rd32(tdev, TGPU_MMU_INTR);
+	if (intr == U32_MAX) {
+		tgpu_reset_check_bus_soon(tdev);
+		return;
+	}
 	intr &= TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW;
 	if (intr)
 		tgpu_wr32(tdev, TGPU_MMU_INTR, intr);

@@ -177,6 +177,73 @@ void tgpu_reset_check_bus_soon(struct tgpu_device *tdev)
 		mod_delayed_work(tdev->reset.wq, &tdev->reset.health, 0);
 }
 
+/* ---- errors the device reported ----------------------------------------- */
+
+/* @chid's queue, while it is on its runlist; with rl_lock. */
+static struct tgpu_queue *tgpu_rl_find(struct tgpu_device *tdev, u32 chid)
+{
+	struct tgpu_queue *q;
+	unsigned int r;
+
+	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
+		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
+			if (q->chid == chid)
+				return q;
+	return NULL;
+}
+
+/*
+ * The devcoredump of a channel the device stopped with an error (an
+ * MMU fault, an illegal method, an ECC error in its data...).  Its
+ * fences failed already; the channel keeps its state until the queue
+ * goes, which the runlist lock holds off.
+ */
+static void tgpu_reset_chan_dump(struct work_struct *work)
+{
+	struct tgpu_device *tdev = container_of(work, struct tgpu_device,
+						reset.chan_dump);
+	u32 chid = atomic_read(&tdev->reset.dump_chid);
+	char reason[192];
+	struct tgpu_queue *q;
+	u32 code;
+	int idx;
+
+	if (!drm_dev_enter(&tdev->base, &idx))
+		goto out;
+	mutex_lock(&tdev->reset.lock);
+	mutex_lock(&tdev->rl_lock);
+	q = READ_ONCE(tdev->reset.lost) ? NULL : tgpu_rl_find(tdev, chid);
+	code = q ? READ_ONCE(q->chan_error) : TGPU_ERR_NONE;
+	if (code != TGPU_ERR_NONE) {
+		snprintf(reason, sizeof(reason),
+			 "channel %u (pid %d, %s) stopped by the device: %s (%s), engine %s",
+			 q->chid, pid_nr(q->pid), q->comm,
+			 tgpu_chan_error_name(code),
+			 tgpu_chan_error_meaning(code),
+			 tgpu_engine_name(q->engine));
+		tgpu_coredump_capture(tdev, q, NULL, reason);
+	}
+	mutex_unlock(&tdev->rl_lock);
+	mutex_unlock(&tdev->reset.lock);
+	drm_dev_exit(idx);
+out:
+	atomic_set(&tdev->reset.dump_chid, -1);
+}
+
+/**
+ * tgpu_reset_chan_dump_soon() - a devcoredump of a channel in error
+ * @tdev: the device
+ * @chid: the channel, which the device stopped with an error
+ *
+ * For the interrupt handler.  One at a time: while one is queued, the
+ * next error takes none (as devcoredump keeps one dump per device).
+ */
+void tgpu_reset_chan_dump_soon(struct tgpu_device *tdev, u32 chid)
+{
+	if (atomic_cmpxchg(&tdev->reset.dump_chid, -1, chid) == -1)
+		queue_work(tdev->reset.wq, &tdev->reset.chan_dump);
+}
+
 /* ---- the schedulers of a recovery ---------------------------------------- */
 
 /* The job goes back on the pending list drm_sched took it off. */
@@ -613,7 +680,17 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 		tgpu_queue_guilty(q, -ETIME);
 		tdev->reset.fail_at_ns = ktime_get_ns();
 		mutex_unlock(&tdev->rl_lock);
-		tgpu_reset_device(tdev);
+		if (tgpu_reset_device(tdev)) {
+			/*
+			 * No device reset (an unbind has the device locked):
+			 * an engine reset still clears a wedge, taking the
+			 * guilty channel down with it.
+			 */
+			tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
+			atomic_inc(&tdev->reset.count);
+			drm_err(&tdev->base, "engine %s reset instead\n",
+				engine);
+		}
 		tdev->reset.device_ns = ktime_get_ns() - t0;
 		/* what the reset did not start (it failed) */
 		mutex_lock(&tdev->rl_lock);
@@ -808,6 +885,8 @@ static pci_ers_result_t tgpu_pci_error_detected(struct pci_dev *pdev,
 		", recovering without a reset" : ", resetting the device");
 	if (state == pci_channel_io_perm_failure) {
 		WRITE_ONCE(tdev->reset.lost, true);
+		tgpu_xid(tdev, TGPU_XID_BUS,
+			 "GPU has fallen off the bus: the PCI core reports a permanent failure; unfinished work fails with -ENODEV, the device is unplugged (remove and rescan the PCI device to bring it back)\n");
 		tgpu_queues_fail_all(tdev, -ENODEV);
 		queue_work(system_wq, &tdev->reset.unplug);
 		return PCI_ERS_RESULT_DISCONNECT;
@@ -918,6 +997,7 @@ static void tgpu_reset_unbind(void *data)
 
 	cancel_delayed_work_sync(&tdev->reset.health);
 	cancel_delayed_work_sync(&tdev->reset.aer_watchdog);
+	cancel_work_sync(&tdev->reset.chan_dump);
 	flush_work(&tdev->reset.unplug);
 }
 
@@ -941,6 +1021,8 @@ int tgpu_reset_init(struct tgpu_device *tdev)
 	INIT_DELAYED_WORK(&rst->health, tgpu_reset_health);
 	INIT_WORK(&rst->unplug, tgpu_reset_unplug);
 	INIT_DELAYED_WORK(&rst->aer_watchdog, tgpu_pci_aer_watchdog);
+	INIT_WORK(&rst->chan_dump, tgpu_reset_chan_dump);
+	atomic_set(&rst->dump_chid, -1);
 	rst->wq = alloc_ordered_workqueue("tgpu-reset", WQ_MEM_RECLAIM);
 	if (!rst->wq)
 		return -ENOMEM;

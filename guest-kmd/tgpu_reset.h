@@ -74,6 +74,9 @@ struct tgpu_queue;
  *	serving again
  * @fail_at_ns: when (CLOCK_MONOTONIC) the last recovery failed the
  *	guilty fences, for waiters to time their wake-up against
+ * @chan_dump: the devcoredump of a channel error the device reported,
+ *	taken on @wq (the interrupt handler cannot)
+ * @dump_chid: the channel @chan_dump is for, -1 when none is queued
  */
 struct tgpu_reset {
 	struct workqueue_struct *wq;
@@ -96,12 +99,15 @@ struct tgpu_reset {
 	bool device;
 	bool lost;
 	u64 detect_ns, engine_ns, device_ns, fail_at_ns;
+	struct work_struct chan_dump;
+	atomic_t dump_chid;
 };
 
 int tgpu_reset_init(struct tgpu_device *tdev);
 enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);
 bool tgpu_reset_check_bus(struct tgpu_device *tdev);
 void tgpu_reset_check_bus_soon(struct tgpu_device *tdev);
+void tgpu_reset_chan_dump_soon(struct tgpu_device *tdev, u32 chid);
 int tgpu_bars_enter(struct tgpu_device *tdev);
 int tgpu_bars_enter_killable(struct tgpu_device *tdev, int *idx);
 bool tgpu_bars_tryenter(struct tgpu_device *tdev, int *idx);

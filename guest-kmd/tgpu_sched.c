@@ -172,6 +172,8 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 {
 	struct tgpu_queue *q;
 	unsigned long flags;
+	char pre[16] = "";
+	unsigned int xid;
 
 	/* a recovery's own engine reset: the recovery runs the work again */
 	if (code == TGPU_ERR_ENGINE_RESET && tdev->reset.active)
@@ -188,13 +190,20 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			q->fault_va = fault_va;
 		}
 		spin_unlock(&q->fence_lock);
-		tgpu_xid(tdev, tgpu_chan_error_xid(code, info),
-			 "channel %u (pid %d, %s) %s (%s), engine %s: queue %u dead, its unfinished jobs fail with -EIO\n",
-			 chid, pid_nr(q->pid), q->comm,
-			 tgpu_chan_error_meaning(code),
-			 tgpu_chan_error_name(code),
-			 tgpu_engine_name(q->engine), q->id);
+		/* a kind with no Xid (a thermal shutdown) goes without one */
+		xid = tgpu_chan_error_xid(code, info);
+		if (xid)
+			snprintf(pre, sizeof(pre), "Xid %u: ", xid);
+		dev_err_ratelimited(tdev->base.dev,
+				    "%schannel %u (pid %d, %s) %s (%s), engine %s: queue %u dead, its unfinished jobs fail with -EIO\n",
+				    pre, chid, pid_nr(q->pid), q->comm,
+				    tgpu_chan_error_meaning(code),
+				    tgpu_chan_error_name(code),
+				    tgpu_engine_name(q->engine), q->id);
 		tgpu_queue_fail(q, -EIO);
+		/* the driver's own kill or reset is dumped by its recovery */
+		if (code != TGPU_ERR_KILLED && code != TGPU_ERR_ENGINE_RESET)
+			tgpu_reset_chan_dump_soon(tdev, chid);
 		break;
 	}
 	spin_unlock_irqrestore(&tdev->queues_lock, flags);

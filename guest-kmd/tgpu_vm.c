@@ -556,15 +556,19 @@ static struct drm_gpuva *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
  * @va: GPU virtual address, 4-byte aligned
  * @buf: where the dwords go
  * @n: dwords wanted; fewer are read when the 4 KiB page ends first
+ * @nowait: give up rather than wait for the VM's lock: the hang path's
+ *	devcoredump must not, since VM_BIND allocates memory under it
  *
  * Finds the mapping that holds @va and reads its object: a VRAM object
  * through the driver's VRAM mapping, a system-memory object through its
  * pinned pages.  The caller must be inside drm_dev_enter().
  *
  * Return: dwords read, -ENOENT when nothing is mapped at @va, -EFAULT
- * when the memory is not CPU-visible.
+ * when the memory is not CPU-visible, -EBUSY when @nowait and the VM is
+ * being changed.
  */
-int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
+int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
+		 bool nowait)
 {
 	struct tgpu_device *tdev = vm->tdev;
 	struct gpu_buddy_block *block;
@@ -574,7 +578,10 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n)
 	int ret = -ENOENT;
 
 	n = min_t(u64, n, (TGPU_PAGE_SIZE - (va & (TGPU_PAGE_SIZE - 1))) / 4);
-	mutex_lock(&vm->lock);
+	if (!nowait)
+		mutex_lock(&vm->lock);
+	else if (!mutex_trylock(&vm->lock))
+		return -EBUSY;
 	map = tgpu_vm_find(vm, va);
 	if (!map)
 		goto out;

@@ -59,7 +59,8 @@ int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb);
 int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 		       u64 pte_flags);
 void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size);
-int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n);
+int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
+		 bool nowait);
 unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m);
 
 int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,

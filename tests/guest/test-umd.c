@@ -824,7 +824,7 @@ static bool dmesg_wait(const char *pattern, int n, double seconds)
  * with a byte on @ready.
  */
 static int innocent_main(int ready, int done, unsigned int min_rounds,
-			 tgpu_status want_kernel)
+			 tgpu_status want_kernel, tgpu_status want_reset)
 {
 	enum { N = 64 * 1024 };
 	static uint32_t out[N], in[N];
@@ -899,7 +899,20 @@ static int innocent_main(int ready, int done, unsigned int min_rounds,
 	}
 	for (i = 0; !st && i < 256; i++)
 		bad += fc[i] != 2.0f * i;
-	return bad ? 105 : 0;
+	if (bad)
+		return 105;
+	/*
+	 * What the context learns last (the query makes it sticky): a
+	 * device reset while it lived means its VRAM is to be treated as
+	 * lost; an engine reset of another's work is nothing to it.
+	 */
+	tgpu_ctx_get_reset_status(ctx, &st);
+	if (st != want_reset) {
+		fprintf(stderr, "innocent: its reset status is %s, not %s\n",
+			S(st), S(want_reset));
+		return 106;
+	}
+	return 0;
 }
 
 static const char *bus_id(void)
@@ -912,16 +925,22 @@ static const char *bus_id(void)
 }
 
 /*
- * The hang left a devcoredump that tgpu-coredump decodes: the guilty
- * channel is this process, its pushbuffer has the launch, and the
- * kernel's fence segment its semaphore release.  Then it is dismissed.
+ * The hang or the channel error left a devcoredump that tgpu-coredump
+ * decodes: the guilty channel is this process, its pushbuffer has the
+ * launch, and the kernel's fence segment its semaphore release.  Then
+ * it is dismissed.  A channel error's dump is taken a moment after the
+ * error is reported: it is waited for, 10 s at most.
  */
 static void check_coredump(void)
 {
 	char cmd[512], want[96];
+	double end = now_s() + 10;
+	int found;
 
-	ok(system("cat /sys/class/devcoredump/devcd*/data >/tmp/tgpu.dump 2>/dev/null && test -s /tmp/tgpu.dump") == 0,
-	   "a devcoredump is in /sys/class/devcoredump");
+	do {
+		found = system("cat /sys/class/devcoredump/devcd*/data >/tmp/tgpu.dump 2>/dev/null && test -s /tmp/tgpu.dump") == 0;
+	} while (!found && now_s() < end && !usleep(50000));
+	ok(found, "a devcoredump is in /sys/class/devcoredump");
 	ok(system("tgpu-coredump /tmp/tgpu.dump >/tmp/tgpu.dump.txt") == 0,
 	   "tgpu-coredump decodes it (exit 0)");
 	snprintf(want, sizeof(want), "guilty: channel [0-9]+ \\(pid %d, test-umd\\)", (int)getpid());
@@ -975,17 +994,40 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A "key value" line of debugfs "recovery"; 0 when there is none. */
+static uint64_t recovery_value(const char *key)
+{
+	char cmd[160];
+	uint64_t v = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cat /sys/kernel/debug/dri/*/recovery 2>/dev/null | sed -n 's/^%s //p' | head -n 1",
+		 key);
+	f = popen(cmd, "r");
+	if (!f || fscanf(f, "%" SCNu64, &v) != 1)
+		v = 0;
+	if (f)
+		pclose(f);
+	return v;
+}
+
 /*
- * The waiters all wake with the guilty error; how long after the
- * recovery failed the guilty fences (debugfs last_fail_at_ns, the same
- * clock) is printed for make bench (recovery.waiter_wake_ms), not
- * judged here.
+ * The waiters all wake with the guilty error, as gem_eio's do: their
+ * median wake-up after the recovery failed the guilty fences (debugfs
+ * last_fail_at_ns, the same clock) under its 250 ms, counted from the
+ * end of the device reset when there was one (@device_reset: the
+ * schedulers stay stopped through it, and its time is make bench's
+ * recovery.device_reset_ms).  That bound is about a wake-up path, not
+ * speed: a waiter the recovery forgot wakes only at its own timeout,
+ * seconds later.  The figure itself is make bench's
+ * recovery.waiter_wake_ms.
  */
-static void check_waiters(struct waiter *w)
+static void check_waiters(struct waiter *w, bool device_reset)
 {
 	uint64_t fail_at = 0, lat[WAITERS];
 	unsigned int i, good = 0;
-	FILE *f;
+	double median, reset_ms = 0;
 
 	for (i = 0; i < WAITERS; i++) {
 		pthread_join(w[i].thread, NULL);
@@ -993,18 +1035,24 @@ static void check_waiters(struct waiter *w)
 	}
 	ok(good == WAITERS, "all %d waiters on the guilty work woke with LAUNCH_TIMEOUT (%u did)",
 	   WAITERS, good);
-	f = popen("cat /sys/kernel/debug/dri/*/recovery 2>/dev/null | sed -n 's/^last_fail_at_ns //p' | head -n 1", "r");
-	if (!f || fscanf(f, "%" SCNu64, &fail_at) != 1)
-		fail_at = 0;
-	if (f)
-		pclose(f);
+	fail_at = recovery_value("last_fail_at_ns");
 	ok(fail_at > 0, "debugfs recovery: last_fail_at_ns %" PRIu64, fail_at);
+	if (device_reset)
+		reset_ms = recovery_value("last_device_reset_us") / 1e3;
 	for (i = 0; i < WAITERS; i++)
 		lat[i] = w[i].woke_ns > fail_at ? w[i].woke_ns - fail_at : 0;
 	qsort(lat, WAITERS, sizeof(lat[0]), cmp_u64);
+	median = (lat[WAITERS / 2 - 1] + lat[WAITERS / 2]) / 2e6;
 	printf("# waiter wake-up after the reset: median %.3f ms, max %.3f ms (%d waiters)\n",
-	       (lat[WAITERS / 2 - 1] + lat[WAITERS / 2]) / 2e6, lat[WAITERS - 1] / 1e6,
-	       WAITERS);
+	       median, lat[WAITERS - 1] / 1e6, WAITERS);
+	if (device_reset)
+		ok(fail_at > 0 && reset_ms > 0 && median - reset_ms < 250.0,
+		   "the waiters woke %.3f ms (median) after the guilty fences failed: %.3f ms after the %.3f ms device reset (gem_eio's bound: 250 ms)",
+		   median, median - reset_ms, reset_ms);
+	else
+		ok(fail_at > 0 && median < 250.0,
+		   "the waiters woke %.3f ms (median) after the guilty fences failed (gem_eio's bound: 250 ms)",
+		   median);
 }
 
 /* cancel's queue job timeout, as xe_exec_reset's cancel sets its own */
@@ -1072,7 +1120,9 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		child = fork();
 		if (child == 0)
 			_exit(innocent_main(ready[1], done[0], 20,
-					    bus ? TGPU_ERROR_DEVICE_LOST : TGPU_SUCCESS));
+					    bus ? TGPU_ERROR_DEVICE_LOST : TGPU_SUCCESS,
+					    wedge || flr ? TGPU_ERROR_DEVICE_RESET :
+					    TGPU_SUCCESS));
 		if (read(ready[0], pat, 1) != 1)
 			bail("the innocent process did not start");
 	}
@@ -1084,13 +1134,15 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bus_id());
 		/* the innocent copies through it */
 		ok(!write_file(path, "1"), "FLR through %s", path);
-		dt = now_s() - t0;
-		ok(dt < 2.0, "the reset took %.3f s (gem_eio's bound: 2 s)", dt);
-		ok(dmesg_match("device reset done: ECC (enabled|disabled)"),
-		   "dmesg: device reset done, ECC set up again");
-		check_kchan_back();
+		/* gem_eio: the reset, then a health check (a kernel), in 2 s */
 		st = guilty_launch(&ctx, NULL, 0);
+		dt = now_s() - t0;
 		is(st, TGPU_SUCCESS, "a new context's kernel after the FLR");
+		ok(dt < 2.0, "the reset and that kernel took %.3f s (gem_eio's bound: 2 s)", dt);
+		/* the guest boots with ECC on (ecc=on), so it must be on again */
+		ok(dmesg_match("device reset done: ECC enabled"),
+		   "dmesg: device reset done, ECC enabled again (after its scrub)");
+		check_kchan_back();
 		tgpu_ctx_get_reset_status(ctx, &st);
 		is(st, TGPU_SUCCESS, "it was made after the reset: no reset status");
 	} else {
@@ -1164,7 +1216,7 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 					 (int)getpid(), timeout_ms);
 			ok(dmesg_match(pat), "dmesg: %s", pat);
 			if (hang)
-				check_waiters(waiters);
+				check_waiters(waiters, wedge);
 			if (wedge) {
 				ok(dmesg_match("device reset done"), "dmesg: the device reset is done");
 				check_kchan_back();
@@ -1180,7 +1232,9 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		waitpid(child, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "the innocent process: every copy byte-exact through the %s, then %s (exit %d)",
-		   kind, bus ? "DEVICE_LOST" : "a correct kernel on the compute engine",
+		   kind, bus ? "DEVICE_LOST" : wedge || flr ?
+		   "a correct kernel on the compute engine, and its reset status: VRAM lost" :
+		   "a correct kernel on the compute engine, and no reset status",
 		   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
 	if (bus)
@@ -1279,6 +1333,7 @@ static void host_mmu_fault(void)
 	ok(dmesg_match(pat), "mmu-fault: dmesg %s", pat);
 	tgpu_ctx_get_reset_status(ctx, &st);
 	is(st, TGPU_ERROR_ILLEGAL_ADDRESS, "mmu-fault: the context stays in error");
+	check_coredump();
 	tgpu_ctx_destroy(ctx);
 }
 
@@ -1317,6 +1372,7 @@ static void host_illegal_method(void)
 		 "Xid (13|32): channel %d \\(pid %d, test-umd\\) .*ILLEGAL_METHOD.*queue [0-9]+ dead",
 		 ch, (int)getpid());
 	ok(dmesg_match(pat), "illegal-method: dmesg %s", pat);
+	check_coredump();
 	tgpu_ctx_destroy(ctx);
 }
 
@@ -1479,7 +1535,9 @@ static void test_host_faults(void)
 		bail("pipe");
 	child = fork();
 	if (child == 0)
-		_exit(innocent_main(ready[1], done[0], 20, TGPU_SUCCESS));
+		/* host_aer's fatal error resets the device under it */
+		_exit(innocent_main(ready[1], done[0], 20, TGPU_SUCCESS,
+				    TGPU_ERROR_DEVICE_RESET));
 	if (read(ready[0], &c, 1) != 1)
 		bail("the innocent process did not start");
 	if (tgpu_init(0) || tgpu_device_get(&dev, 0))
@@ -1495,7 +1553,7 @@ static void test_host_faults(void)
 		bail("pipe");
 	waitpid(child, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "the innocent process: every copy byte-exact through all of them, then a correct kernel (exit %d)",
+	   "the innocent process: every copy byte-exact through all of them, then a correct kernel, and its reset status: VRAM lost (exit %d)",
 	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 

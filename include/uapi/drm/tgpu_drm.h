@@ -437,9 +437,12 @@ struct drm_tgpu_queue_query {
  * struct drm_tgpu_reset_status - DRM_IOCTL_TGPU_RESET_STATUS: has a GPU
  *	reset touched this file since it was opened
  * @status: DRM_TGPU_RESET_*: GUILTY once a job of this file hung (its
- *	unfinished fences failed with -ETIME, or -EIO, and every later
- *	submit fails with -ECANCELED); INNOCENT when a reset took down
- *	work of this file, which the driver ran again; else NONE (out)
+ *	unfinished fences failed with -ETIME, and every later submit fails
+ *	with -ECANCELED); INNOCENT when a reset took down work of this
+ *	file, which the driver ran again; else NONE (out).  An error the
+ *	device reported (an MMU fault, an illegal method...) is not a
+ *	reset: it kills only its queue, whose fences fail with -EIO and
+ *	which takes no more submits (-EIO)
  * @flags: DRM_TGPU_RESET_VRAM_LOST when the device was reset as a whole
  *	(FLR) since the file was opened: VRAM contents are to be treated
  *	as lost, even though this driver's own structures survive (out)

@@ -1,8 +1,8 @@
 /*
  * tgpu ECC: control, the VRAM scrub that enabling starts, error injection
  * and what an error does to its reader (correction, containment, the
- * counters and the address log), and the InfoROM retired-page store (a
- * file on the host).  docs/hw/ecc.md is the manual.
+ * counters and the address log).  The InfoROM, where the aggregate
+ * counts persist, is tgpu-inforom.c.  docs/hw/ecc.md is the manual.
  *
  * Copyright (c) 2026 The tgpu authors
  *
@@ -18,198 +18,6 @@
 #include "system/system.h"
 #include "tgpu.h"
 #include "trace.h"
-
-/* Rebuilds the list the registers show: in-VRAM pages, each once. */
-static void ecc_index_retired(TGPUState *s, bool warn)
-{
-    const struct tgpu_inforom *rom = &s->inforom;
-
-    s->retired_nr = 0;
-    for (uint32_t i = 0; i < rom->count; i++) {
-        uint64_t addr = rom->ent[i].addr;
-        bool dup = false;
-
-        if (addr >= s->vram_size) {
-            if (warn) {
-                warn_report("tgpu: InfoROM %s: retired page 0x%" PRIx64
-                            " is beyond VRAM (%" PRIu64 " MiB), ignored",
-                            s->inforom_path, addr, s->vram_size / MiB);
-            }
-            continue;
-        }
-        for (uint32_t j = 0; j < s->retired_nr; j++) {
-            dup |= rom->ent[s->retired_idx[j]].addr == addr;
-        }
-        if (dup) {
-            if (warn) {
-                warn_report("tgpu: InfoROM %s: retired page 0x%" PRIx64
-                            " is listed twice, counted once",
-                            s->inforom_path, addr);
-            }
-            continue;
-        }
-        s->retired_idx[s->retired_nr++] = i;
-    }
-}
-
-/*
- * Writes the store, with the aggregate error counts as they are now, to
- * its file: a temporary file renamed over it.
- */
-static bool ecc_inforom_persist(TGPUState *s, Error **errp)
-{
-    uint8_t buf[TGPU_INFOROM_MAX_SIZE];
-    g_autoptr(GError) gerr = NULL;
-    unsigned long len;
-
-    /* a count that changes after this sets the flag again: another write */
-    qatomic_xchg(&s->ecc_agg_dirty, false);
-    s->inforom.sbe_aggregate = qatomic_read(&s->ecc_sbe_agg);
-    s->inforom.dbe_aggregate = qatomic_read(&s->ecc_dbe_agg);
-    len = tgpu_inforom_encode(&s->inforom, buf);
-    if (!s->inforom_path) {
-        return true;
-    }
-    /* CONSISTENT: write a temporary file, fsync it, rename it over. */
-    if (!g_file_set_contents_full(s->inforom_path, (const char *)buf, len,
-                                  G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                  &gerr)) {
-        error_setg(errp, "tgpu: cannot write InfoROM file %s: %s",
-                   s->inforom_path, gerr->message);
-        return false;
-    }
-    return true;
-}
-
-/*
- * Records a retired page and persists the store.  For the RAS unit (page
- * retirement on repeated SBEs or a DBE); a page already listed is kept as
- * it is.  On failure the store is unchanged.
- */
-bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
-                          Error **errp)
-{
-    struct tgpu_inforom *rom = &s->inforom;
-    struct tgpu_inforom_entry *e;
-
-    if (addr % TGPU_INFOROM_PAGE_SIZE || addr >= s->vram_size ||
-        (cause != TGPU_RETIRED_CAUSE_SBE && cause != TGPU_RETIRED_CAUSE_DBE)) {
-        error_setg(errp, "tgpu: cannot retire page 0x%" PRIx64
-                   " (cause %u): not a page of VRAM or an unknown cause",
-                   addr, cause);
-        return false;
-    }
-    for (uint32_t i = 0; i < rom->count; i++) {
-        if (rom->ent[i].addr == addr) {
-            return true;
-        }
-    }
-    if (rom->count >= TGPU_INFOROM_MAX_RETIRED) {
-        error_setg(errp, "tgpu: InfoROM is full (%u retired pages)",
-                   TGPU_INFOROM_MAX_RETIRED);
-        return false;
-    }
-    e = &rom->ent[rom->count++];
-    e->addr = addr;
-    e->cause = cause;
-    e->time = g_get_real_time() / G_USEC_PER_SEC;
-    if (!ecc_inforom_persist(s, errp)) {
-        rom->count--;
-        return false;
-    }
-    ecc_index_retired(s, false);
-    trace_tgpu_inforom_retire(addr, cause);
-    return true;
-}
-
-/* Up to @len bytes of @fd; -1 with errno on an error. */
-static ssize_t ecc_read_upto(int fd, uint8_t *buf, size_t len)
-{
-    size_t done = 0;
-
-    while (done < len) {
-        ssize_t n = read(fd, buf + done, len - done);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return -1;
-        }
-        if (n == 0) {
-            break;
-        }
-        done += n;
-    }
-    return done;
-}
-
-/* At realize, before anything that would need undoing. */
-bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp)
-{
-    /* one byte more than a full store, to tell a longer file */
-    uint8_t buf[TGPU_INFOROM_MAX_SIZE + 1];
-    const char *why;
-    struct stat st;
-    ssize_t len;
-    int fd;
-
-    memset(&s->inforom, 0, sizeof(s->inforom));
-    if (!s->inforom_path) {
-        return true;        /* a volatile, empty store */
-    }
-    /*
-     * The path is the user's.  O_NONBLOCK: opening a FIFO would otherwise
-     * wait for a writer, and QEMU with it; what is not a regular file is
-     * refused below, before anything is read.
-     */
-    fd = open(s->inforom_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && errno == ENOENT) {
-        return ecc_inforom_persist(s, errp);
-    }
-    if (fd < 0) {
-        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
-                         s->inforom_path);
-        return false;
-    }
-    /* a FIFO or a device could also be read without end */
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        error_setg(errp, "tgpu: InfoROM file %s is not a regular file",
-                   s->inforom_path);
-        close(fd);
-        return false;
-    }
-    len = ecc_read_upto(fd, buf, sizeof(buf));
-    if (len < 0) {
-        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
-                         s->inforom_path);
-        close(fd);
-        return false;
-    }
-    close(fd);
-    if (len > TGPU_INFOROM_MAX_SIZE) {
-        error_setg(errp, "tgpu: InfoROM file %s is malformed: more than "
-                   "an InfoROM holds (%d bytes)", s->inforom_path,
-                   TGPU_INFOROM_MAX_SIZE);
-        return false;
-    }
-    why = tgpu_inforom_decode(buf, len, &s->inforom);
-    if (why) {
-        memset(&s->inforom, 0, sizeof(s->inforom));
-        error_setg(errp, "tgpu: InfoROM file %s is malformed: %s",
-                   s->inforom_path, why);
-        error_append_hint(errp, "Repair it with tgpu-inforom, or remove it "
-                          "to start with no retired pages.\n");
-        return false;
-    }
-    ecc_index_retired(s, true);
-    /* the registers count 32 bits: the file's counts saturate there */
-    s->ecc_sbe_agg = MIN(s->inforom.sbe_aggregate, UINT32_MAX);
-    s->ecc_dbe_agg = MIN(s->inforom.dbe_aggregate, UINT32_MAX);
-    trace_tgpu_inforom_load(s->inforom_path, s->inforom.count,
-                            s->retired_nr);
-    return true;
-}
 
 /* ---- errors: what a read of an armed word does -------------------------- */
 
@@ -470,7 +278,7 @@ static void ecc_agg_write(TGPUState *s)
 {
     Error *err = NULL;
 
-    if (qatomic_read(&s->ecc_agg_dirty) && !ecc_inforom_persist(s, &err)) {
+    if (qatomic_read(&s->ecc_agg_dirty) && !tgpu_inforom_persist(s, &err)) {
         /* keep it due: the next change, or the exit, tries again */
         qatomic_set(&s->ecc_agg_dirty, true);
         error_report_once("%s", error_get_pretty(err));
@@ -770,27 +578,6 @@ static void ecc_ctrl_write(TGPUState *s, uint32_t val)
     trace_tgpu_ecc_state(s->ecc_state);
 }
 
-static uint32_t ecc_retired_read(TGPUState *s, hwaddr addr)
-{
-    const struct tgpu_inforom_entry *e = NULL;
-
-    if (s->retired_select < s->retired_nr) {
-        e = &s->inforom.ent[s->retired_idx[s->retired_select]];
-    }
-    switch (addr) {
-    case TGPU_ECC_RETIRED_ADDR_LO:
-        return e ? (uint32_t)e->addr : TGPU_RETIRED_NONE_ADDR;
-    case TGPU_ECC_RETIRED_ADDR_HI:
-        return e ? e->addr >> 32 : TGPU_RETIRED_NONE_ADDR;
-    case TGPU_ECC_RETIRED_CAUSE:
-        return e ? e->cause : TGPU_RETIRED_CAUSE_NONE;
-    case TGPU_ECC_RETIRED_TIME_LO:
-        return e ? (uint32_t)e->time : 0;
-    default: /* TGPU_ECC_RETIRED_TIME_HI */
-        return e ? e->time >> 32 : 0;
-    }
-}
-
 uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok)
 {
     *ok = true;
@@ -809,18 +596,6 @@ uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok)
         return (uint32_t)s->ecc_scrub_ns;
     case TGPU_ECC_SCRUB_NS_HI:
         return s->ecc_scrub_ns >> 32;
-    case TGPU_ECC_RETIRED_COUNT:
-        return s->retired_nr;
-    case TGPU_ECC_RETIRED_MAX:
-        return TGPU_INFOROM_MAX_RETIRED;
-    case TGPU_ECC_RETIRED_SELECT:
-        return s->retired_select;
-    case TGPU_ECC_RETIRED_ADDR_LO:
-    case TGPU_ECC_RETIRED_ADDR_HI:
-    case TGPU_ECC_RETIRED_CAUSE:
-    case TGPU_ECC_RETIRED_TIME_LO:
-    case TGPU_ECC_RETIRED_TIME_HI:
-        return ecc_retired_read(s, addr);
     case TGPU_ECC_SBE_VOLATILE:
         return qatomic_read(&s->ecc_sbe_vol);
     case TGPU_ECC_DBE_VOLATILE:
@@ -864,8 +639,8 @@ uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok)
     case TGPU_ECC_INJ_PEND_MODE:
         return ecc_inj_pending_read(s, addr);
     }
-    *ok = false;
-    return TGPU_REG_BADF;
+    /* the retired-page list and retirement: the InfoROM's */
+    return tgpu_inforom_read(s, addr, ok);
 }
 
 bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
@@ -884,10 +659,6 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
     case TGPU_ECC_INTR_EN:
         s->ecc_intr_en = val & TGPU_ECC_INTR_MASK;
         tgpu_irq_update(s);
-        return true;
-    case TGPU_ECC_RETIRED_SELECT:
-        /* any value: a select past the end reads the "none" entry */
-        s->retired_select = val;
         return true;
     case TGPU_ECC_COUNTERS_CLEAR:
         ecc_counters_clear(s, val);
@@ -949,7 +720,7 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
         s->ecc_inj_select = val;        /* past the end reads "none" */
         return true;
     }
-    return false;
+    return tgpu_inforom_write(s, addr, val);
 }
 
 /*
@@ -979,7 +750,7 @@ void tgpu_ecc_reset(TGPUState *s)
     s->ecc_intr = 0;
     s->ecc_intr_en = 0;
     s->ecc_scrub_ns = 0;
-    s->retired_select = 0;
+    tgpu_inforom_reset(s);
 }
 
 void tgpu_ecc_init(TGPUState *s)

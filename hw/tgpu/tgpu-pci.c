@@ -264,7 +264,7 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     /* First: a bad InfoROM file must fail before anything needs undoing. */
-    if (!tgpu_therm_check(s, errp) || !tgpu_ecc_load_inforom(s, errp)) {
+    if (!tgpu_therm_check(s, errp) || !tgpu_inforom_load(s, errp)) {
         return;
     }
 

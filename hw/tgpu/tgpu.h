@@ -328,7 +328,7 @@ struct TGPUState {
     uint64_t tlb_gen;
     uint8_t *vram_ptr;          /* host address of VRAM, fixed at realize */
 
-    /* ECC and the InfoROM (tgpu-ecc.c) */
+    /* ECC (tgpu-ecc.c) and the InfoROM (tgpu-inforom.c) */
     bool ecc_cap;               /* property ecc */
     char *inforom_path;         /* property inforom; NULL: volatile store */
     bool ecc_ctrl;              /* ECC_CTRL.ENABLE as accepted */
@@ -384,6 +384,8 @@ struct TGPUState {
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
     uint32_t retired_select;
+    uint64_t retire_addr;       /* ECC_RETIRE_ADDR */
+    uint32_t retire_cause, retire_status;
 
     /*
      * Injections (tgpu-fault.c).  fault_lock guards the list; engine
@@ -565,15 +567,21 @@ static inline bool tgpu_fault_hits(TGPUState *s, uint32_t active,
     return tgpu_fault_take(s, active, chid);
 }
 
-/* tgpu-ecc.c: ECC control and the InfoROM retired-page store */
-bool tgpu_ecc_load_inforom(TGPUState *s, Error **errp);
+/* tgpu-inforom.c: the InfoROM store and its registers */
+bool tgpu_inforom_load(TGPUState *s, Error **errp);
+bool tgpu_inforom_persist(TGPUState *s, Error **errp);
+uint32_t tgpu_inforom_retire(TGPUState *s, uint64_t addr, uint32_t cause,
+                             Error **errp);
+uint32_t tgpu_inforom_read(TGPUState *s, hwaddr addr, bool *ok);
+bool tgpu_inforom_write(TGPUState *s, hwaddr addr, uint32_t val);
+void tgpu_inforom_reset(TGPUState *s);
+
+/* tgpu-ecc.c: ECC control, errors, injection */
 void tgpu_ecc_init(TGPUState *s);
 void tgpu_ecc_exit(TGPUState *s);
 void tgpu_ecc_reset(TGPUState *s);
 uint32_t tgpu_ecc_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val);
-bool tgpu_ecc_retire_page(TGPUState *s, uint64_t addr, uint32_t cause,
-                          Error **errp);
 bool tgpu_ecc_vram_read_slow(TGPUState *s, uint64_t addr, uint64_t len,
                              unsigned int engine, uint32_t chid,
                              uint64_t *bad);

@@ -171,6 +171,25 @@ static inline const char *tgpu_ecc_engine_name(unsigned int engine)
 #define TGPU_ECC_RETIRED_CAUSE      0x00d414u   /* RO, TGPU_RETIRED_CAUSE_* */
 #define TGPU_ECC_RETIRED_TIME_LO    0x00d418u   /* RO, Unix seconds */
 #define TGPU_ECC_RETIRED_TIME_HI    0x00d41cu   /* RO */
+/*
+ * Retirement by the driver: RETIRE_ADDR and RETIRE_CAUSE name a page,
+ * RETIRE = 1 writes it to the InfoROM at once (the file too), and the
+ * RETIRED_* list shows it from then on; the driver keeps it out of use
+ * from its next load.  A page listed already is left as it is (DONE).
+ * RETIRE_STATUS has the outcome of the last RETIRE: DONE, or one error
+ * bit, with nothing written.
+ */
+#define TGPU_ECC_RETIRE_ADDR_LO     0x00d420u   /* RW, 4 KiB aligned */
+#define TGPU_ECC_RETIRE_ADDR_HI     0x00d424u   /* RW */
+#define TGPU_ECC_RETIRE_CAUSE       0x00d428u   /* RW, TGPU_RETIRED_CAUSE_* */
+#define TGPU_ECC_RETIRE             0x00d42cu   /* WO, 1: retire the page */
+#define TGPU_ECC_RETIRE_STATUS      0x00d430u   /* RO */
+#define   TGPU_ECC_RETIRE_DONE      (1u << 0)   /* listed (now or before) */
+#define   TGPU_ECC_RETIRE_ERR_FULL  (1u << 16)  /* the store holds 64 */
+#define   TGPU_ECC_RETIRE_ERR_RANGE (1u << 17)  /* not a page of VRAM */
+#define   TGPU_ECC_RETIRE_ERR_CAUSE (1u << 18)  /* not SBE or DBE */
+#define   TGPU_ECC_RETIRE_ERR_VALUE (1u << 19)  /* RETIRE written not 1 */
+#define   TGPU_ECC_RETIRE_ERR_IO    (1u << 20)  /* the file not written */
 #define   TGPU_RETIRED_NONE_ADDR    0xffffffffu
 
 #define TGPU_RETIRED_CAUSE_NONE     0

@@ -1,7 +1,8 @@
 /*
  * QTest testcase for the tgpu ECC unit: ECC control and the VRAM scrub,
  * refusals, reset, the ecc=off board, and the InfoROM retired-page store
- * (prepared, missing and corrupt files), as docs/hw/ecc.md specifies.
+ * (prepared, missing and corrupt files, and the driver's retirement), as
+ * docs/hw/ecc.md specifies.
  *
  * Copyright (c) 2026 The tgpu authors
  *
@@ -269,6 +270,107 @@ static void test_inforom_created(void)
     tgpu_stop(&t);
 }
 
+/* Ask the device to retire @page for @cause; RETIRE_STATUS after it. */
+static uint32_t retire(T *t, uint64_t page, uint32_t cause)
+{
+    wr(t, TGPU_ECC_RETIRE_ADDR_LO, (uint32_t)page);
+    wr(t, TGPU_ECC_RETIRE_ADDR_HI, page >> 32);
+    wr(t, TGPU_ECC_RETIRE_CAUSE, cause);
+    wr(t, TGPU_ECC_RETIRE, 1);
+    return rd(t, TGPU_ECC_RETIRE_STATUS);
+}
+
+/*
+ * The driver's page retirement: the page is in the list and in the file
+ * at once; a page listed already is DONE without a second entry; bad
+ * requests are refused with their error bit and change nothing; a full
+ * store takes no more; a reset clears the registers, not the store.
+ */
+static void test_inforom_retire(void)
+{
+    char *dir = tmp_dir();
+    char *path = g_build_filename(dir, "retire.bin", NULL);
+    g_autofree char *opts = g_strdup_printf("inforom=%s", path);
+    g_autofree char *buf = NULL;
+    struct tgpu_inforom rom = { 0 };
+    gsize len;
+    uint32_t i;
+    T t;
+
+    tgpu_start(&t, opts);
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRE_STATUS), ==, 0);
+    g_assert_cmphex(retire(&t, 0x5000, TGPU_RETIRED_CAUSE_DBE), ==,
+                    TGPU_ECC_RETIRE_DONE);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==, 1);
+    wr(&t, TGPU_ECC_RETIRED_SELECT, 0);
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRED_ADDR_LO), ==, 0x5000);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_CAUSE), ==,
+                     TGPU_RETIRED_CAUSE_DBE);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_TIME_LO), >, 0);
+    /* in the file already, before QEMU exits */
+    g_assert_true(g_file_get_contents(path, &buf, &len, NULL));
+    g_assert_null(tgpu_inforom_decode((uint8_t *)buf, len, &rom));
+    g_assert_cmpuint(rom.count, ==, 1);
+    g_assert_cmphex(rom.ent[0].addr, ==, 0x5000);
+    g_assert_cmpuint(rom.ent[0].cause, ==, TGPU_RETIRED_CAUSE_DBE);
+
+    /* listed already: DONE, nothing added, the first cause kept */
+    g_assert_cmphex(retire(&t, 0x5000, TGPU_RETIRED_CAUSE_SBE), ==,
+                    TGPU_ECC_RETIRE_DONE);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==, 1);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_CAUSE), ==,
+                     TGPU_RETIRED_CAUSE_DBE);
+
+    /* refused: not a page, past VRAM (64 MiB), a bad cause, a bad value */
+    g_assert_cmphex(retire(&t, 0x5008, TGPU_RETIRED_CAUSE_SBE), ==,
+                    TGPU_ECC_RETIRE_ERR_RANGE);
+    g_assert_cmphex(retire(&t, 64ull << 20, TGPU_RETIRED_CAUSE_SBE), ==,
+                    TGPU_ECC_RETIRE_ERR_RANGE);
+    g_assert_cmphex(retire(&t, 1ull << 40, TGPU_RETIRED_CAUSE_SBE), ==,
+                    TGPU_ECC_RETIRE_ERR_RANGE);
+    g_assert_cmphex(retire(&t, 0x6000, 3), ==, TGPU_ECC_RETIRE_ERR_CAUSE);
+    g_assert_cmphex(retire(&t, 0x6000, TGPU_RETIRED_CAUSE_NONE), ==,
+                    TGPU_ECC_RETIRE_ERR_CAUSE);
+    wr(&t, TGPU_ECC_RETIRE, 2);
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRE_STATUS), ==,
+                    TGPU_ECC_RETIRE_ERR_VALUE);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==, 1);
+    /* the registers read back what was written */
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRE_ADDR_LO), ==, 0x6000);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRE_CAUSE), ==,
+                     TGPU_RETIRED_CAUSE_NONE);
+
+    /* fill the store: the 65th page is refused */
+    for (i = 1; i < TGPU_INFOROM_MAX_RETIRED; i++) {
+        g_assert_cmphex(retire(&t, 0x100000 + i * 0x1000ull,
+                               TGPU_RETIRED_CAUSE_SBE), ==,
+                        TGPU_ECC_RETIRE_DONE);
+    }
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==,
+                     TGPU_INFOROM_MAX_RETIRED);
+    g_assert_cmphex(retire(&t, 0x7000, TGPU_RETIRED_CAUSE_DBE), ==,
+                    TGPU_ECC_RETIRE_ERR_FULL);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==,
+                     TGPU_INFOROM_MAX_RETIRED);
+
+    /* a reset clears the registers; the store stays */
+    tgpu_system_reset(&t);
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRE_STATUS), ==, 0);
+    g_assert_cmphex(rd(&t, TGPU_ECC_RETIRE_ADDR_LO), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==,
+                     TGPU_INFOROM_MAX_RETIRED);
+    tgpu_stop(&t);
+
+    /* and comes back from the file */
+    tgpu_start(&t, opts);
+    g_assert_cmpuint(rd(&t, TGPU_ECC_RETIRED_COUNT), ==,
+                     TGPU_INFOROM_MAX_RETIRED);
+    expect_entry(&t, 0, 0x5000, TGPU_RETIRED_CAUSE_DBE,
+                 rom.ent[0].time);
+    tgpu_stop(&t);
+    rm_tmp(dir, path);
+}
+
 /*
  * QEMU must refuse to start with a corrupt InfoROM: run it and check its
  * exit status and message.
@@ -378,6 +480,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/ecc/ecc-off", test_ecc_off);
     qtest_add_func("/tgpu/ecc/inforom-readback", test_inforom_readback);
     qtest_add_func("/tgpu/ecc/inforom-created", test_inforom_created);
+    qtest_add_func("/tgpu/ecc/inforom-retire", test_inforom_retire);
     qtest_add_func("/tgpu/ecc/inforom-corrupt", test_inforom_corrupt);
     return g_test_run();
 }

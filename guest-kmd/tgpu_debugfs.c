@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (c) 2026 The tgpu authors */
 
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -8,6 +10,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_debugfs.h>
@@ -23,6 +26,7 @@
 
 #include "tgpu_debugfs.h"
 #include "tgpu_device.h"
+#include "tgpu_ecc.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
 #include "tgpu_irq.h"
@@ -479,6 +483,7 @@ static int tgpu_debugfs_interrupts(struct seq_file *m, void *data)
 	seq_printf(m, "mmu_faults %lld\n", atomic64_read(&irq->mmu_faults));
 	seq_printf(m, "mmu_overflows %lld\n",
 		   atomic64_read(&irq->mmu_overflows));
+	seq_printf(m, "ecc_errors %lld\n", atomic64_read(&irq->ecc));
 	seq_printf(m, "missed_irqs %lld\n",
 		   atomic64_read(&tdev->reset.missed_irqs));
 
@@ -509,6 +514,39 @@ static int tgpu_debugfs_ecc(struct seq_file *m, void *data)
 	return 0;
 }
 
+/*
+ * ecc_inject (write only): "ADDRESS sbe|dbe [sticky]", an ECC error at
+ * the 64-bit VRAM word ADDRESS, as the monitor's tgpu-inject-ecc arms
+ * it: for tests that run entirely in the guest.
+ */
+static ssize_t tgpu_debugfs_ecc_inject(struct file *f, const char __user *ubuf,
+				       size_t len, loff_t *pos)
+{
+	struct tgpu_device *tdev = file_inode(f)->i_private;
+	char buf[64], kind[8], mode[8] = "";
+	unsigned long long addr;
+	int n, ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	n = sscanf(buf, "%llx %7s %7s", &addr, kind, mode);
+	if (n < 2 || (strcmp(kind, "sbe") && strcmp(kind, "dbe")) ||
+	    (n == 3 && strcmp(mode, "sticky")))
+		return -EINVAL;
+	ret = tgpu_ecc_inject(tdev, addr, !strcmp(kind, "dbe"), n == 3);
+	return ret ? ret : len;
+}
+
+static const struct file_operations tgpu_debugfs_ecc_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tgpu_debugfs_ecc_inject,
+	.llseek = noop_llseek,
+};
+
 /* ---- recovery ------------------------------------------------------------ */
 
 static int tgpu_debugfs_recovery(struct seq_file *m, void *data)
@@ -538,4 +576,6 @@ void tgpu_debugfs_init(struct tgpu_device *tdev)
 {
 	drm_debugfs_add_files(&tdev->base, tgpu_debugfs_list,
 			      ARRAY_SIZE(tgpu_debugfs_list));
+	debugfs_create_file("ecc_inject", 0200, tdev->base.debugfs_root, tdev,
+			    &tgpu_debugfs_ecc_inject_fops);
 }

@@ -13,6 +13,7 @@
 #include "tgpu_device.h"
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
+#include "tgpu_therm.h"
 
 /*
  * BAR0 holds the registers and the MSI-X table; map all of it uncached.
@@ -164,7 +165,9 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	/* what an earlier driver left running stops, then ECC can change */
 	tgpu_channels_stop(tdev);
 	/* before any channel is enabled and anything allocates VRAM */
-	tgpu_ecc_init(tdev);
+	ret = tgpu_ecc_init(tdev);
+	if (ret)
+		return ret;
 
 	ret = tgpu_vram_map_init(tdev);
 	if (ret)
@@ -191,6 +194,9 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = tgpu_kchan_init(tdev);
 	if (ret)
 		return ret;
+	ret = tgpu_therm_init(tdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the hwmon device\n");
 	/*
 	 * What an AER slot reset restores: the PCI core's own copy was taken
 	 * at enumeration, before the device was enabled as a bus master.

@@ -20,6 +20,7 @@
 
 #include "tgpu_debugfs.h"
 #include "tgpu_device.h"
+#include "tgpu_ecc.h"
 #include "tgpu_file.h"
 #include "tgpu_gem.h"
 #include "tgpu_irq.h"
@@ -340,6 +341,7 @@ static struct pci_driver tgpu_pci_driver = {
 	.probe = tgpu_probe,
 	.remove = tgpu_remove,
 	.err_handler = &tgpu_pci_err_handlers,
+	.dev_groups = tgpu_ecc_groups,
 };
 module_pci_driver(tgpu_pci_driver);
 

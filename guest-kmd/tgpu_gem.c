@@ -19,6 +19,7 @@
 #include <drm/tgpu_drm.h>
 
 #include "tgpu_device.h"
+#include "tgpu_ecc.h"
 #include "tgpu_gem.h"
 #include "tgpu_vram.h"
 
@@ -31,6 +32,8 @@ static void tgpu_bo_free(struct drm_gem_object *obj)
 	struct tgpu_bo *bo = to_tgpu_bo(obj);
 
 	tgpu_vram_free(tdev, &bo->blocks);
+	/* a retired page it held goes out of use now */
+	tgpu_ecc_reserve_pending(tdev);
 	drm_gem_object_release(obj);
 	kfree(bo);
 }
@@ -84,7 +87,7 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	unsigned long addr = vmf->address & PAGE_MASK;
 	unsigned long pfn, i, n;
 	vm_fault_t ret = VM_FAULT_SIGBUS, r;
-	u64 offset, bsize = 0;
+	u64 offset, vram, bsize = 0;
 	int idx, bars;
 
 	offset = ((u64)(addr - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff -
@@ -108,12 +111,19 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	if (list_entry_is_head(block, &bo->blocks, link))
 		goto out;
 
-	pfn = PHYS_PFN(tdev->vram_bar.start + gpu_buddy_block_offset(block) +
-		       offset);
+	vram = gpu_buddy_block_offset(block) + offset;
+	pfn = PHYS_PFN(tdev->vram_bar.start + vram);
 	n = min3((unsigned long)((bsize - offset) >> PAGE_SHIFT),
 		 (vma->vm_end - addr) >> PAGE_SHIFT,
 		 (unsigned long)TGPU_BO_FAULT_AROUND);
 	for (i = 0; i < n; i++) {
+		/*
+		 * A page with an uncorrectable ECC error, retired: SIGBUS
+		 * for whoever touches it (the faulting page), and no
+		 * fault-around onto it.
+		 */
+		if (tgpu_ecc_page_retired(tdev, vram + i * PAGE_SIZE))
+			break;
 		r = vmf_insert_pfn_prot(vma, addr + i * PAGE_SIZE, pfn + i,
 					vma->vm_page_prot);
 		/* Only the faulting page must succeed; the rest is a bonus. */

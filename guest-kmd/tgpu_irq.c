@@ -18,6 +18,7 @@
 #include <tgpu/mmu.h>
 
 #include "tgpu_device.h"
+#include "tgpu_ecc.h"
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
 #include "tgpu_vram.h"
@@ -27,7 +28,8 @@
 #define TGPU_FAULT_BUF_BYTES \
 	(TGPU_FAULT_BUF_ENTRIES * TGPU_FAULT_RECORD_SIZE)
 
-#define TGPU_INTR_UNITS	(TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU)
+#define TGPU_INTR_UNITS	(TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU | \
+			 TGPU_INTR_ECC)
 
 static const char * const tgpu_fault_types[] = {
 	[TGPU_FAULT_NOT_PRESENT] = "NOT_PRESENT",
@@ -286,13 +288,15 @@ static void tgpu_irq_service(struct tgpu_device *tdev, u32 units)
 		tgpu_irq_nonstall(tdev);
 	if (units & TGPU_INTR_MMU)
 		tgpu_irq_mmu(tdev);
+	if (units & TGPU_INTR_ECC)
+		tgpu_ecc_irq(tdev);
 }
 
 /*
  * The device signals one MSI-X vector per source class (TGPU_MSIX_VEC_*,
  * numbered as the TGPU_INTR_* bits).  An MSI-X vector is never shared, so
  * whatever arrives on it is ours; a message may find its unit already
- * serviced, which is harmless.  ECC and thermal have no unit yet.
+ * serviced, which is harmless.  Thermal has no unit yet.
  */
 static irqreturn_t tgpu_irq_vector(struct tgpu_device *tdev, unsigned int vec)
 {
@@ -344,6 +348,7 @@ static_assert(ARRAY_SIZE(tgpu_irq_vectors) == TGPU_MSIX_NR_VECTORS);
 static_assert(BIT(TGPU_MSIX_VEC_STALL) == TGPU_INTR_FIFO);
 static_assert(BIT(TGPU_MSIX_VEC_NONSTALL) == TGPU_INTR_NONSTALL);
 static_assert(BIT(TGPU_MSIX_VEC_MMU) == TGPU_INTR_MMU);
+static_assert(BIT(TGPU_MSIX_VEC_ECC) == TGPU_INTR_ECC);
 
 /*
  * With a single vector every source class shares it, and PMC_INTR tells
@@ -469,11 +474,13 @@ static void tgpu_irq_disable(void *data)
 	tgpu_wr32(tdev, TGPU_FIFO_INTR_EN, 0);
 	tgpu_wr32(tdev, TGPU_FIFO_NONSTALL_INTR_EN, 0);
 	tgpu_wr32(tdev, TGPU_MMU_INTR_EN, 0);
+	tgpu_wr32(tdev, TGPU_ECC_INTR_EN, 0);
 	tdev->irq.enabled = 0;
 }
 
 /*
- * Enable the FIFO, non-stall and MMU units, then service whatever was
+ * Enable the FIFO, non-stall, MMU and ECC units (ECC's own enables are
+ * tgpu_ecc.c's, with ECC), then service whatever was
  * already pending: enabling a unit whose status is set sends no message.
  */
 static void tgpu_irq_hw_enable(struct tgpu_device *tdev)

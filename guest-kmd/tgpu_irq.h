@@ -58,6 +58,7 @@ struct tgpu_fault_buf {
  * @nonstall: non-stall interrupts (fences)
  * @mmu_faults: fault records read from the fault buffer
  * @mmu_overflows: MMU_INTR.OVERFLOW events (faults dropped)
+ * @ecc: ECC_INTR SBE/DBE events (the error work reads the address log)
  */
 struct tgpu_irq {
 	enum tgpu_irq_mode mode;
@@ -72,6 +73,7 @@ struct tgpu_irq {
 	atomic64_t nonstall;
 	atomic64_t mmu_faults;
 	atomic64_t mmu_overflows;
+	atomic64_t ecc;
 };
 
 int tgpu_irq_init(struct tgpu_device *tdev);

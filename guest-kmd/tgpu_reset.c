@@ -998,6 +998,7 @@ static void tgpu_reset_unbind(void *data)
 	cancel_delayed_work_sync(&tdev->reset.health);
 	cancel_delayed_work_sync(&tdev->reset.aer_watchdog);
 	cancel_work_sync(&tdev->reset.chan_dump);
+	cancel_work_sync(&tdev->ecc.work);
 	flush_work(&tdev->reset.unplug);
 }
 

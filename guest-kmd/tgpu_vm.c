@@ -618,6 +618,65 @@ out:
 	return ret;
 }
 
+/**
+ * tgpu_vm_maps_vram() - does a VM map a VRAM page
+ * @vm: the VM
+ * @page: VRAM address of a 4 KiB page
+ *
+ * For an uncorrectable ECC error: whose work can read the page.
+ *
+ * Return: true when a VRAM object mapped in @vm holds @page.
+ */
+bool tgpu_vm_maps_vram(struct tgpu_vm *vm, u64 page)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	struct gpu_buddy_block *block;
+	struct drm_gpuva *va;
+	bool found = false;
+	u64 start;
+
+	mutex_lock(&vm->lock);
+	drm_gpuvm_for_each_va(va, &vm->base) {
+		if (!va->gem.obj || tgpu_gem_is_sysmem(va->gem.obj))
+			continue;
+		list_for_each_entry(block, &to_tgpu_bo(va->gem.obj)->blocks,
+				    link) {
+			start = gpu_buddy_block_offset(block);
+			if (page >= start &&
+			    page < start + gpu_buddy_block_size(&tdev->vram.mm,
+								block)) {
+				found = true;
+				goto out;
+			}
+		}
+	}
+out:
+	mutex_unlock(&vm->lock);
+	return found;
+}
+
+/*
+ * Where a VRAM object is: " at vram ADDR+SIZE,..." for its first blocks
+ * (an ECC error's address, a BAR1 offset or a page the InfoROM names
+ * can be matched to it).
+ */
+static void tgpu_vm_show_blocks(struct tgpu_device *tdev, struct tgpu_bo *bo,
+				struct seq_file *m)
+{
+	struct gpu_buddy_block *block;
+	unsigned int i = 0;
+
+	list_for_each_entry(block, &bo->blocks, link) {
+		if (i++ == 4) {
+			seq_puts(m, ",...");
+			break;
+		}
+		seq_printf(m, "%s0x%llx+0x%llx", i == 1 ? " at vram " : ",",
+			   gpu_buddy_block_offset(block),
+			   gpu_buddy_block_size(&tdev->vram.mm, block));
+	}
+}
+
 /*
  * One line for the object of @va if @va is its first mapping in the VM:
  * its mappings here and the VMs it is mapped in.  With vm->lock held.
@@ -658,12 +717,16 @@ unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m)
 	drm_gpuvm_for_each_va(va, &vm->base) {
 		if (!va->gem.obj)	/* the kernel's node */
 			continue;
-		seq_printf(m, "    va 0x%010llx-0x%010llx size 0x%llx %s %s object size 0x%zx offset 0x%llx\n",
+		seq_printf(m, "    va 0x%010llx-0x%010llx size 0x%llx %s %s object size 0x%zx offset 0x%llx",
 			   va->va.addr, va->va.addr + va->va.range,
 			   va->va.range,
 			   va->flags & TGPU_VA_READ_ONLY ? "ro" : "rw",
 			   tgpu_gem_is_sysmem(va->gem.obj) ? "sysmem" : "vram",
 			   va->gem.obj->size, va->gem.offset);
+		if (!tgpu_gem_is_sysmem(va->gem.obj))
+			tgpu_vm_show_blocks(vm->tdev, to_tgpu_bo(va->gem.obj),
+					    m);
+		seq_putc(m, '\n');
 		n++;
 	}
 	list_for_each_entry(map, &vm->deferred, deferred)

@@ -61,6 +61,7 @@ int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size);
 int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
 		 bool nowait);
+bool tgpu_vm_maps_vram(struct tgpu_vm *vm, u64 page);
 unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m);
 
 int tgpu_ioctl_vm_bind(struct drm_device *ddev, void *data,

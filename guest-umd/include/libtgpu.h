@@ -511,6 +511,30 @@ TGPU_API tgpu_status tgpu_device_get_processes(const tgpu_device *dev,
 					       struct tgpu_process_info *procs,
 					       int max, int *count);
 
+/*
+ * ECC of dev as the driver reports it (its sysfs files under the PCI
+ * device, docs/driver/kmd.md "ECC errors").  Volatile counts are since
+ * the device's last reset, aggregate ones for the board's life (its
+ * InfoROM).  A pending page was retired while in use: it goes out of use
+ * when freed, or at the next driver load.  TGPU_ERROR_NOT_SUPPORTED from
+ * a driver without those files.
+ */
+struct tgpu_ecc_info {
+	uint32_t mode_current;      /* 1: ECC on */
+	uint32_t mode_pending;      /* 1: on after the next reset or load */
+	uint64_t sbe_volatile;      /* corrected errors */
+	uint64_t dbe_volatile;      /* uncorrectable errors */
+	uint64_t sbe_aggregate;
+	uint64_t dbe_aggregate;
+	uint32_t retired_sbe;       /* pages retired for repeated SBEs */
+	uint32_t retired_dbe;       /* pages retired for a DBE */
+	uint32_t retired_pending;   /* of those, still in use */
+	uint32_t degraded;          /* 1: more retired than the driver's limit */
+};
+
+TGPU_API tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev,
+					      struct tgpu_ecc_info *ecc);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -3,13 +3,15 @@
  * libtgpu: monitoring, the device's state now (the "Monitoring" block of
  * libtgpu.h).  Everything is asked of the kernel at each call: VRAM use
  * through DRM_TGPU_PARAM_VRAM_USED, the processes through DRM fdinfo
- * (tgpu-fdinfo.c parses it).  Only public calls of tgpu.c are used, so
+ * (tgpu-fdinfo.c parses it), ECC through the driver's sysfs files.  Only public calls of tgpu.c are used, so
  * device handles are checked there, with their messages.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tgpu_drm.h>
@@ -91,5 +93,92 @@ tgpu_status tgpu_device_get_processes(const tgpu_device *dev,
 		return fail(TGPU_ERROR_NOT_SUPPORTED,
 			    "cannot read /proc: %s: mount procfs (mount -t proc proc /proc)",
 			    strerror(err));
+	return TGPU_SUCCESS;
+}
+
+/* The sysfs directory of dev's PCI device, through its render node. */
+static void device_sysfs(const struct tgpu_device_info *info, char *dir, size_t len)
+{
+	const char *n = strrchr(info->render_node, '/');
+
+	snprintf(dir, len, "/sys/class/drm/%s/device", n ? n + 1 : info->render_node);
+}
+
+/* dir/file, whole and NUL-terminated, in buf; false if unreadable. */
+static bool read_sysfs(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[320];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return n > 0;
+}
+
+static bool read_sysfs_u64(const char *dir, const char *file, uint64_t *v)
+{
+	char buf[32], *end;
+
+	if (!read_sysfs(dir, file, buf, sizeof(buf)))
+		return false;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return !errno && end != buf;
+}
+
+tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_info *ecc)
+{
+	static const char *const counters[] = {
+		"ecc_errors/sbe_volatile", "ecc_errors/dbe_volatile",
+		"ecc_errors/sbe_aggregate", "ecc_errors/dbe_aggregate",
+	};
+	uint64_t *const to[] = {
+		&ecc->sbe_volatile, &ecc->dbe_volatile,
+		&ecc->sbe_aggregate, &ecc->dbe_aggregate,
+	};
+	struct tgpu_device_info info;
+	char dir[256], buf[4096], *line, *save = NULL, cause[8], state[12];
+	unsigned int cur, pend, i;
+	uint64_t v;
+	tgpu_status st;
+
+	if (!ecc)
+		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_ecc_info: ecc is NULL");
+	st = tgpu_device_get_info(dev, &info);
+	if (st)
+		return st;
+	memset(ecc, 0, sizeof(*ecc));
+	device_sysfs(&info, dir, sizeof(dir));
+	if (!read_sysfs(dir, "ecc_mode", buf, sizeof(buf)))
+		return fail(TGPU_ERROR_NOT_SUPPORTED,
+			    "%s/ecc_mode is not there: tgpu.ko %s does not report ECC errors",
+			    dir, info.driver_version);
+	if (sscanf(buf, "%u %u", &cur, &pend) != 2)
+		return fail(TGPU_ERROR_UNKNOWN, "%s/ecc_mode reads \"%s\", not \"CURRENT PENDING\"",
+			    dir, buf);
+	ecc->mode_current = cur;
+	ecc->mode_pending = pend;
+	for (i = 0; i < 4; i++)
+		if (!read_sysfs_u64(dir, counters[i], to[i]))
+			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", dir, counters[i]);
+	if (!read_sysfs_u64(dir, "degraded", &v))
+		return fail(TGPU_ERROR_UNKNOWN, "%s/degraded is not readable", dir);
+	ecc->degraded = (uint32_t)v;
+	/* "0xADDRESS sbe|dbe retired|pending", one page a line; may be empty */
+	if (!read_sysfs(dir, "retired_pages", buf, sizeof(buf)))
+		buf[0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%*s %7s %11s", cause, state) != 2)
+			continue;
+		ecc->retired_sbe += !strcmp(cause, "sbe");
+		ecc->retired_dbe += !strcmp(cause, "dbe");
+		ecc->retired_pending += !strcmp(state, "pending");
+	}
 	return TGPU_SUCCESS;
 }

@@ -73,20 +73,38 @@ GETTER(get_clk_mem, "%" PRIu32, d->clk_mem_mhz)
 GETTER(get_chip, "%s", d->chip)
 GETTER(get_arch, "%s", d->arch_name)
 GETTER(get_sm_count, "%" PRIu32, d->sm_count)
-/* The driver enables ECC at every load: pending is current. */
-GETTER(get_ecc_mode, "%s", d->ecc_enabled ? "Enabled" : "Disabled")
-GETTER(get_retired_sbe, "%" PRIu32, d->retired_pages_sbe)
-GETTER(get_retired_dbe, "%" PRIu32, d->retired_pages_dbe)
-
-/* Pages are retired from the InfoROM at load: none waits for a reset. */
-static bool get_retired_pending(GETTER_ARGS)
+/* ECC as the driver reports it now; a driver without it: N/A. */
+static const struct tgpu_ecc_info *ecc_of(const struct smi_snapshot *s,
+					  const struct tgpu_device_info *d)
 {
-	(void)s;
-	(void)d;
-	(void)p;
-	snprintf(buf, len, "No");
-	return true;
+	const struct smi_state *st = state_of(s, d);
+
+	return st && st->ecc_known ? &st->ecc : NULL;
 }
+
+/* Getters of one member of the ECC state, N/A when it is not known. */
+#define ECC_GETTER(fn, fmt, ...)                                              \
+	static bool fn(GETTER_ARGS)                                           \
+	{                                                                     \
+		const struct tgpu_ecc_info *e = ecc_of(s, d);                 \
+									      \
+		(void)p;                                                      \
+		if (!e)                                                       \
+			return false;                                         \
+		snprintf(buf, len, fmt, __VA_ARGS__);                         \
+		return true;                                                  \
+	}
+
+ECC_GETTER(get_ecc_mode, "%s", e->mode_current ? "Enabled" : "Disabled")
+ECC_GETTER(get_ecc_pending, "%s", e->mode_pending ? "Enabled" : "Disabled")
+ECC_GETTER(get_ecc_sbe_vol, "%" PRIu64, e->sbe_volatile)
+ECC_GETTER(get_ecc_dbe_vol, "%" PRIu64, e->dbe_volatile)
+ECC_GETTER(get_ecc_sbe_agg, "%" PRIu64, e->sbe_aggregate)
+ECC_GETTER(get_ecc_dbe_agg, "%" PRIu64, e->dbe_aggregate)
+ECC_GETTER(get_retired_sbe, "%" PRIu32, e->retired_sbe)
+ECC_GETTER(get_retired_dbe, "%" PRIu32, e->retired_dbe)
+/* nvidia-smi's "Pending Page Blacklist": Yes or No */
+ECC_GETTER(get_retired_pending, "%s", e->retired_pending ? "Yes" : "No")
 
 static bool get_power_limit(GETTER_ARGS)
 {
@@ -213,23 +231,42 @@ const struct smi_field smi_gpu_fields[] = {
 	  NULL, "Bitmask of supported clock event reasons (not reported yet)." },
 	{ "clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, NULL,
 	  "Bitmask of active clock event reasons (not reported yet)." },
-	{ "ecc.mode.current", NULL, NULL, get_ecc_mode, "ECC mode: Enabled or Disabled." },
-	{ "ecc.mode.pending", NULL, NULL, get_ecc_mode,
-	  "ECC mode after the driver reloads (it enables ECC when the board has it)." },
-	{ "ecc.errors.corrected.volatile.total", NULL, NULL, NULL,
-	  "Corrected ECC errors since driver load (not reported yet)." },
-	{ "ecc.errors.uncorrected.volatile.total", NULL, NULL, NULL,
-	  "Uncorrected ECC errors since driver load (not reported yet)." },
-	{ "ecc.errors.corrected.aggregate.total", NULL, NULL, NULL,
-	  "Corrected ECC errors, lifetime (not reported yet)." },
-	{ "ecc.errors.uncorrected.aggregate.total", NULL, NULL, NULL,
-	  "Uncorrected ECC errors, lifetime (not reported yet)." },
+	{ "ecc.mode.current", NULL, NULL, get_ecc_mode,
+	  "ECC mode now: Enabled or Disabled." },
+	{ "ecc.mode.pending", NULL, NULL, get_ecc_pending,
+	  "ECC mode after the next device reset or driver load (sysfs ecc_mode)." },
+	/* VRAM is the only memory with ECC: device_memory, dram and total agree */
+	{ "ecc.errors.corrected.volatile.device_memory", NULL, NULL, get_ecc_sbe_vol,
+	  "Corrected errors in device memory since the device's last reset." },
+	{ "ecc.errors.corrected.volatile.dram", NULL, NULL, get_ecc_sbe_vol,
+	  "Corrected errors in device memory since the device's last reset." },
+	{ "ecc.errors.corrected.volatile.total", NULL, NULL, get_ecc_sbe_vol,
+	  "Corrected errors since the device's last reset." },
+	{ "ecc.errors.corrected.aggregate.device_memory", NULL, NULL, get_ecc_sbe_agg,
+	  "Corrected errors in device memory, lifetime (the InfoROM)." },
+	{ "ecc.errors.corrected.aggregate.dram", NULL, NULL, get_ecc_sbe_agg,
+	  "Corrected errors in device memory, lifetime (the InfoROM)." },
+	{ "ecc.errors.corrected.aggregate.total", NULL, NULL, get_ecc_sbe_agg,
+	  "Corrected errors, lifetime (the InfoROM)." },
+	{ "ecc.errors.uncorrected.volatile.device_memory", NULL, NULL, get_ecc_dbe_vol,
+	  "Uncorrectable errors in device memory since the device's last reset." },
+	{ "ecc.errors.uncorrected.volatile.dram", NULL, NULL, get_ecc_dbe_vol,
+	  "Uncorrectable errors in device memory since the device's last reset." },
+	{ "ecc.errors.uncorrected.volatile.total", NULL, NULL, get_ecc_dbe_vol,
+	  "Uncorrectable errors since the device's last reset." },
+	{ "ecc.errors.uncorrected.aggregate.device_memory", NULL, NULL, get_ecc_dbe_agg,
+	  "Uncorrectable errors in device memory, lifetime (the InfoROM)." },
+	{ "ecc.errors.uncorrected.aggregate.dram", NULL, NULL, get_ecc_dbe_agg,
+	  "Uncorrectable errors in device memory, lifetime (the InfoROM)." },
+	{ "ecc.errors.uncorrected.aggregate.total", NULL, NULL, get_ecc_dbe_agg,
+	  "Uncorrectable errors, lifetime (the InfoROM)." },
 	{ "retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL, get_retired_sbe,
-	  "Pages retired for multiple single-bit errors (from the InfoROM)." },
+	  "Pages retired for multiple single-bit errors." },
 	{ "retired_pages.double_bit.count", "retired_pages.dbe", NULL, get_retired_dbe,
-	  "Pages retired for a double-bit error (from the InfoROM)." },
+	  "Pages retired for a double-bit error." },
 	{ "retired_pages.pending", NULL, NULL, get_retired_pending,
-	  "Whether a page retirement waits for a reset." },
+	  "Yes when a retired page is still in use: it goes out of use when "
+	  "freed, or at the next driver load." },
 	/* tgpu extensions: what a test harness needs to tell models apart. */
 	{ "tgpu.chip", NULL, NULL, get_chip, "Chip name, e.g. GP100." },
 	{ "tgpu.arch", NULL, NULL, get_arch, "Architecture, e.g. Pascal." },

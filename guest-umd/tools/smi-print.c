@@ -232,19 +232,24 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 	for (d = 0; d < s->count; d++) {
 		const struct tgpu_device_info *g = &s->devs[d];
 
-		/* Persistence mode, ECC, fan, temperature, P-state, usage: N/A for now. */
+		st = state_of(s, g);
+		/* Persistence mode, fan, temperature, P-state, usage: N/A for now. */
 		snprintf(x, sizeof(x), "%3d  %s", g->ordinal, g->name);
 		lr(a, w1, x, NA);
 		snprintf(x, sizeof(x), "  %s", g->pci_bus_id);
 		lr(b, w2, x, "Off");    /* a 3D controller: no display */
-		lr(c, w3, "", NA);
+		/* nvidia-smi: the volatile uncorrectable count, or Off */
+		if (st && st->ecc_known && st->ecc.mode_current)
+			snprintf(x, sizeof(x), "%" PRIu64, st->ecc.dbe_volatile);
+		else
+			snprintf(x, sizeof(x), "%s", st && st->ecc_known ? "Off" : NA);
+		lr(c, w3, "", x);
 		cells(f, a, b, c);
 
 		snprintf(x, sizeof(x), "%-4s %4s   %-4s", NA, NA, NA);
 		snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
 			 (g->power_limit_mw + 500) / 1000);
 		lr(a, w1, x, y);
-		st = state_of(s, g);
 		if (st && st->mem_known)
 			snprintf(y, sizeof(y), "%" PRIu64 "MiB / %" PRIu64 "MiB",
 				 tu_bytes_to_mib(st->mem_used), tu_bytes_to_mib(g->vram_size));
@@ -304,6 +309,7 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		"HW Slowdown", NULL /* nested */, "Sync Boost",
 		"SW Thermal Slowdown", "Display Clock Setting",
 	};
+	const struct tgpu_ecc_info *ecc;
 	char buf[64];
 	size_t i;
 
@@ -359,20 +365,43 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	section(f, 1, "Utilization");
 	na(f, 2, "Gpu");
 	na(f, 2, "Memory");
+	ecc = st && st->ecc_known ? &st->ecc : NULL;
 	section(f, 1, "ECC Mode");
-	kv(f, 2, "Current", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
-	kv(f, 2, "Pending", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
+	if (ecc) {
+		kv(f, 2, "Current", "%s", ecc->mode_current ? "Enabled" : "Disabled");
+		kv(f, 2, "Pending", "%s", ecc->mode_pending ? "Enabled" : "Disabled");
+	} else {
+		kv(f, 2, "Current", "%s", g->ecc_enabled ? "Enabled" : "Disabled");
+		na(f, 2, "Pending");
+	}
+	/* VRAM only: the board has no SRAM ECC to count */
 	section(f, 1, "ECC Errors");
 	section(f, 2, "Volatile");
-	na(f, 3, "DRAM Correctable");
-	na(f, 3, "DRAM Uncorrectable");
+	if (ecc) {
+		kv(f, 3, "DRAM Correctable", "%" PRIu64, ecc->sbe_volatile);
+		kv(f, 3, "DRAM Uncorrectable", "%" PRIu64, ecc->dbe_volatile);
+	} else {
+		na(f, 3, "DRAM Correctable");
+		na(f, 3, "DRAM Uncorrectable");
+	}
 	section(f, 2, "Aggregate");
-	na(f, 3, "DRAM Correctable");
-	na(f, 3, "DRAM Uncorrectable");
+	if (ecc) {
+		kv(f, 3, "DRAM Correctable", "%" PRIu64, ecc->sbe_aggregate);
+		kv(f, 3, "DRAM Uncorrectable", "%" PRIu64, ecc->dbe_aggregate);
+	} else {
+		na(f, 3, "DRAM Correctable");
+		na(f, 3, "DRAM Uncorrectable");
+	}
 	section(f, 1, "Retired Pages");
-	kv(f, 2, "Single Bit ECC", "%" PRIu32, g->retired_pages_sbe);
-	kv(f, 2, "Double Bit ECC", "%" PRIu32, g->retired_pages_dbe);
-	kv(f, 2, "Pending Page Blacklist", "%s", "No");
+	if (ecc) {
+		kv(f, 2, "Single Bit ECC", "%" PRIu32, ecc->retired_sbe);
+		kv(f, 2, "Double Bit ECC", "%" PRIu32, ecc->retired_dbe);
+		kv(f, 2, "Pending Page Blacklist", "%s", ecc->retired_pending ? "Yes" : "No");
+	} else {
+		kv(f, 2, "Single Bit ECC", "%" PRIu32, g->retired_pages_sbe);
+		kv(f, 2, "Double Bit ECC", "%" PRIu32, g->retired_pages_dbe);
+		na(f, 2, "Pending Page Blacklist");
+	}
 	section(f, 1, "Temperature");
 	na(f, 2, "GPU Current Temp");
 	na(f, 2, "GPU Shutdown Temp");
@@ -479,9 +508,9 @@ void smi_dmon_header(FILE *f, const struct smi_args *a)
 
 /*
  * The value of column name, or false for "-".  Only what the driver
- * reports: the board's fixed memory clock, the SM clock in use and the
- * VRAM in use.  Temperatures, power, utilization, ECC and PCIe counters
- * are not reported yet.
+ * reports: the board's fixed memory clock, the SM clock in use, the VRAM
+ * in use and the ECC counts.  Temperatures, power, utilization and PCIe
+ * counters are not reported yet.
  */
 static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 		       const struct smi_state *st, char *buf, size_t len)
@@ -496,6 +525,15 @@ static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 	}
 	if (strcmp(name, "fb") == 0 && st && st->mem_known) {
 		snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+		return true;
+	}
+	/* the volatile counts, as nvidia-smi's dmon shows them */
+	if (strcmp(name, "sbecc") == 0 && st && st->ecc_known) {
+		snprintf(buf, len, "%" PRIu64, st->ecc.sbe_volatile);
+		return true;
+	}
+	if (strcmp(name, "dbecc") == 0 && st && st->ecc_known) {
+		snprintf(buf, len, "%" PRIu64, st->ecc.dbe_volatile);
 		return true;
 	}
 	return false;

@@ -100,6 +100,8 @@ struct smi_state {
 	bool procs_known;
 	const struct tgpu_process_info *procs;  /* sorted by pid */
 	int nprocs;
+	bool ecc_known;
+	struct tgpu_ecc_info ecc;       /* the driver's ECC counts and pages */
 };
 
 /* What the renderers print: gathered once, so output is consistent. */

@@ -55,7 +55,7 @@ static int print_version(void)
 	return SMI_EXIT_OK;
 }
 
-/* Memory and the SM clock now; what the driver cannot tell is N/A. */
+/* Memory, the SM clock and ECC now; what the driver cannot tell is N/A. */
 static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 {
 	uint64_t free_bytes, total, khz;
@@ -69,6 +69,13 @@ static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 	} else if (rc != TGPU_ERROR_NOT_SUPPORTED) {
 		return rc;
 	}
+
+	st->ecc_known = false;
+	rc = tgpu_device_get_ecc_info(dev, &st->ecc);
+	if (rc == TGPU_SUCCESS)
+		st->ecc_known = true;
+	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
+		return rc;
 
 	st->mem_known = false;
 	rc = tgpu_device_get_memory_info(dev, &free_bytes, &total);

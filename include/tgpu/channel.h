@@ -335,6 +335,8 @@ static inline const char *tgpu_chan_error_meaning(unsigned int code)
 #define TGPU_XID_MMU_FAULT          31  /* GPU memory page fault */
 #define TGPU_XID_CLEANUP            45  /* work taken down by a reset */
 #define TGPU_XID_DBE                48  /* double-bit ECC error */
+#define TGPU_XID_RETIRED            63  /* ECC page retirement recorded */
+#define TGPU_XID_RETIRE_FAILED      64  /* ECC page retirement failed */
 #define TGPU_XID_BUS                79  /* fallen off the bus */
 #define TGPU_XID_CTXSW_TIMEOUT      109 /* the engine would not let go */
 

@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sysfs and debugfs for the in-guest tests: the files under a render
- * node's PCI device, its debugfs directory (dri/<minor>, found from the
- * node, never assumed), reading whole files, and unbinding and
- * rebinding the device.  Include after guest-tap.h.
+ * sysfs, debugfs and the kernel log for the in-guest tests: the files
+ * under a render node's PCI device, its debugfs directory (dri/<minor>,
+ * found from the node, never assumed), reading whole files, dmesg, and
+ * unbinding and rebinding the device.  Include after guest-tap.h.
  */
 #ifndef TGPU_GUEST_SYSFS_H
 #define TGPU_GUEST_SYSFS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+/* The kernel log (dmesg) has @needle somewhere. */
+static inline bool klog_has(const char *needle)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
 
 /* The whole of file @path, NUL-terminated and malloc'd; NULL if unreadable. */
 static inline char *read_text(const char *path)

@@ -423,7 +423,7 @@ int main(int argc, char **argv)
 		line_with(txt[4], "vector 1 nonstall", line, sizeof(line));
 		ok(field(line, "nonstall") >= 1, "interrupts: %s", line);
 	}
-	ok(has(txt[4], "PMC_INTR_EN 0x00000007"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU");
+	ok(has(txt[4], "PMC_INTR_EN 0x0000000f"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU, ECC");
 
 	/*
 	 * A second file is listed on its own, without queues.  The VRAM

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 
 #include "guest-tap.h"
 #include "guest-sysfs.h"
@@ -32,17 +31,6 @@ static const char *node = "/dev/dri/renderD128";
 static int npages;
 static uint64_t page[MAX_PAGES];
 static const char *cause[MAX_PAGES];
-
-static bool klog_has(const char *needle)
-{
-	static char buf[1 << 20];
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, needle) != NULL;
-}
 
 static void parse_pages(const char *arg)
 {

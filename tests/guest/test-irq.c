@@ -35,6 +35,7 @@
 #include <tgpu_drm.h>
 #include <tgpu/regs.h>
 #include <tgpu/channel.h>
+#include <tgpu/ecc.h>
 #include <tgpu/mmu.h>
 
 #include "guest-tap.h"
@@ -278,8 +279,11 @@ int main(int argc, char **argv)
 	bar0 = map;
 
 	/* What the driver programmed at probe. */
-	ok(rd(TGPU_PMC_INTR_EN) == (TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU),
-	   "PMC_INTR_EN: FIFO, NONSTALL, MMU (0x%x)", rd(TGPU_PMC_INTR_EN));
+	ok(rd(TGPU_PMC_INTR_EN) == (TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU |
+				    TGPU_INTR_ECC),
+	   "PMC_INTR_EN: FIFO, NONSTALL, MMU, ECC (0x%x)", rd(TGPU_PMC_INTR_EN));
+	ok(rd(TGPU_ECC_INTR_EN) == (TGPU_ECC_INTR_SBE | TGPU_ECC_INTR_DBE),
+	   "ECC_INTR_EN: SBE, DBE (0x%x)", rd(TGPU_ECC_INTR_EN));
 	ok(rd(TGPU_FIFO_INTR_EN) == (TGPU_FIFO_INTR_CHAN_ERROR | TGPU_FIFO_INTR_RUNLIST),
 	   "FIFO_INTR_EN: CHAN_ERROR, RUNLIST");
 	ok(rd(TGPU_FIFO_NONSTALL_INTR_EN) == 1, "FIFO_NONSTALL_INTR_EN");

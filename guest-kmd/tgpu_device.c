@@ -187,6 +187,10 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = tgpu_kchan_early_init(tdev);
 	if (ret)
 		return ret;
+	/* its interrupts may come before the handlers: they wait for them */
+	ret = tgpu_therm_init(tdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot start the thermal governor and hwmon\n");
 	ret = tgpu_irq_init(tdev);
 	if (ret)
 		return ret;
@@ -194,9 +198,6 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = tgpu_kchan_init(tdev);
 	if (ret)
 		return ret;
-	ret = tgpu_therm_init(tdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register the hwmon device\n");
 	/*
 	 * What an AER slot reset restores: the PCI core's own copy was taken
 	 * at enumeration, before the device was enabled as a bus master.

@@ -21,6 +21,7 @@
 #include "tgpu_irq.h"
 #include "tgpu_kchan.h"
 #include "tgpu_reset.h"
+#include "tgpu_therm.h"
 #include "tgpu_vram.h"
 
 struct pci_dev;
@@ -123,6 +124,7 @@ struct tgpu_device {
 	struct tgpu_kchan kchan;
 	struct tgpu_reset reset;
 	struct tgpu_coredump_buf *coredump; /* the devcoredump's memory */
+	struct tgpu_therm therm;
 };
 
 static inline struct tgpu_device *to_tgpu_device(struct drm_device *ddev)

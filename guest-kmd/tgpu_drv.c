@@ -26,6 +26,7 @@
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
 #include "tgpu_reset.h"
+#include "tgpu_therm.h"
 #include "tgpu_vm.h"
 #include "tgpu_vram.h"
 
@@ -335,13 +336,21 @@ static const struct pci_device_id tgpu_pci_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, tgpu_pci_ids);
 
+/* Files under the PCI device: made after probe, gone before remove. */
+static const struct attribute_group *tgpu_dev_groups[] = {
+	&tgpu_ecc_group,
+	&tgpu_ecc_error_group,
+	&tgpu_therm_group,
+	NULL
+};
+
 static struct pci_driver tgpu_pci_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.id_table = tgpu_pci_ids,
 	.probe = tgpu_probe,
 	.remove = tgpu_remove,
 	.err_handler = &tgpu_pci_err_handlers,
-	.dev_groups = tgpu_ecc_groups,
+	.dev_groups = tgpu_dev_groups,
 };
 module_pci_driver(tgpu_pci_driver);
 

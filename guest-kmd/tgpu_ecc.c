@@ -633,7 +633,7 @@ static struct attribute *tgpu_ecc_attrs[] = {
 	NULL
 };
 
-static const struct attribute_group tgpu_ecc_group = {
+const struct attribute_group tgpu_ecc_group = {
 	.attrs = tgpu_ecc_attrs,
 };
 
@@ -645,14 +645,7 @@ static struct attribute *tgpu_ecc_error_attrs[] = {
 	NULL
 };
 
-static const struct attribute_group tgpu_ecc_error_group = {
+const struct attribute_group tgpu_ecc_error_group = {
 	.name = "ecc_errors",
 	.attrs = tgpu_ecc_error_attrs,
-};
-
-/* The PCI driver's dev_groups: made after probe, gone before remove. */
-const struct attribute_group *tgpu_ecc_groups[] = {
-	&tgpu_ecc_group,
-	&tgpu_ecc_error_group,
-	NULL
 };

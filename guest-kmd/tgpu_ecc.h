@@ -85,6 +85,7 @@ u32 tgpu_ecc_retired_count(struct tgpu_device *tdev, u32 cause);
 void tgpu_ecc_show(struct tgpu_device *tdev, struct seq_file *m);
 int tgpu_ecc_inject(struct tgpu_device *tdev, u64 addr, bool dbe,
 		    bool sticky);
-extern const struct attribute_group *tgpu_ecc_groups[];
+/* sysfs under the PCI device (the PCI driver's dev_groups) */
+extern const struct attribute_group tgpu_ecc_group, tgpu_ecc_error_group;
 
 #endif /* __TGPU_ECC_H__ */

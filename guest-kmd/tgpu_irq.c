@@ -29,7 +29,7 @@
 	(TGPU_FAULT_BUF_ENTRIES * TGPU_FAULT_RECORD_SIZE)
 
 #define TGPU_INTR_UNITS	(TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU | \
-			 TGPU_INTR_ECC)
+			 TGPU_INTR_ECC | TGPU_INTR_THERMAL)
 
 static const char * const tgpu_fault_types[] = {
 	[TGPU_FAULT_NOT_PRESENT] = "NOT_PRESENT",
@@ -290,13 +290,15 @@ static void tgpu_irq_service(struct tgpu_device *tdev, u32 units)
 		tgpu_irq_mmu(tdev);
 	if (units & TGPU_INTR_ECC)
 		tgpu_ecc_irq(tdev);
+	if (units & TGPU_INTR_THERMAL)
+		tgpu_therm_irq(tdev);
 }
 
 /*
  * The device signals one MSI-X vector per source class (TGPU_MSIX_VEC_*,
  * numbered as the TGPU_INTR_* bits).  An MSI-X vector is never shared, so
  * whatever arrives on it is ours; a message may find its unit already
- * serviced, which is harmless.  Thermal has no unit yet.
+ * serviced, which is harmless.
  */
 static irqreturn_t tgpu_irq_vector(struct tgpu_device *tdev, unsigned int vec)
 {
@@ -349,6 +351,7 @@ static_assert(BIT(TGPU_MSIX_VEC_STALL) == TGPU_INTR_FIFO);
 static_assert(BIT(TGPU_MSIX_VEC_NONSTALL) == TGPU_INTR_NONSTALL);
 static_assert(BIT(TGPU_MSIX_VEC_MMU) == TGPU_INTR_MMU);
 static_assert(BIT(TGPU_MSIX_VEC_ECC) == TGPU_INTR_ECC);
+static_assert(BIT(TGPU_MSIX_VEC_THERMAL) == TGPU_INTR_THERMAL);
 
 /*
  * With a single vector every source class shares it, and PMC_INTR tells
@@ -479,8 +482,9 @@ static void tgpu_irq_disable(void *data)
 }
 
 /*
- * Enable the FIFO, non-stall, MMU and ECC units (ECC's own enables are
- * tgpu_ecc.c's, with ECC), then service whatever was
+ * Enable the FIFO, non-stall, MMU, ECC and thermal units (ECC's and the
+ * thermal unit's own enables are tgpu_ecc.c's and tgpu_therm.c's), then
+ * service whatever was
  * already pending: enabling a unit whose status is set sends no message.
  */
 static void tgpu_irq_hw_enable(struct tgpu_device *tdev)

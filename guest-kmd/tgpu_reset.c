@@ -491,6 +491,7 @@ static void tgpu_reset_reinit(struct tgpu_device *tdev)
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		tgpu_kchan_reset(tdev);
 		tgpu_ecc_resume(tdev);
+		tgpu_therm_resume(tdev);
 		tgpu_irq_restore(tdev);
 		tgpu_wr32(tdev, TGPU_MMU_INVALIDATE, TGPU_MMU_INV_ALL);
 		drm_dev_exit(idx);

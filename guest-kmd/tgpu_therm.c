@@ -2,9 +2,21 @@
 /* Copyright (c) 2026 The tgpu authors */
 
 /*
- * Thermal, power and clocks (docs/hw/thermal.md): the hwmon device that
- * lm-sensors shows.
+ * Thermal, power and clocks (docs/hw/thermal.md): the software thermal
+ * governor, the hwmon device that lm-sensors shows, and the throttle
+ * reasons.
  *
+ * The governor runs on the device's threshold interrupts only, never on
+ * a timer: it keeps ALERT_HIGH one degree above the temperature while
+ * the board is above its down threshold (75 °C), and ALERT_LOW one
+ * degree below while it is below its up threshold (65 °C) with the clock
+ * still lowered.  At each crossing it looks the clock up in a table with
+ * hysteresis: above 75 °C the request falls by down_mhz per degree over
+ * 75 (and never rises there); below 65 °C it climbs back by up_mhz per
+ * degree under 65 from where it was; in between it holds.  So it cannot
+ * oscillate: a clock only falls above 75 °C and only rises below 65 °C.
+ *
+ * hwmon:
  *   temp1_input       the sensor (TEMP)
  *   temp1_max         the high alert (ALERT_HIGH)
  *   temp1_crit        where the hardware slows the clock (SLOWDOWN_TEMP)
@@ -18,10 +30,14 @@
 #include <linux/device.h>
 #include <linux/hwmon.h>
 #include <linux/hwmon-sysfs.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/sysfs.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 
 #include <tgpu/regs.h>
 #include <tgpu/therm.h>
@@ -29,6 +45,189 @@
 #include "tgpu_device.h"
 #include "tgpu_reset.h"
 #include "tgpu_therm.h"
+
+static unsigned int tgpu_therm_down_c = 75;
+module_param_named(therm_down_c, tgpu_therm_down_c, uint, 0644);
+MODULE_PARM_DESC(therm_down_c,
+		 "above this temperature (C) the thermal governor lowers the SM clock (default 75)");
+
+static unsigned int tgpu_therm_up_c = 65;
+module_param_named(therm_up_c, tgpu_therm_up_c, uint, 0644);
+MODULE_PARM_DESC(therm_up_c,
+		 "below this temperature (C) it raises the clock again (default 65)");
+
+static unsigned int tgpu_therm_down_mhz = 5;
+module_param_named(therm_down_mhz, tgpu_therm_down_mhz, uint, 0644);
+MODULE_PARM_DESC(therm_down_mhz,
+		 "MHz the clock falls per degree above therm_down_c (default 5)");
+
+static unsigned int tgpu_therm_up_mhz = 10;
+module_param_named(therm_up_mhz, tgpu_therm_up_mhz, uint, 0644);
+MODULE_PARM_DESC(therm_up_mhz,
+		 "MHz the clock climbs per degree below therm_up_c (default 10)");
+
+/* The table: the clock for temperature @t (°C) and the clock @cur now. */
+static u32 tgpu_therm_lookup(struct tgpu_therm *th, int t, u32 cur)
+{
+	int down = READ_ONCE(tgpu_therm_down_c);
+	int up = min_t(int, READ_ONCE(tgpu_therm_up_c), down);
+	s64 clk;
+
+	if (t > down) {
+		clk = (s64)th->boost - (s64)READ_ONCE(tgpu_therm_down_mhz) *
+		      (t - down);
+		return clamp_t(s64, min_t(s64, clk, cur), th->min, th->boost);
+	}
+	if (t < up && cur < th->boost) {
+		clk = (s64)th->low + (s64)READ_ONCE(tgpu_therm_up_mhz) *
+		      (up - t);
+		return clamp_t(s64, max_t(s64, clk, cur), th->min, th->boost);
+	}
+	return cur;
+}
+
+/*
+ * One step of the governor, with its lock, outside a device reset: the
+ * clock for the temperature now, and the thresholds around it.  The
+ * temperature may move while they are written: then once more.
+ */
+static void tgpu_therm_govern(struct tgpu_device *tdev)
+{
+	struct tgpu_therm *th = &tdev->therm;
+	int down = READ_ONCE(tgpu_therm_down_c);
+	int up = min_t(int, READ_ONCE(tgpu_therm_up_c), down);
+	unsigned int tries;
+	u32 req, high, low;
+	s32 mc;
+	int t;
+
+	for (tries = 0; tries < 4; tries++) {
+		mc = tgpu_rd32(tdev, TGPU_THERM_TEMP);
+		t = mc >= 0 ? mc / 1000 : -((-mc + 999) / 1000);
+		/* where the way back up starts: the clock when it cooled */
+		if (t >= up || th->request == th->boost)
+			th->low = th->request;
+		req = tgpu_therm_lookup(th, t, th->request);
+		if (req != th->request) {
+			tgpu_wr32(tdev, TGPU_THERM_CLK_REQUEST, req);
+			th->request = req;
+			th->steps++;
+		}
+		if (req < th->boost && !th->active) {
+			th->active = true;
+			th->since_ns = ktime_get_ns();
+			drm_info(&tdev->base, "thermal: %d C, above %d C: SM clock lowered to %u MHz (sw_thermal_slowdown)\n",
+				 t, down, req);
+		} else if (req == th->boost && th->active) {
+			th->active = false;
+			th->active_ns += ktime_get_ns() - th->since_ns;
+			drm_info(&tdev->base, "thermal: %d C, below %d C: SM clock back at boost (%u MHz)\n",
+				 t, up, req);
+		}
+		/* the next degree either way that could change the clock */
+		high = (max(t, down) + 1) * 1000;
+		low = th->active && t < up + 1 ? max(t - 1, 0) * 1000 :
+		      th->active ? (up - 1) * 1000 : 0;
+		tgpu_wr32(tdev, TGPU_THERM_ALERT_HIGH,
+			  min_t(u32, high, TGPU_THERM_ALERT_MAX_MC));
+		tgpu_wr32(tdev, TGPU_THERM_ALERT_LOW, low);
+		/* a crossing while they were written raised nothing */
+		mc = tgpu_rd32(tdev, TGPU_THERM_TEMP);
+		if (mc < (s32)high && (!low || mc > (s32)low))
+			break;
+	}
+}
+
+static void tgpu_therm_work(struct work_struct *work)
+{
+	struct tgpu_device *tdev = container_of(work, struct tgpu_device,
+						therm.work);
+	int idx, bars;
+
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return;
+	/* a device reset under way sets the governor up again after it */
+	if (tgpu_bars_tryenter(tdev, &bars)) {
+		mutex_lock(&tdev->therm.lock);
+		tgpu_therm_govern(tdev);
+		mutex_unlock(&tdev->therm.lock);
+		tgpu_bars_exit(tdev, bars);
+	}
+	drm_dev_exit(idx);
+}
+
+/**
+ * tgpu_therm_irq() - the thermal unit's interrupt
+ * @tdev: the device
+ *
+ * A threshold crossing runs the governor (from a work item); a hardware
+ * slowdown and a shutdown are logged.  With the interrupt lock.
+ */
+void tgpu_therm_irq(struct tgpu_device *tdev)
+{
+	u32 intr = tgpu_rd32(tdev, TGPU_THERM_INTR);
+
+	if (intr == U32_MAX) {
+		tgpu_reset_check_bus_soon(tdev);
+		return;
+	}
+	intr &= TGPU_THERM_INTR_MASK;
+	if (!intr)
+		return;
+	tgpu_wr32(tdev, TGPU_THERM_INTR, intr);
+	if (intr & TGPU_THERM_INTR_SLOWDOWN) {
+		tdev->therm.slowdowns++;
+		dev_warn_ratelimited(tdev->base.dev, "thermal: hardware slowdown at %d mC (hw_thermal_slowdown): the SM clock is at its slowdown clock until the board cools 3 C below\n",
+				     (s32)tgpu_rd32(tdev, TGPU_THERM_TEMP));
+	}
+	if (intr & TGPU_THERM_INTR_SHUTDOWN) {
+		tdev->therm.shutdowns++;
+		dev_err_ratelimited(tdev->base.dev, "thermal: the GPU stopped at its shutdown temperature (%d mC): every channel failed with THERMAL_SHUTDOWN; cool the board, then reset the device\n",
+				    (s32)tgpu_rd32(tdev, TGPU_THERM_TEMP));
+	}
+	if (intr & (TGPU_THERM_INTR_HIGH | TGPU_THERM_INTR_LOW))
+		queue_work(system_highpri_wq, &tdev->therm.work);
+}
+
+static void tgpu_therm_start(struct tgpu_device *tdev)
+{
+	struct tgpu_therm *th = &tdev->therm;
+
+	mutex_lock(&th->lock);
+	th->boost = tgpu_rd32(tdev, TGPU_THERM_CLK_BOOST);
+	th->min = tgpu_rd32(tdev, TGPU_THERM_CLK_MIN);
+	th->request = tgpu_rd32(tdev, TGPU_THERM_CLK_REQUEST);
+	th->low = th->request;
+	if (th->active) {
+		th->active = false;
+		th->active_ns += ktime_get_ns() - th->since_ns;
+	}
+	tgpu_wr32(tdev, TGPU_THERM_INTR, TGPU_THERM_INTR_MASK);
+	tgpu_wr32(tdev, TGPU_THERM_INTR_EN, TGPU_THERM_INTR_MASK);
+	tgpu_therm_govern(tdev);
+	mutex_unlock(&th->lock);
+}
+
+/**
+ * tgpu_therm_resume() - the governor after a device reset
+ * @tdev: the device, inside drm_dev_enter(), its BARs on
+ *
+ * A reset puts the clock request, the thresholds and the interrupt
+ * enables back to their reset values: the governor starts again from
+ * the temperature the board has.
+ */
+void tgpu_therm_resume(struct tgpu_device *tdev)
+{
+	tgpu_therm_start(tdev);
+}
+
+static void tgpu_therm_fini(void *data)
+{
+	struct tgpu_device *tdev = data;
+
+	tgpu_wr32(tdev, TGPU_THERM_INTR_EN, 0);
+	cancel_work_sync(&tdev->therm.work);
+}
 
 /*
  * Read @reg outside a device reset, which has the BARs off.  -ENODEV
@@ -168,20 +367,83 @@ static struct attribute *tgpu_hwmon_attrs[] = {
 ATTRIBUTE_GROUPS(tgpu_hwmon);
 
 /**
- * tgpu_therm_init() - register the hwmon device
- * @tdev: the device, its BARs mapped
+ * tgpu_therm_init() - start the governor, register the hwmon device
+ * @tdev: the device, its interrupts set up
  *
- * Under the PCI device, so that lm-sensors names it tgpu-pci-<bus><dev>.
- * Gone with the driver's devres at unbind.
+ * The hwmon device is under the PCI device, so that lm-sensors names it
+ * tgpu-pci-<bus><dev>.  Both go with the driver's devres at unbind.
  *
  * Return: 0 on success, a negative errno otherwise.
  */
 int tgpu_therm_init(struct tgpu_device *tdev)
 {
 	struct device *hwmon;
+	int ret;
 
+	ret = drmm_mutex_init(&tdev->base, &tdev->therm.lock);
+	if (ret)
+		return ret;
+	INIT_WORK(&tdev->therm.work, tgpu_therm_work);
+	tgpu_therm_start(tdev);
+	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_therm_fini, tdev);
+	if (ret)
+		return ret;
 	hwmon = devm_hwmon_device_register_with_info(&tdev->pdev->dev, "tgpu",
 						     tdev, &tgpu_hwmon_chip,
 						     tgpu_hwmon_groups);
 	return PTR_ERR_OR_ZERO(hwmon);
 }
+
+/* ---- throttle reasons ------------------------------------------------------ */
+
+/*
+ * throttle_reasons: the active ones, one name a line (nvidia-smi's, from
+ * <tgpu/therm.h>).  The device says
+ * "applications clocks" of any request below boost: the governor's is
+ * sw_thermal_slowdown.
+ */
+static ssize_t throttle_reasons_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+	ssize_t len = 0;
+	u32 reasons;
+	unsigned int i;
+	int ret;
+
+	ret = tgpu_therm_rd(tdev, TGPU_THERM_REASONS, &reasons);
+	if (ret)
+		return ret;
+	if (READ_ONCE(tdev->therm.active) &&
+	    (reasons & TGPU_THERM_REASON_APP_CLOCKS)) {
+		reasons &= ~TGPU_THERM_REASON_APP_CLOCKS;
+		reasons |= TGPU_THERM_REASON_SW_THERMAL;
+	}
+	for (i = 0; i < 32; i++)
+		if ((reasons & BIT(i)) && tgpu_therm_reason_name(BIT(i)))
+			len += sysfs_emit_at(buf, len, "%s\n",
+					     tgpu_therm_reason_name(BIT(i)));
+	return len;
+}
+static DEVICE_ATTR_RO(throttle_reasons);
+
+/* the governor's clock request now, MHz */
+static ssize_t thermal_clock_request_show(struct device *dev,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(tdev->therm.request));
+}
+static DEVICE_ATTR_RO(thermal_clock_request);
+
+static struct attribute *tgpu_therm_attrs[] = {
+	&dev_attr_throttle_reasons.attr,
+	&dev_attr_thermal_clock_request.attr,
+	NULL
+};
+
+const struct attribute_group tgpu_therm_group = {
+	.attrs = tgpu_therm_attrs,
+};

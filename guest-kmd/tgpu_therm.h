@@ -4,8 +4,44 @@
 #ifndef __TGPU_THERM_H__
 #define __TGPU_THERM_H__
 
+#include <linux/mutex.h>
+#include <linux/sysfs.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
 struct tgpu_device;
 
+/**
+ * struct tgpu_therm - the software thermal governor
+ * @work: runs the governor after a threshold interrupt
+ * @lock: the state below
+ * @boost: the board's boost clock, MHz
+ * @min: its lowest clock, MHz
+ * @request: the clock the governor asks for (CLK_REQUEST), MHz
+ * @low: the request when the board cooled below the up threshold: the
+ *	way back up starts from it
+ * @active: the governor holds the clock below boost
+ * @since_ns: when (ktime) @active last became true
+ * @active_ns: time spent active before @since_ns
+ * @steps: requests the governor wrote
+ * @slowdowns: hardware slowdowns the device reported
+ * @shutdowns: thermal shutdowns the device reported
+ */
+struct tgpu_therm {
+	struct work_struct work;
+	struct mutex lock; /* governor state */
+	u32 boost, min;
+	u32 request, low;
+	bool active;
+	u64 since_ns, active_ns;
+	u64 steps;
+	u32 slowdowns, shutdowns;
+};
+
 int tgpu_therm_init(struct tgpu_device *tdev);
+void tgpu_therm_resume(struct tgpu_device *tdev);
+void tgpu_therm_irq(struct tgpu_device *tdev);
+/* sysfs under the PCI device (the PCI driver's dev_groups) */
+extern const struct attribute_group tgpu_therm_group;
 
 #endif /* __TGPU_THERM_H__ */

@@ -95,14 +95,48 @@ static const struct tgpu_ecc_info *ecc_of(const struct smi_snapshot *s,
 		return true;                                                  \
 	}
 
-ECC_GETTER(get_ecc_mode, "%s", e->mode_current ? "Enabled" : "Disabled")
+/*
+ * Without the driver's ECC files (an older tgpu.ko) the mode and the
+ * retired pages are what it found at load (GET_PARAM); the rest is N/A.
+ */
+static bool get_ecc_mode(GETTER_ARGS)
+{
+	const struct tgpu_ecc_info *e = ecc_of(s, d);
+
+	(void)p;
+	snprintf(buf, len, "%s", (e ? e->mode_current : d->ecc_enabled) ?
+		 "Enabled" : "Disabled");
+	return true;
+}
+
+static bool get_retired(GETTER_ARGS, bool dbe)
+{
+	const struct tgpu_ecc_info *e = ecc_of(s, d);
+
+	(void)p;
+	if (e)
+		snprintf(buf, len, "%" PRIu32, dbe ? e->retired_dbe : e->retired_sbe);
+	else
+		snprintf(buf, len, "%" PRIu32,
+			 dbe ? d->retired_pages_dbe : d->retired_pages_sbe);
+	return true;
+}
+
+static bool get_retired_sbe(GETTER_ARGS)
+{
+	return get_retired(s, d, p, buf, len, false);
+}
+
+static bool get_retired_dbe(GETTER_ARGS)
+{
+	return get_retired(s, d, p, buf, len, true);
+}
+
 ECC_GETTER(get_ecc_pending, "%s", e->mode_pending ? "Enabled" : "Disabled")
 ECC_GETTER(get_ecc_sbe_vol, "%" PRIu64, e->sbe_volatile)
 ECC_GETTER(get_ecc_dbe_vol, "%" PRIu64, e->dbe_volatile)
 ECC_GETTER(get_ecc_sbe_agg, "%" PRIu64, e->sbe_aggregate)
 ECC_GETTER(get_ecc_dbe_agg, "%" PRIu64, e->dbe_aggregate)
-ECC_GETTER(get_retired_sbe, "%" PRIu32, e->retired_sbe)
-ECC_GETTER(get_retired_dbe, "%" PRIu32, e->retired_dbe)
 /* nvidia-smi's "Pending Page Blacklist": Yes or No */
 ECC_GETTER(get_retired_pending, "%s", e->retired_pending ? "Yes" : "No")
 

@@ -262,17 +262,6 @@ static TgpuEccInfo *tgpu_qmp_ecc(TGPUState *s)
 
 static TgpuThermalInfo *tgpu_qmp_thermal(TGPUState *s)
 {
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } reasons[] = {
-        { TGPU_THERM_REASON_GPU_IDLE, "gpu_idle" },
-        { TGPU_THERM_REASON_APP_CLOCKS, "applications_clocks_setting" },
-        { TGPU_THERM_REASON_SW_POWER_CAP, "sw_power_cap" },
-        { TGPU_THERM_REASON_HW_SLOWDOWN, "hw_slowdown" },
-        { TGPU_THERM_REASON_SW_THERMAL, "sw_thermal_slowdown" },
-        { TGPU_THERM_REASON_HW_THERMAL, "hw_thermal_slowdown" },
-    };
     TgpuThermalInfo *t = g_new0(TgpuThermalInfo, 1);
     strList **tail = &t->reasons;
     bool ok;
@@ -282,9 +271,11 @@ static TgpuThermalInfo *tgpu_qmp_thermal(TGPUState *s)
     t->power_mw = tgpu_therm_read(s, TGPU_THERM_POWER_MW, &ok);
     t->slowdown = s->therm_slowdown;
     t->shutdown = s->therm_halted;
-    for (size_t i = 0; i < ARRAY_SIZE(reasons); i++) {
-        if (s->therm_reasons & reasons[i].bit) {
-            QAPI_LIST_APPEND(tail, g_strdup(reasons[i].name));
+    for (unsigned int i = 0; i < 32; i++) {
+        const char *name = tgpu_therm_reason_name(1u << i);
+
+        if ((s->therm_reasons & (1u << i)) && name) {
+            QAPI_LIST_APPEND(tail, g_strdup(name));
         }
     }
     return t;

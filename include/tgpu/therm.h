@@ -66,6 +66,26 @@
 #define   TGPU_THERM_REASON_HW_SLOWDOWN     (1u << 3)
 #define   TGPU_THERM_REASON_SW_THERMAL      (1u << 5)
 #define   TGPU_THERM_REASON_HW_THERMAL      (1u << 6)
+/* X(bit, name): the reason bits with nvidia-smi's names. */
+#define TGPU_THERM_REASON_NAMES(X) \
+    X(TGPU_THERM_REASON_GPU_IDLE, "gpu_idle") \
+    X(TGPU_THERM_REASON_APP_CLOCKS, "applications_clocks_setting") \
+    X(TGPU_THERM_REASON_SW_POWER_CAP, "sw_power_cap") \
+    X(TGPU_THERM_REASON_HW_SLOWDOWN, "hw_slowdown") \
+    X(TGPU_THERM_REASON_SW_THERMAL, "sw_thermal_slowdown") \
+    X(TGPU_THERM_REASON_HW_THERMAL, "hw_thermal_slowdown")
+
+/* The name of one reason bit (a single bit), or NULL for none. */
+static inline const char *tgpu_therm_reason_name(unsigned int bit)
+{
+    switch (bit) {
+#define TGPU_THERM_REASON_CASE_(b, name) case (b): return name;
+    TGPU_THERM_REASON_NAMES(TGPU_THERM_REASON_CASE_)
+#undef TGPU_THERM_REASON_CASE_
+    }
+    return 0;
+}
+
 /* 1: the driver slows the clock for temperature (to CLK_SLOWDOWN). */
 #define TGPU_THERM_SW_THERMAL       0x00e05cu   /* RW, 0 or 1 */
 

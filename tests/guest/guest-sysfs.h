@@ -8,6 +8,7 @@
 #ifndef TGPU_GUEST_SYSFS_H
 #define TGPU_GUEST_SYSFS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -63,6 +64,46 @@ static inline char *read_text(const char *path)
 	if (buf)
 		buf[len] = 0;
 	return buf;
+}
+
+/* The number in @dir/@file (a sysfs value); -1 if unreadable. */
+static inline long long read_number(const char *dir, const char *file)
+{
+	char path[480], *v;
+	long long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	v = read_text(path);
+	if (!v)
+		return -1;
+	n = strtoll(v, NULL, 10);
+	free(v);
+	return n;
+}
+
+/* The hwmon directory named @name ("tgpu"), in @dir; false if none. */
+static inline bool find_hwmon(const char *name, char *dir, size_t len)
+{
+	DIR *d = opendir("/sys/class/hwmon");
+	char path[300], want[64], *n;
+	struct dirent *e;
+	bool found = false;
+
+	snprintf(want, sizeof(want), "%s\n", name);
+	while (d && (e = readdir(d)) && !found) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/hwmon/%s/name", e->d_name);
+		n = read_text(path);
+		if (n && !strcmp(n, want)) {
+			snprintf(dir, len, "%.*s", (int)(strlen(path) - 5), path);
+			found = true;
+		}
+		free(n);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 /* /sys/class/drm/<node's name>/device/@file, e.g. resource0 */

@@ -423,7 +423,7 @@ int main(int argc, char **argv)
 		line_with(txt[4], "vector 1 nonstall", line, sizeof(line));
 		ok(field(line, "nonstall") >= 1, "interrupts: %s", line);
 	}
-	ok(has(txt[4], "PMC_INTR_EN 0x0000000f"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU, ECC");
+	ok(has(txt[4], "PMC_INTR_EN 0x0000001f"), "interrupts: PMC_INTR_EN has FIFO, non-stall, MMU, ECC, thermal");
 
 	/*
 	 * A second file is listed on its own, without queues.  The VRAM

@@ -12,7 +12,6 @@
  * power limit.  Output is TAP; the exit status is non-zero if any check
  * failed.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,42 +29,9 @@
 static const char *node = "/dev/dri/renderD128";
 static char hwmon[300];
 
-/* The hwmon directory whose name is "tgpu". */
-static bool find_hwmon(void)
-{
-	DIR *d = opendir("/sys/class/hwmon");
-	struct dirent *e;
-	char path[300], *name;
-	bool found = false;
-
-	while (d && (e = readdir(d)) && !found) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/hwmon/%s/name", e->d_name);
-		name = read_text(path);
-		if (name && !strcmp(name, "tgpu\n")) {
-			snprintf(hwmon, sizeof(hwmon), "%.*s", (int)(strlen(path) - 5), path);
-			found = true;
-		}
-		free(name);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static long long hw(const char *file)
 {
-	char path[400], *v;
-	long long n;
-
-	snprintf(path, sizeof(path), "%s/%s", hwmon, file);
-	v = read_text(path);
-	if (!v)
-		return -1;
-	n = strtoll(v, NULL, 10);
-	free(v);
-	return n;
+	return read_number(hwmon, file);
 }
 
 static int hw_write(const char *file, const char *val)
@@ -141,7 +107,7 @@ int main(int argc, char **argv)
 	if (bar0 == MAP_FAILED)
 		bail("cannot map BAR0 (iomem=relaxed?)");
 
-	if (!ok(find_hwmon(), "a hwmon device named tgpu (%s)", hwmon))
+	if (!ok(find_hwmon("tgpu", hwmon, sizeof(hwmon)), "a hwmon device named tgpu (%s)", hwmon))
 		return tap_done();
 	t = hw("temp1_input");
 	ok(t > 0 && llabs(t - (int32_t)reg(TGPU_THERM_TEMP)) < 2000,

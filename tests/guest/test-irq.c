@@ -37,6 +37,7 @@
 #include <tgpu/channel.h>
 #include <tgpu/ecc.h>
 #include <tgpu/mmu.h>
+#include <tgpu/therm.h>
 
 #include "guest-tap.h"
 
@@ -280,8 +281,10 @@ int main(int argc, char **argv)
 
 	/* What the driver programmed at probe. */
 	ok(rd(TGPU_PMC_INTR_EN) == (TGPU_INTR_FIFO | TGPU_INTR_NONSTALL | TGPU_INTR_MMU |
-				    TGPU_INTR_ECC),
-	   "PMC_INTR_EN: FIFO, NONSTALL, MMU, ECC (0x%x)", rd(TGPU_PMC_INTR_EN));
+				    TGPU_INTR_ECC | TGPU_INTR_THERMAL),
+	   "PMC_INTR_EN: FIFO, NONSTALL, MMU, ECC, THERMAL (0x%x)", rd(TGPU_PMC_INTR_EN));
+	ok(rd(TGPU_THERM_INTR_EN) == TGPU_THERM_INTR_MASK,
+	   "THERM_INTR_EN: HIGH, LOW, SLOWDOWN, SHUTDOWN (0x%x)", rd(TGPU_THERM_INTR_EN));
 	ok(rd(TGPU_ECC_INTR_EN) == (TGPU_ECC_INTR_SBE | TGPU_ECC_INTR_DBE),
 	   "ECC_INTR_EN: SBE, DBE (0x%x)", rd(TGPU_ECC_INTR_EN));
 	ok(rd(TGPU_FIFO_INTR_EN) == (TGPU_FIFO_INTR_CHAN_ERROR | TGPU_FIFO_INTR_RUNLIST),

@@ -302,9 +302,9 @@ static void test_csv(void)
 	is_str(out,
 	       "ecc.mode.current, ecc.mode.pending, retired_pages.single_bit_ecc.count, "
 	       "retired_pages.double_bit.count, retired_pages.pending\n"
-	       "Enabled, Enabled, 2, 1, No\n"
-	       "Disabled, Disabled, 0, 0, No\n",
-	       "ECC mode and retired pages as the driver reports them, per GPU");
+	       "Enabled, [N/A], 2, 1, [N/A]\n"
+	       "Disabled, [N/A], 0, 0, [N/A]\n",
+	       "without the driver's ECC files: the mode and pages found at load, the rest N/A");
 	free(out);
 
 	out = csv("--query-gpu=power.draw,memory.used", "--format=csv,nounits,noheader", 1);
@@ -430,8 +430,8 @@ static void test_query(void)
 	has_str(out, "    BAR1 Memory Usage\n        Total                                          : 16384 MiB\n",
 		"BAR1 total");
 	has_str(out, "    ECC Mode\n        Current                                        : Enabled\n"
-		"        Pending                                        : Enabled\n",
-		"ECC mode enabled, current and pending");
+		"        Pending                                        : N/A\n",
+		"ECC mode enabled; pending N/A without the driver's ECC files");
 	has_str(out, "    Temperature\n        GPU Current Temp                               : N/A\n",
 		"temperature N/A");
 	has_str(out, "    ECC Errors\n        Volatile\n"
@@ -439,8 +439,8 @@ static void test_query(void)
 		"ECC error counters stay N/A");
 	has_str(out, "    Retired Pages\n        Single Bit ECC                                 : 2\n"
 		"        Double Bit ECC                                 : 1\n"
-		"        Pending Page Blacklist                         : No\n",
-		"retired pages by cause, none pending");
+		"        Pending Page Blacklist                         : N/A\n",
+		"retired pages by cause from the load, pending N/A");
 	has_str(out, "    Clocks Event Reasons\n        Idle                                           : N/A\n",
 		"clocks event reasons N/A");
 	has_str(out, "        Current Power Limit                            : 250.00 W\n",
@@ -509,6 +509,57 @@ static char *csv_live(const char *query, const char *format, int ndev)
 	else
 		RENDER(out, smi_print_csv(f, &a, &s));
 	return out;
+}
+
+/* ECC from the driver's sysfs: GPU 0 with errors and a pending page, GPU 1 off. */
+static void test_ecc_live(void)
+{
+	struct smi_snapshot s;
+	char *out;
+
+	make_states();
+	states[0].ecc_known = true;
+	states[0].ecc = (struct tgpu_ecc_info){
+		.mode_current = 1, .mode_pending = 0,
+		.sbe_volatile = 1003, .dbe_volatile = 1,
+		.sbe_aggregate = 4000000000ull, .dbe_aggregate = 2,
+		.retired_sbe = 3, .retired_dbe = 1, .retired_pending = 1,
+	};
+	states[1].ecc_known = true;
+	out = csv_live("--query-gpu=ecc.mode.current,ecc.mode.pending,"
+		       "ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.dram,"
+		       "ecc.errors.corrected.aggregate.device_memory,"
+		       "ecc.errors.uncorrected.aggregate.total,retired_pages.sbe,"
+		       "retired_pages.double_bit.count,retired_pages.pending",
+		       "--format=csv,noheader", 2);
+	is_str(out,
+	       "Enabled, Disabled, 1003, 1, 4000000000, 2, 3, 1, Yes\n"
+	       "Disabled, Disabled, 0, 0, 0, 0, 0, 0, No\n",
+	       "ECC fields from the driver's counts and pages, per GPU");
+	free(out);
+
+	s = live_snapshot(1);
+	RENDER(out, smi_print_query(f, &s));
+	has_str(out, "    ECC Mode\n        Current                                        : Enabled\n"
+		"        Pending                                        : Disabled\n",
+		"-q: ECC mode current and pending");
+	has_str(out, "    ECC Errors\n        Volatile\n"
+		"            DRAM Correctable                           : 1003\n"
+		"            DRAM Uncorrectable                         : 1\n"
+		"        Aggregate\n"
+		"            DRAM Correctable                           : 4000000000\n"
+		"            DRAM Uncorrectable                         : 2\n",
+		"-q: ECC errors, volatile and aggregate");
+	has_str(out, "        Pending Page Blacklist                         : Yes\n",
+		"-q: a page pending");
+	free(out);
+
+	s = live_snapshot(2);
+	RENDER(out, smi_print_summary(f, &s));
+	has_str(out, "                   1 |", "summary: Volatile Uncorr. ECC 1 on GPU 0");
+	has_str(out, "                 Off |", "summary: Off on the GPU without ECC");
+	free(out);
+	memset(states, 0, sizeof(states));
 }
 
 static void test_memory(void)
@@ -806,6 +857,7 @@ int main(void)
 	test_list();
 	test_summary();
 	test_query();
+	test_ecc_live();
 	test_memory();
 	test_apps_csv();
 	test_summary_live();

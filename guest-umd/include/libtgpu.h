@@ -535,6 +535,39 @@ struct tgpu_ecc_info {
 TGPU_API tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev,
 					      struct tgpu_ecc_info *ecc);
 
+/* Why the SM clock is below boost: NVML's clocks event reason bits. */
+#define TGPU_CLOCKS_EVENT_GPU_IDLE             0x01u
+#define TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS  0x02u
+#define TGPU_CLOCKS_EVENT_SW_POWER_CAP         0x04u
+#define TGPU_CLOCKS_EVENT_HW_SLOWDOWN          0x08u
+#define TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN  0x20u
+#define TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN  0x40u
+/* the ones a tgpu board can report */
+#define TGPU_CLOCKS_EVENT_SUPPORTED            0x6fu
+
+/*
+ * Temperature, power and clocks of dev as the driver reports them (its
+ * hwmon device and sysfs throttle_reasons, docs/driver/kmd.md).
+ * max_operating_mc is where the driver's governor starts lowering the
+ * clock; slowdown_mc where the hardware halves it; shutdown_mc where the
+ * GPU stops.  TGPU_ERROR_NOT_SUPPORTED from a driver without them.
+ */
+struct tgpu_thermal_info {
+	int32_t temperature_mc;     /* the sensor, milli-degrees C */
+	int32_t max_operating_mc;
+	int32_t slowdown_mc;
+	int32_t shutdown_mc;
+	uint32_t power_mw;          /* the draw now */
+	uint32_t power_cap_mw;      /* the cap in force */
+	uint32_t power_cap_min_mw;
+	uint32_t power_cap_max_mw;  /* the board's limit */
+	uint32_t clock_mhz;         /* the SM clock in use */
+	uint32_t reasons;           /* TGPU_CLOCKS_EVENT_* active now */
+};
+
+TGPU_API tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev,
+						  struct tgpu_thermal_info *t);
+
 #if defined(__cplusplus)
 }
 #endif

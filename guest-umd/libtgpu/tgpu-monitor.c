@@ -6,6 +6,7 @@
  * (tgpu-fdinfo.c parses it), ECC through the driver's sysfs files.  Only public calls of tgpu.c are used, so
  * device handles are checked there, with their messages.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include <tgpu_drm.h>
+#include <tgpu/therm.h>
 
 #include "libtgpu.h"
 #include "tgpu-fdinfo.h"
@@ -180,5 +182,99 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 		ecc->retired_dbe += !strcmp(cause, "dbe");
 		ecc->retired_pending += !strcmp(state, "pending");
 	}
+	return TGPU_SUCCESS;
+}
+
+/* dir/hwmon/hwmonN, the hwmon device of a PCI device; false if none. */
+static bool find_hwmon_dir(const char *dir, char *out, size_t len)
+{
+	char path[300];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/hwmon", dir);
+	d = opendir(path);
+	while (d && (e = readdir(d)) && !found) {
+		if (strncmp(e->d_name, "hwmon", 5))
+			continue;
+		/* a name the kernel makes, "hwmonN": never near the length */
+		found = (size_t)snprintf(out, len, "%s/%.16s", path, e->d_name) < len;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool read_sysfs_s64(const char *dir, const char *file, int64_t *v)
+{
+	char buf[32], *end;
+
+	if (!read_sysfs(dir, file, buf, sizeof(buf)))
+		return false;
+	errno = 0;
+	*v = strtoll(buf, &end, 10);
+	return !errno && end != buf;
+}
+
+/* libtgpu.h's bits are the device's (and NVML's) */
+_Static_assert(TGPU_CLOCKS_EVENT_GPU_IDLE == TGPU_THERM_REASON_GPU_IDLE &&
+	       TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS == TGPU_THERM_REASON_APP_CLOCKS &&
+	       TGPU_CLOCKS_EVENT_SW_POWER_CAP == TGPU_THERM_REASON_SW_POWER_CAP &&
+	       TGPU_CLOCKS_EVENT_HW_SLOWDOWN == TGPU_THERM_REASON_HW_SLOWDOWN &&
+	       TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN == TGPU_THERM_REASON_SW_THERMAL &&
+	       TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN == TGPU_THERM_REASON_HW_THERMAL,
+	       "TGPU_CLOCKS_EVENT_* against <tgpu/therm.h>");
+
+tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev, struct tgpu_thermal_info *t)
+{
+	static const struct {
+		const char *file;
+		int64_t div;
+	} files[] = {
+		{ "temp1_input", 1 }, { "temp1_crit", 1 }, { "temp1_emergency", 1 },
+		{ "power1_input", 1000 }, { "power1_cap", 1000 }, { "power1_cap_min", 1000 },
+		{ "power1_cap_max", 1000 }, { "freq1_input", 1000000 },
+	};
+	struct tgpu_device_info info;
+	char dir[256], hw[400], buf[512], *line, *save = NULL;
+	int64_t v[8], down;
+	unsigned int i, bit;
+	tgpu_status st;
+
+	if (!t)
+		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_thermal_info: t is NULL");
+	st = tgpu_device_get_info(dev, &info);
+	if (st)
+		return st;
+	memset(t, 0, sizeof(*t));
+	device_sysfs(&info, dir, sizeof(dir));
+	if (!find_hwmon_dir(dir, hw, sizeof(hw)))
+		return fail(TGPU_ERROR_NOT_SUPPORTED,
+			    "%s has no hwmon device: tgpu.ko %s does not report temperature or power",
+			    dir, info.driver_version);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!read_sysfs_s64(hw, files[i].file, &v[i]))
+			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", hw, files[i].file);
+		v[i] /= files[i].div;
+	}
+	t->temperature_mc = (int32_t)v[0];
+	t->slowdown_mc = (int32_t)v[1];
+	t->shutdown_mc = (int32_t)v[2];
+	t->power_mw = (uint32_t)v[3];
+	t->power_cap_mw = (uint32_t)v[4];
+	t->power_cap_min_mw = (uint32_t)v[5];
+	t->power_cap_max_mw = (uint32_t)v[6];
+	t->clock_mhz = (uint32_t)v[7];
+	/* the governor's threshold: a module parameter */
+	if (read_sysfs_s64("/sys/module/tgpu/parameters", "therm_down_c", &down))
+		t->max_operating_mc = (int32_t)(down * 1000);
+	/* one name a line, nvidia-smi's: back to NVML's bits */
+	if (!read_sysfs(dir, "throttle_reasons", buf, sizeof(buf)))
+		buf[0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		for (bit = 1; bit; bit <<= 1)
+			if (tgpu_therm_reason_name(bit) && !strcmp(line, tgpu_therm_reason_name(bit)))
+				t->reasons |= bit;
 	return TGPU_SUCCESS;
 }

@@ -36,6 +36,12 @@ struct smi_field {
 	const struct tgpu_process_info *p, char *buf, size_t len
 
 /* The state of device d of snapshot s, NULL when nothing is known. */
+/* Degrees C from milli-degrees, rounded, as nvidia-smi prints them. */
+static inline int round_c(int32_t mc)
+{
+	return mc >= 0 ? (mc + 500) / 1000 : -((-mc + 500) / 1000);
+}
+
 static inline const struct smi_state *state_of(const struct smi_snapshot *s,
 					const struct tgpu_device_info *d)
 {

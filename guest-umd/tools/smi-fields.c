@@ -140,7 +140,56 @@ ECC_GETTER(get_ecc_dbe_agg, "%" PRIu64, e->dbe_aggregate)
 /* nvidia-smi's "Pending Page Blacklist": Yes or No */
 ECC_GETTER(get_retired_pending, "%s", e->retired_pending ? "Yes" : "No")
 
+/* Temperature, power and clock reasons as the driver reports them now. */
+static const struct tgpu_thermal_info *therm_of(const struct smi_snapshot *s,
+						const struct tgpu_device_info *d)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	return st && st->therm_known ? &st->therm : NULL;
+}
+
+#define THERM_GETTER(fn, ...)                                                 \
+	static bool fn(GETTER_ARGS)                                           \
+	{                                                                     \
+		const struct tgpu_thermal_info *t = therm_of(s, d);           \
+									      \
+		(void)p;                                                      \
+		if (!t)                                                       \
+			return false;                                         \
+		__VA_ARGS__;                                                  \
+		return true;                                                  \
+	}
+
+THERM_GETTER(get_temperature, snprintf(buf, len, "%d", round_c(t->temperature_mc)))
+THERM_GETTER(get_power_draw, tu_fmt_watts(buf, len, t->power_mw, false))
+THERM_GETTER(get_power_min_limit, tu_fmt_watts(buf, len, t->power_cap_min_mw, false))
+THERM_GETTER(get_power_max_limit, tu_fmt_watts(buf, len, t->power_cap_max_mw, false))
+THERM_GETTER(get_reasons_supported, snprintf(buf, len, "0x%016x", TGPU_CLOCKS_EVENT_SUPPORTED))
+THERM_GETTER(get_reasons_active, snprintf(buf, len, "0x%016" PRIx32, t->reasons))
+
+/* "Active" or "Not Active", for one TGPU_CLOCKS_EVENT_* bit */
+#define REASON_GETTER(fn, bit)                                                \
+	THERM_GETTER(fn, snprintf(buf, len, "%s", t->reasons & (bit) ? "Active" : "Not Active"))
+
+REASON_GETTER(get_reason_idle, TGPU_CLOCKS_EVENT_GPU_IDLE)
+REASON_GETTER(get_reason_app, TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS)
+REASON_GETTER(get_reason_sw_power, TGPU_CLOCKS_EVENT_SW_POWER_CAP)
+REASON_GETTER(get_reason_hw_slowdown, TGPU_CLOCKS_EVENT_HW_SLOWDOWN)
+REASON_GETTER(get_reason_hw_thermal, TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN)
+REASON_GETTER(get_reason_sw_thermal, TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN)
+
+/* The cap in force (hwmon power1_cap); the board limit without it. */
 static bool get_power_limit(GETTER_ARGS)
+{
+	const struct tgpu_thermal_info *t = therm_of(s, d);
+
+	(void)p;
+	tu_fmt_watts(buf, len, t ? t->power_cap_mw : d->power_limit_mw, false);
+	return true;
+}
+
+static bool get_power_default_limit(GETTER_ARGS)
 {
 	(void)s;
 	(void)p;
@@ -239,14 +288,19 @@ const struct smi_field smi_gpu_fields[] = {
 	{ "memory.free", NULL, "MiB", get_memory_free, "VRAM free now: memory.total - memory.used." },
 	{ "utilization.gpu", NULL, "%", NULL, "Percent of time a kernel ran (not reported yet)." },
 	{ "utilization.memory", NULL, "%", NULL, "Percent of time memory was accessed (not reported yet)." },
-	{ "temperature.gpu", NULL, NULL, NULL, "Core temperature, degrees C (not reported yet)." },
-	{ "power.draw", NULL, "W", NULL, "Board power draw (not reported yet)." },
+	{ "temperature.gpu", NULL, NULL, get_temperature,
+	  "Core temperature, degrees C (hwmon temp1_input)." },
+	{ "power.draw", NULL, "W", get_power_draw, "Board power draw (hwmon power1_input)." },
 	{ "power.limit", "gpu.power.requested_limit", "W", get_power_limit,
-	  "Board power limit." },
+	  "The power cap in force (hwmon power1_cap)." },
 	{ "enforced.power.limit", "gpu.power.current_limit", "W", get_power_limit,
-	  "Power limit the board enforces." },
-	{ "power.default_limit", "gpu.power.default_limit", "W", get_power_limit,
+	  "Power limit the board enforces (hwmon power1_cap)." },
+	{ "power.default_limit", "gpu.power.default_limit", "W", get_power_default_limit,
 	  "Default board power limit (TDP)." },
+	{ "power.min_limit", "gpu.power.min_limit", "W", get_power_min_limit,
+	  "The lowest cap the board takes (hwmon power1_cap_min)." },
+	{ "power.max_limit", "gpu.power.max_limit", "W", get_power_max_limit,
+	  "The highest cap the board takes (hwmon power1_cap_max)." },
 	{ "clocks.current.graphics", "clocks.gr", "MHz", get_clk_sm_now,
 	  "Current graphics clock (the SM clock in use, as the compute engine runs it)." },
 	{ "clocks.current.sm", "clocks.sm", "MHz", get_clk_sm_now,
@@ -262,9 +316,29 @@ const struct smi_field smi_gpu_fields[] = {
 	{ "clocks.max.sm", NULL, "MHz", get_clk_boost, "Maximum SM clock." },
 	{ "clocks.max.memory", "clocks.max.mem", "MHz", get_clk_mem, "Maximum memory clock." },
 	{ "clocks_event_reasons.supported", "clocks_throttle_reasons.supported", NULL,
-	  NULL, "Bitmask of supported clock event reasons (not reported yet)." },
-	{ "clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, NULL,
-	  "Bitmask of active clock event reasons (not reported yet)." },
+	  get_reasons_supported, "Bitmask of supported clock event reasons (NVML's bits)." },
+	{ "clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL,
+	  get_reasons_active, "Bitmask of active clock event reasons (sysfs throttle_reasons)." },
+	{ "clocks_event_reasons.gpu_idle", "clocks_throttle_reasons.gpu_idle", NULL,
+	  get_reason_idle, "Nothing runs on the GPU." },
+	{ "clocks_event_reasons.applications_clocks_setting",
+	  "clocks_throttle_reasons.applications_clocks_setting", NULL, get_reason_app,
+	  "The requested clock is below boost." },
+	{ "clocks_event_reasons.sw_power_cap", "clocks_throttle_reasons.sw_power_cap", NULL,
+	  get_reason_sw_power, "The power cap lowers the clock." },
+	{ "clocks_event_reasons.hw_slowdown", "clocks_throttle_reasons.hw_slowdown", NULL,
+	  get_reason_hw_slowdown, "The hardware slowdown is on." },
+	{ "clocks_event_reasons.hw_thermal_slowdown",
+	  "clocks_throttle_reasons.hw_thermal_slowdown", NULL, get_reason_hw_thermal,
+	  "The hardware slowdown is on for temperature." },
+	{ "clocks_event_reasons.hw_power_brake_slowdown",
+	  "clocks_throttle_reasons.hw_power_brake_slowdown", NULL, NULL,
+	  "External power brake (a tgpu board has none)." },
+	{ "clocks_event_reasons.sw_thermal_slowdown",
+	  "clocks_throttle_reasons.sw_thermal_slowdown", NULL, get_reason_sw_thermal,
+	  "The driver's thermal governor lowers the clock." },
+	{ "clocks_event_reasons.sync_boost", "clocks_throttle_reasons.sync_boost", NULL, NULL,
+	  "Sync boost (a tgpu board has none)." },
 	{ "ecc.mode.current", NULL, NULL, get_ecc_mode,
 	  "ECC mode now: Enabled or Disabled." },
 	{ "ecc.mode.pending", NULL, NULL, get_ecc_pending,

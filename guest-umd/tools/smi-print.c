@@ -233,7 +233,7 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 		const struct tgpu_device_info *g = &s->devs[d];
 
 		st = state_of(s, g);
-		/* Persistence mode, fan, temperature, P-state, usage: N/A for now. */
+		/* Persistence mode, fan, P-state, usage: N/A for now. */
 		snprintf(x, sizeof(x), "%3d  %s", g->ordinal, g->name);
 		lr(a, w1, x, NA);
 		snprintf(x, sizeof(x), "  %s", g->pci_bus_id);
@@ -246,9 +246,17 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 		lr(c, w3, "", x);
 		cells(f, a, b, c);
 
-		snprintf(x, sizeof(x), "%-4s %4s   %-4s", NA, NA, NA);
-		snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
-			 (g->power_limit_mw + 500) / 1000);
+		if (st && st->therm_known) {
+			snprintf(x, sizeof(x), "%-4s %3dC   %-4s", NA,
+				 round_c(st->therm.temperature_mc), NA);
+			snprintf(y, sizeof(y), "%4" PRIu32 "W / %4" PRIu32 "W",
+				 (st->therm.power_mw + 500) / 1000,
+				 (st->therm.power_cap_mw + 500) / 1000);
+		} else {
+			snprintf(x, sizeof(x), "%-4s %4s   %-4s", NA, NA, NA);
+			snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
+				 (g->power_limit_mw + 500) / 1000);
+		}
 		lr(a, w1, x, y);
 		if (st && st->mem_known)
 			snprintf(y, sizeof(y), "%" PRIu64 "MiB / %" PRIu64 "MiB",
@@ -304,11 +312,23 @@ static void na(FILE *f, int depth, const char *key)
 static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 			    const struct smi_state *st)
 {
-	static const char *const event_reasons[] = {
-		"Idle", "Applications Clocks Setting", "SW Power Cap",
-		"HW Slowdown", NULL /* nested */, "Sync Boost",
-		"SW Thermal Slowdown", "Display Clock Setting",
+	/* nvidia-smi -q's order; the hardware slowdown's two kinds nested */
+	static const struct {
+		int depth;
+		const char *name;
+		uint32_t bit;
+	} event_reasons[] = {
+		{ 2, "Idle", TGPU_CLOCKS_EVENT_GPU_IDLE },
+		{ 2, "Applications Clocks Setting", TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS },
+		{ 2, "SW Power Cap", TGPU_CLOCKS_EVENT_SW_POWER_CAP },
+		{ 2, "HW Slowdown", TGPU_CLOCKS_EVENT_HW_SLOWDOWN },
+		{ 3, "HW Thermal Slowdown", TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN },
+		{ 3, "HW Power Brake Slowdown", 0 },
+		{ 2, "Sync Boost", 0 },
+		{ 2, "SW Thermal Slowdown", TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN },
+		{ 2, "Display Clock Setting", 0 },
 	};
+	const struct tgpu_thermal_info *th;
 	const struct tgpu_ecc_info *ecc;
 	char buf[64];
 	size_t i;
@@ -336,14 +356,15 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	kv(f, 2, "MSI-X Vectors", "%" PRIu32, g->msix_vectors);
 	na(f, 1, "Fan Speed");
 	na(f, 1, "Performance State");
+	th = st && st->therm_known ? &st->therm : NULL;
 	section(f, 1, "Clocks Event Reasons");
 	for (i = 0; i < ARRAY_SIZE(event_reasons); i++) {
-		if (event_reasons[i]) {
-			na(f, 2, event_reasons[i]);
-		} else {
-			na(f, 3, "HW Thermal Slowdown");
-			na(f, 3, "HW Power Brake Slowdown");
-		}
+		/* what a tgpu board cannot have: N/A */
+		if (!th || !event_reasons[i].bit)
+			na(f, event_reasons[i].depth, event_reasons[i].name);
+		else
+			kv(f, event_reasons[i].depth, event_reasons[i].name, "%s",
+			   th->reasons & event_reasons[i].bit ? "Active" : "Not Active");
 	}
 	section(f, 1, "FB Memory Usage");
 	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->vram_size, " "));
@@ -403,18 +424,42 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		na(f, 2, "Pending Page Blacklist");
 	}
 	section(f, 1, "Temperature");
-	na(f, 2, "GPU Current Temp");
-	na(f, 2, "GPU Shutdown Temp");
-	na(f, 2, "GPU Slowdown Temp");
-	na(f, 2, "GPU Max Operating Temp");
+	if (th) {
+		kv(f, 2, "GPU Current Temp", "%d C", round_c(th->temperature_mc));
+		kv(f, 2, "GPU Shutdown Temp", "%d C", round_c(th->shutdown_mc));
+		kv(f, 2, "GPU Slowdown Temp", "%d C", round_c(th->slowdown_mc));
+		if (th->max_operating_mc)
+			kv(f, 2, "GPU Max Operating Temp", "%d C",
+			   round_c(th->max_operating_mc));
+		else
+			na(f, 2, "GPU Max Operating Temp");
+	} else {
+		na(f, 2, "GPU Current Temp");
+		na(f, 2, "GPU Shutdown Temp");
+		na(f, 2, "GPU Slowdown Temp");
+		na(f, 2, "GPU Max Operating Temp");
+	}
 	section(f, 1, "GPU Power Readings");
-	na(f, 2, "Power Draw");
-	kv(f, 2, "Current Power Limit", "%s",
-	   tu_fmt_watts(buf, sizeof(buf), g->power_limit_mw, true));
+	if (th) {
+		kv(f, 2, "Power Draw", "%s", tu_fmt_watts(buf, sizeof(buf), th->power_mw, true));
+		kv(f, 2, "Current Power Limit", "%s",
+		   tu_fmt_watts(buf, sizeof(buf), th->power_cap_mw, true));
+	} else {
+		na(f, 2, "Power Draw");
+		kv(f, 2, "Current Power Limit", "%s",
+		   tu_fmt_watts(buf, sizeof(buf), g->power_limit_mw, true));
+	}
 	kv(f, 2, "Default Power Limit", "%s",
 	   tu_fmt_watts(buf, sizeof(buf), g->power_limit_mw, true));
-	na(f, 2, "Min Power Limit");
-	na(f, 2, "Max Power Limit");
+	if (th) {
+		kv(f, 2, "Min Power Limit", "%s",
+		   tu_fmt_watts(buf, sizeof(buf), th->power_cap_min_mw, true));
+		kv(f, 2, "Max Power Limit", "%s",
+		   tu_fmt_watts(buf, sizeof(buf), th->power_cap_max_mw, true));
+	} else {
+		na(f, 2, "Min Power Limit");
+		na(f, 2, "Max Power Limit");
+	}
 	section(f, 1, "Clocks");
 	if (st && st->clk_sm_known) {
 		kv(f, 2, "Graphics", "%" PRIu32 " MHz", st->clk_sm_mhz);
@@ -509,8 +554,8 @@ void smi_dmon_header(FILE *f, const struct smi_args *a)
 /*
  * The value of column name, or false for "-".  Only what the driver
  * reports: the board's fixed memory clock, the SM clock in use, the VRAM
- * in use and the ECC counts.  Temperatures, power, utilization and PCIe
- * counters are not reported yet.
+ * in use, the ECC counts, the power and the GPU temperature.  Memory
+ * temperature, utilization and PCIe counters are not reported yet.
  */
 static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 		       const struct smi_state *st, char *buf, size_t len)
@@ -525,6 +570,14 @@ static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 	}
 	if (strcmp(name, "fb") == 0 && st && st->mem_known) {
 		snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(st->mem_used));
+		return true;
+	}
+	if (strcmp(name, "pwr") == 0 && st && st->therm_known) {
+		snprintf(buf, len, "%" PRIu32, (st->therm.power_mw + 500) / 1000);
+		return true;
+	}
+	if (strcmp(name, "gtemp") == 0 && st && st->therm_known) {
+		snprintf(buf, len, "%d", round_c(st->therm.temperature_mc));
 		return true;
 	}
 	/* the volatile counts, as nvidia-smi's dmon shows them */

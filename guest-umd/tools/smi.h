@@ -102,6 +102,8 @@ struct smi_state {
 	int nprocs;
 	bool ecc_known;
 	struct tgpu_ecc_info ecc;       /* the driver's ECC counts and pages */
+	bool therm_known;
+	struct tgpu_thermal_info therm; /* temperature, power, clock reasons */
 };
 
 /* What the renderers print: gathered once, so output is consistent. */

@@ -55,7 +55,7 @@ static int print_version(void)
 	return SMI_EXIT_OK;
 }
 
-/* Memory, the SM clock and ECC now; what the driver cannot tell is N/A. */
+/* Memory, the SM clock, ECC and thermal now; what the driver cannot tell is N/A. */
 static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 {
 	uint64_t free_bytes, total, khz;
@@ -74,6 +74,13 @@ static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 	rc = tgpu_device_get_ecc_info(dev, &st->ecc);
 	if (rc == TGPU_SUCCESS)
 		st->ecc_known = true;
+	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
+		return rc;
+
+	st->therm_known = false;
+	rc = tgpu_device_get_thermal_info(dev, &st->therm);
+	if (rc == TGPU_SUCCESS)
+		st->therm_known = true;
 	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
 		return rc;
 

@@ -151,6 +151,19 @@ int main(int argc, char **argv)
 	ok(t == 71500, "the host holds the board at 71.5 °C: temp1_input %lld (was %lld)", t, t0);
 	ok(sensors_u(out, sizeof(out)) && sensors_value(out, "temp1_input") == 71.5,
 	   "sensors: temp1_input 71.5");
+	/* tgpu-smi reads the same driver: 71.5 rounds to 72 */
+	{
+		FILE *f = popen("tgpu-smi --query-gpu=temperature.gpu,power.limit,power.max_limit "
+				"--format=csv,noheader,nounits", "r");
+		char line[128] = "";
+
+		if (f && fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = 0;
+		if (f)
+			pclose(f);
+		ok(!strcmp(line, "72, 250.00, 250.00"),
+		   "tgpu-smi: temperature.gpu 72, power.limit and power.max_limit 250 W (%s)", line);
+	}
 	printf("# host-qmp: {\"execute\": \"tgpu-set-thermal\", \"arguments\": {\"id\": \"gpu0\", \"release\": true}}\n");
 	fflush(stdout);
 	return tap_done();

@@ -247,18 +247,21 @@ static void check_dmon(const struct tgpu_device_info *info)
 				f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
 				f[10]);
 		/* gpu, then pwr gtemp mtemp sm mem enc dec mclk pclk */
-		/* an idle board runs at its boost clock */
+		/* an idle board runs at its boost clock, draws 22 W to its limit */
 		if (fields == 10 && strcmp(f[0], "0") == 0 &&
 		    strtoul(f[8], NULL, 10) == info->clk_mem_mhz &&
 		    strtoul(f[9], NULL, 10) == info->clk_sm_boost_mhz &&
-		    strcmp(f[1], "-") == 0 && strcmp(f[4], "-") == 0)
+		    strtoul(f[1], NULL, 10) >= 22 &&
+		    strtoul(f[1], NULL, 10) * 1000 <= info->power_limit_mw &&
+		    strtoul(f[2], NULL, 10) > 0 && strcmp(f[3], "-") == 0 &&
+		    strcmp(f[4], "-") == 0)
 			good++;
 	}
 	free(copy);
 	if (!ok(headers == 2 && data == 2 && lines == 4,
 		"dmon -c 2: two header lines and 2 data lines (%d and %d)", headers, data))
 		show(&r);
-	if (!ok(good == 2, "dmon lines: GPU 0, mclk %" PRIu32 " MHz, pclk the SM clock, unreported ones '-'",
+	if (!ok(good == 2, "dmon lines: GPU 0, pwr and gtemp, mclk %" PRIu32 " MHz, pclk the SM clock, unreported ones '-'",
 		info->clk_mem_mhz))
 		show(&r);
 	ok(r.secs >= 0.9, "dmon -c 2 -d 1 waited a second between samples (%.2f s)", r.secs);

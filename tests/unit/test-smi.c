@@ -562,6 +562,61 @@ static void test_ecc_live(void)
 	memset(states, 0, sizeof(states));
 }
 
+/* Temperature, power and reasons from the driver: GPU 0 throttled. */
+static void test_thermal_live(void)
+{
+	struct smi_snapshot s;
+	char *out;
+
+	make_states();
+	states[0].therm_known = true;
+	states[0].therm = (struct tgpu_thermal_info){
+		.temperature_mc = 77499, .max_operating_mc = 75000,
+		.slowdown_mc = 85000, .shutdown_mc = 90000,
+		.power_mw = 231500, .power_cap_mw = 200000,
+		.power_cap_min_mw = 125000, .power_cap_max_mw = 250000,
+		.clock_mhz = 1318,
+		.reasons = TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN | TGPU_CLOCKS_EVENT_SW_POWER_CAP,
+	};
+	out = csv_live("--query-gpu=temperature.gpu,power.draw,power.limit,power.default_limit,"
+		       "power.min_limit,power.max_limit,clocks_event_reasons.supported,"
+		       "clocks_throttle_reasons.active,clocks_event_reasons.sw_thermal_slowdown,"
+		       "clocks_event_reasons.gpu_idle,clocks_event_reasons.sync_boost",
+		       "--format=csv,noheader,nounits", 2);
+	is_str(out,
+	       "77, 231.50, 200.00, 250.00, 125.00, 250.00, 0x000000000000006f, "
+	       "0x0000000000000024, Active, Not Active, [N/A]\n"
+	       "[N/A], [N/A], 250.00, 250.00, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n",
+	       "thermal fields from the driver; without it N/A, the limit the board's");
+	free(out);
+
+	s = live_snapshot(1);
+	RENDER(out, smi_print_query(f, &s));
+	has_str(out, "        SW Power Cap                                   : Active\n"
+		"        HW Slowdown                                    : Not Active\n"
+		"            HW Thermal Slowdown                        : Not Active\n"
+		"            HW Power Brake Slowdown                    : N/A\n",
+		"-q: clocks event reasons, active or not, N/A what a tgpu cannot have");
+	has_str(out, "        SW Thermal Slowdown                            : Active\n",
+		"-q: SW thermal slowdown active");
+	has_str(out, "    Temperature\n        GPU Current Temp                               : 77 C\n"
+		"        GPU Shutdown Temp                              : 90 C\n"
+		"        GPU Slowdown Temp                              : 85 C\n"
+		"        GPU Max Operating Temp                         : 75 C\n",
+		"-q: temperatures");
+	has_str(out, "        Power Draw                                     : 231.50 W\n"
+		"        Current Power Limit                            : 200.00 W\n",
+		"-q: power draw and the cap in force");
+	free(out);
+
+	s = live_snapshot(1);
+	RENDER(out, smi_print_summary(f, &s));
+	has_str(out, " 77C ", "summary: the temperature");
+	has_str(out, " 232W /  200W ", "summary: Pwr:Usage/Cap");
+	free(out);
+	memset(states, 0, sizeof(states));
+}
+
 static void test_memory(void)
 {
 	struct smi_snapshot s;
@@ -858,6 +913,7 @@ int main(void)
 	test_summary();
 	test_query();
 	test_ecc_live();
+	test_thermal_live();
 	test_memory();
 	test_apps_csv();
 	test_summary_live();

@@ -271,7 +271,8 @@ static void dump_ring(struct tgpu_dump *d, struct tgpu_queue *q)
 			 TGPU_GP_ENTRY1_LENGTH_MASK;
 		/* the kernel's fence segments: in the queue's own memory */
 		if (va >= q->va + TGPU_Q_FENCE_PB &&
-		    va + 4ull * dwords <= q->va + TGPU_Q_SIZE) {
+		    va + 4ull * dwords <= q->va + TGPU_Q_SIZE &&
+		    !tgpu_ecc_page_poisoned(q->tdev, q->mem.addr + (va - q->va))) {
 			dwords = min_t(u32, dwords, TGPU_DUMP_PB_DWORDS);
 			memcpy_fromio(d->scratch,
 				      q->mem.cpu + (va - q->va), 4 * dwords);

@@ -123,7 +123,7 @@ static void tgpu_ecc_retire_pages(struct tgpu_device *tdev)
 		smp_store_release(&ecc->nr_retired, ecc->nr_retired + 1);
 		ret = tgpu_vram_reserve(tdev, rp->addr, SZ_4K);
 		if (ret) {
-			ecc->nr_pending++;
+			atomic_inc(&ecc->nr_pending);
 			drm_err(ddev, "ECC: cannot reserve retired page 0x%llx (%d): it may be handed out\n",
 				rp->addr, ret);
 			continue;
@@ -136,6 +136,11 @@ static void tgpu_ecc_retire_pages(struct tgpu_device *tdev)
 }
 
 static void tgpu_ecc_work(struct work_struct *work);
+
+static void tgpu_ecc_fini(struct drm_device *ddev, void *data)
+{
+	destroy_workqueue(to_tgpu_device(ddev)->ecc.wq);
+}
 
 /**
  * tgpu_ecc_init() - enable ECC and reserve the retired pages
@@ -154,6 +159,13 @@ int tgpu_ecc_init(struct tgpu_device *tdev)
 	int ret;
 
 	ret = drmm_mutex_init(&tdev->base, &ecc->lock);
+	if (ret)
+		return ret;
+	/* the reset workqueue waits for it (a dump of an ECC error) */
+	ecc->wq = alloc_ordered_workqueue("tgpu-ecc", WQ_MEM_RECLAIM);
+	if (!ecc->wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&tdev->base, tgpu_ecc_fini, NULL);
 	if (ret)
 		return ret;
 	INIT_WORK(&ecc->work, tgpu_ecc_work);
@@ -186,17 +198,9 @@ void tgpu_ecc_resume(struct tgpu_device *tdev)
 
 /* ---- errors -------------------------------------------------------------- */
 
-/**
- * tgpu_ecc_page_retired() - is a VRAM page retired, or pending retirement
- * @tdev: the device
- * @addr: a VRAM address
- *
- * For CPU faults on VRAM objects: such a page is not mapped again
- * (SIGBUS).  Any context.
- *
- * Return: true when the page holding @addr is in the retired list.
- */
-bool tgpu_ecc_page_retired(struct tgpu_device *tdev, u64 addr)
+/* The retired page holding @addr, or NULL.  Any context. */
+static struct tgpu_retired_page *tgpu_ecc_find(struct tgpu_device *tdev,
+					       u64 addr)
 {
 	struct tgpu_ecc *ecc = &tdev->ecc;
 	u32 i, n;
@@ -206,8 +210,27 @@ bool tgpu_ecc_page_retired(struct tgpu_device *tdev, u64 addr)
 	addr &= ~(u64)(SZ_4K - 1);
 	for (i = 0; i < n; i++)
 		if (ecc->retired[i].addr == addr)
-			return true;
-	return false;
+			return &ecc->retired[i];
+	return NULL;
+}
+
+/**
+ * tgpu_ecc_page_poisoned() - does a VRAM page hold an uncorrectable error
+ * @tdev: the device
+ * @addr: a VRAM address
+ *
+ * A page retired for a DBE: CPU faults do not map it (SIGBUS), and the
+ * driver's own CPU reads (devcoredump, debugfs) skip it, which would
+ * only raise the error again.  A page retired for corrected errors still
+ * reads right: it is only kept out of new allocations.  Any context.
+ *
+ * Return: true when the page holding @addr was retired for a DBE.
+ */
+bool tgpu_ecc_page_poisoned(struct tgpu_device *tdev, u64 addr)
+{
+	struct tgpu_retired_page *rp = tgpu_ecc_find(tdev, addr);
+
+	return rp && rp->cause == TGPU_RETIRED_CAUSE_DBE;
 }
 
 /*
@@ -223,7 +246,7 @@ static void tgpu_ecc_retire(struct tgpu_device *tdev, u64 page, u32 cause)
 	struct tgpu_retired_page *rp;
 	u32 status;
 
-	if (tgpu_ecc_page_retired(tdev, page))
+	if (tgpu_ecc_find(tdev, page))
 		return;
 	tgpu_wr32(tdev, TGPU_ECC_RETIRE_ADDR_LO, lower_32_bits(page));
 	tgpu_wr32(tdev, TGPU_ECC_RETIRE_ADDR_HI, upper_32_bits(page));
@@ -246,7 +269,7 @@ static void tgpu_ecc_retire(struct tgpu_device *tdev, u64 page, u32 cause)
 	rp->time = ktime_get_real_seconds();
 	rp->reserved = !tgpu_vram_reserve(tdev, page, SZ_4K);
 	if (!rp->reserved)
-		WRITE_ONCE(ecc->nr_pending, ecc->nr_pending + 1);
+		atomic_inc(&ecc->nr_pending);
 	/* the entry, then the count: lockless readers see it whole */
 	smp_store_release(&ecc->nr_retired, ecc->nr_retired + 1);
 	tgpu_xid(tdev, TGPU_XID_RETIRED,
@@ -262,32 +285,34 @@ static void tgpu_ecc_retire(struct tgpu_device *tdev, u64 page, u32 cause)
 }
 
 /**
- * tgpu_ecc_reserve_pending() - keep out pending pages that are free now
- * @tdev: the device
+ * tgpu_ecc_take_pending() - keep out pending pages that are free now
+ * @tdev: the device, with the VRAM allocator's lock
  *
- * Called after VRAM is freed: a retired page still in use when it was
- * retired is kept out of use once its owner lets go of it, rather than
- * from the next driver load only.
+ * Called by tgpu_vram_free() after it gave blocks back, before anyone
+ * else can allocate: a retired page still in use when it was retired
+ * goes out of use once its owner lets go of it, not only at the next
+ * driver load.
  */
-void tgpu_ecc_reserve_pending(struct tgpu_device *tdev)
+void tgpu_ecc_take_pending(struct tgpu_device *tdev)
 {
 	struct tgpu_ecc *ecc = &tdev->ecc;
 	struct tgpu_retired_page *rp;
-	u32 i;
+	u32 i, n;
 
-	if (!READ_ONCE(ecc->nr_pending))
+	if (!atomic_read(&ecc->nr_pending))
 		return;
-	mutex_lock(&ecc->lock);
-	for (i = 0; i < ecc->nr_retired; i++) {
+	/* entries are published before they count; only this flips them */
+	n = smp_load_acquire(&ecc->nr_retired);
+	for (i = 0; i < n; i++) {
 		rp = &ecc->retired[i];
-		if (rp->reserved || tgpu_vram_reserve(tdev, rp->addr, SZ_4K))
+		if (READ_ONCE(rp->reserved) ||
+		    tgpu_vram_reserve_locked(tdev, rp->addr, SZ_4K))
 			continue;
-		rp->reserved = true;
-		WRITE_ONCE(ecc->nr_pending, ecc->nr_pending - 1);
+		WRITE_ONCE(rp->reserved, true);
+		atomic_dec(&ecc->nr_pending);
 		drm_info(&tdev->base, "ECC: retired page 0x%llx (%s) is free: out of use from now\n",
 			 rp->addr, tgpu_retired_cause_name(rp->cause));
 	}
-	mutex_unlock(&ecc->lock);
 }
 
 /* A corrected error at @page: the second on one page retires it. */
@@ -353,14 +378,14 @@ static void tgpu_ecc_dbe(struct tgpu_device *tdev, u64 addr, u32 reader,
 		 addr, page, tgpu_ecc_engine_name(reader),
 		 chid == TGPU_ECC_NO_CHID ? -1 : (int)chid, stopped);
 	tgpu_ecc_retire(tdev, page, TGPU_RETIRED_CAUSE_DBE);
-	/* refaults map everything but the retired page */
-	unmap_mapping_range(tdev->base.anon_inode->i_mapping, 0, 0, 1);
 }
 
 /*
- * The error work: the address log, oldest first, then emptied.  An
- * error logged between the read and the clear is counted by the
- * device's counters, but its address is lost, as with an overflow.
+ * The error work (its own workqueue, not the reset one: it may wait for
+ * a VM's lock and allocate): the address log, oldest first, then
+ * emptied.  An error logged between the read and the clear is counted
+ * by the device's counters, but its address is lost, as with an
+ * overflow.
  */
 static void tgpu_ecc_work(struct work_struct *work)
 {
@@ -368,14 +393,16 @@ static void tgpu_ecc_work(struct work_struct *work)
 						ecc.work);
 	struct tgpu_ecc *ecc = &tdev->ecc;
 	u32 count, i, info, type;
+	bool dbe = false;
 	int idx, bars;
 	u64 addr;
 
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return;
-	mutex_lock(&tdev->reset.lock);
+	/* a device reset under way queues the work again at its end */
 	if (READ_ONCE(tdev->reset.lost) || !tgpu_bars_tryenter(tdev, &bars))
 		goto out;
+	/* the runlists stay as they are: a recovery holds this lock too */
 	mutex_lock(&tdev->rl_lock);
 	mutex_lock(&ecc->lock);
 	count = min_t(u32, tgpu_rd32(tdev, TGPU_ECC_LOG_COUNT),
@@ -392,21 +419,32 @@ static void tgpu_ecc_work(struct work_struct *work)
 		type = info & TGPU_ECC_LOG_TYPE_MASK;
 		if (addr >= tdev->vram.size)
 			continue;
-		if (type == TGPU_ECC_TYPE_SBE)
+		if (type == TGPU_ECC_TYPE_SBE) {
 			tgpu_ecc_sbe(tdev, addr & ~(u64)(SZ_4K - 1));
-		else if (type == TGPU_ECC_TYPE_DBE)
+		} else if (type == TGPU_ECC_TYPE_DBE) {
 			tgpu_ecc_dbe(tdev, addr,
 				     (info >> TGPU_ECC_LOG_ENGINE_SHIFT) &
 				     TGPU_ECC_LOG_ENGINE_MASK,
 				     (info >> TGPU_ECC_LOG_CHID_SHIFT) &
 				     TGPU_ECC_LOG_CHID_MASK);
+			dbe = true;
+		}
 	}
 	tgpu_wr32(tdev, TGPU_ECC_LOG_CLEAR, 1);
 	mutex_unlock(&ecc->lock);
 	mutex_unlock(&tdev->rl_lock);
 	tgpu_bars_exit(tdev, bars);
+	if (dbe) {
+		/*
+		 * A fault that checked the page before it was published
+		 * may still be mapping it: wait for such faults (they are
+		 * in the SRCU section), then zap.  Refaults map everything
+		 * but the poisoned page.
+		 */
+		synchronize_srcu(&tdev->reset.bars);
+		unmap_mapping_range(tdev->base.anon_inode->i_mapping, 0, 0, 1);
+	}
 out:
-	mutex_unlock(&tdev->reset.lock);
 	drm_dev_exit(idx);
 }
 
@@ -430,7 +468,7 @@ void tgpu_ecc_irq(struct tgpu_device *tdev)
 		return;
 	tgpu_wr32(tdev, TGPU_ECC_INTR, intr);
 	atomic64_inc(&tdev->irq.ecc);
-	queue_work(tdev->reset.wq, &tdev->ecc.work);
+	queue_work(tdev->ecc.wq, &tdev->ecc.work);
 }
 
 /**
@@ -447,11 +485,17 @@ void tgpu_ecc_irq(struct tgpu_device *tdev)
 int tgpu_ecc_inject(struct tgpu_device *tdev, u64 addr, bool dbe, bool sticky)
 {
 	u64 mask = dbe ? 0x3 : 0x1;
+	int idx, bars;
 	u32 status;
-	int idx;
 
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return -ENODEV;
+	if (tgpu_bars_enter_killable(tdev, &bars)) {
+		drm_dev_exit(idx);
+		return -EINTR;
+	}
+	/* one writer's ADDR, MASK, MODE and ARM at a time */
+	mutex_lock(&tdev->ecc.lock);
 	tgpu_wr32(tdev, TGPU_ECC_INJ_STATUS, TGPU_ECC_INJ_ERR_ALL);
 	tgpu_wr32(tdev, TGPU_ECC_INJ_ADDR_LO, lower_32_bits(addr));
 	tgpu_wr32(tdev, TGPU_ECC_INJ_ADDR_HI, upper_32_bits(addr));
@@ -461,6 +505,8 @@ int tgpu_ecc_inject(struct tgpu_device *tdev, u64 addr, bool dbe, bool sticky)
 		  sticky ? TGPU_ECC_INJ_STICKY : TGPU_ECC_INJ_ONCE);
 	tgpu_wr32(tdev, TGPU_ECC_INJ_ARM, 1);
 	status = tgpu_rd32(tdev, TGPU_ECC_INJ_STATUS);
+	mutex_unlock(&tdev->ecc.lock);
+	tgpu_bars_exit(tdev, bars);
 	drm_dev_exit(idx);
 	if (status & TGPU_ECC_INJ_ERR_FULL)
 		return -ENOSPC;
@@ -506,7 +552,8 @@ void tgpu_ecc_show(struct tgpu_device *tdev, struct seq_file *m)
 			   ecc->retired[i].addr,
 			   tgpu_retired_cause_name(ecc->retired[i].cause),
 			   ecc->retired[i].time,
-			   ecc->retired[i].reserved ? "reserved" : "pending");
+			   READ_ONCE(ecc->retired[i].reserved) ? "reserved" :
+			   "pending");
 	for (i = 0; i < TGPU_ECC_SBE_PAGES; i++)
 		if (ecc->sbe_page[i].count)
 			seq_printf(m, "sbe_page 0x%llx count %u\n",
@@ -522,7 +569,7 @@ static struct tgpu_device *tgpu_ecc_tdev(struct device *dev)
 	return pci_get_drvdata(to_pci_dev(dev));
 }
 
-/* ecc_mode: the mode now, then the one asked for (next reset or load) */
+/* ecc_mode: the mode now, then the one asked for (the next device reset) */
 static ssize_t ecc_mode_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -595,8 +642,8 @@ static ssize_t retired_pages_show(struct device *dev,
 		len += sysfs_emit_at(buf, len, "0x%010llx %s %s\n",
 				     ecc->retired[i].addr,
 				     tgpu_retired_cause_name(ecc->retired[i].cause),
-				     ecc->retired[i].reserved ? "retired" :
-				     "pending");
+				     READ_ONCE(ecc->retired[i].reserved) ?
+				     "retired" : "pending");
 	mutex_unlock(&ecc->lock);
 	return len;
 }
@@ -611,7 +658,7 @@ static ssize_t retired_pages_pending_show(struct device *dev,
 
 	mutex_lock(&ecc->lock);
 	for (i = 0; i < ecc->nr_retired; i++)
-		n += !ecc->retired[i].reserved;
+		n += !READ_ONCE(ecc->retired[i].reserved);
 	mutex_unlock(&ecc->lock);
 	return sysfs_emit(buf, "%u\n", n);
 }

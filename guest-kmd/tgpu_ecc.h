@@ -4,6 +4,7 @@
 #ifndef __TGPU_ECC_H__
 #define __TGPU_ECC_H__
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/sysfs.h>
 #include <linux/types.h>
@@ -38,7 +39,7 @@ struct tgpu_retired_page {
  * @capable: the board has ECC (ECC_CAPS)
  * @enabled: ECC is on: the driver enabled it and the scrub finished
  * @pending: the mode asked for through sysfs ecc_mode, applied at the
- *	next device reset or driver load (as nvidia-smi -e)
+ *	next device reset (as nvidia-smi -e)
  * @degraded: more pages retired than the retirement limit, or a page
  *	that could not be retired
  * @scrub_ns: the scrub's duration as the device reports it
@@ -46,14 +47,15 @@ struct tgpu_retired_page {
  *	sysfs); CPU faults read @retired without it (@nr_retired is
  *	published after its entry)
  * @nr_retired: entries of @retired
- * @nr_pending: those not reserved yet (read without the lock, to skip
- *	the lock when there are none)
+ * @nr_pending: those not reserved yet (tgpu_ecc_take_pending() makes
+ *	them reserved, under the VRAM allocator's lock)
  * @retired: the InfoROM's retired pages, and those retired since probe
  * @sbe_page: pages with corrected errors, and how many (a second one
  *	retires the page); the oldest is forgotten for a new one
  * @sbe_next: the slot of @sbe_page a new page takes
- * @work: the error work (reset workqueue): the interrupt handler only
- *	acknowledges
+ * @wq: the error work's workqueue (ordered; WQ_MEM_RECLAIM, since the
+ *	reset workqueue's channel-error dump waits for it)
+ * @work: the error work: the interrupt handler only acknowledges
  * @log_overflows: address-log overflows seen (errors whose address the
  *	driver never learnt)
  */
@@ -65,13 +67,14 @@ struct tgpu_ecc {
 	u64 scrub_ns;
 	struct mutex lock; /* retired pages, SBE pages */
 	u32 nr_retired;
-	u32 nr_pending;
+	atomic_t nr_pending;
 	struct tgpu_retired_page retired[TGPU_INFOROM_MAX_RETIRED];
 	struct {
 		u64 page;
 		u32 count;
 	} sbe_page[TGPU_ECC_SBE_PAGES];
 	u32 sbe_next;
+	struct workqueue_struct *wq;
 	struct work_struct work;
 	u64 log_overflows;
 };
@@ -79,8 +82,8 @@ struct tgpu_ecc {
 int tgpu_ecc_init(struct tgpu_device *tdev);
 void tgpu_ecc_resume(struct tgpu_device *tdev);
 void tgpu_ecc_irq(struct tgpu_device *tdev);
-bool tgpu_ecc_page_retired(struct tgpu_device *tdev, u64 addr);
-void tgpu_ecc_reserve_pending(struct tgpu_device *tdev);
+bool tgpu_ecc_page_poisoned(struct tgpu_device *tdev, u64 addr);
+void tgpu_ecc_take_pending(struct tgpu_device *tdev);
 u32 tgpu_ecc_retired_count(struct tgpu_device *tdev, u32 cause);
 void tgpu_ecc_show(struct tgpu_device *tdev, struct seq_file *m);
 int tgpu_ecc_inject(struct tgpu_device *tdev, u64 addr, bool dbe,

@@ -32,8 +32,6 @@ static void tgpu_bo_free(struct drm_gem_object *obj)
 	struct tgpu_bo *bo = to_tgpu_bo(obj);
 
 	tgpu_vram_free(tdev, &bo->blocks);
-	/* a retired page it held goes out of use now */
-	tgpu_ecc_reserve_pending(tdev);
 	drm_gem_object_release(obj);
 	kfree(bo);
 }
@@ -118,11 +116,13 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 		 (unsigned long)TGPU_BO_FAULT_AROUND);
 	for (i = 0; i < n; i++) {
 		/*
-		 * A page with an uncorrectable ECC error, retired: SIGBUS
-		 * for whoever touches it (the faulting page), and no
-		 * fault-around onto it.
+		 * A page with an uncorrectable ECC error: SIGBUS for
+		 * whoever touches it (the faulting page), and no
+		 * fault-around onto it.  The ECC work zaps mappings after
+		 * it publishes the page and waits for this section
+		 * (SRCU), so a fault cannot map it after the zap.
 		 */
-		if (tgpu_ecc_page_retired(tdev, vram + i * PAGE_SIZE))
+		if (tgpu_ecc_page_poisoned(tdev, vram + i * PAGE_SIZE))
 			break;
 		r = vmf_insert_pfn_prot(vma, addr + i * PAGE_SIZE, pfn + i,
 					vma->vm_page_prot);

@@ -205,15 +205,30 @@ static void tgpu_reset_chan_dump(struct work_struct *work)
 	u32 chid = atomic_read(&tdev->reset.dump_chid);
 	char reason[192];
 	struct tgpu_queue *q;
+	int idx, bars;
 	u32 code;
-	int idx;
 
+	/*
+	 * An uncorrectable error in the channel's data: its page retired
+	 * first, so that the dump does not read it (and raise it again).
+	 */
+	flush_work(&tdev->ecc.work);
 	if (!drm_dev_enter(&tdev->base, &idx))
 		goto out;
 	mutex_lock(&tdev->reset.lock);
+	/* an AER recovery keeps the BARs off between its callbacks */
+	if (READ_ONCE(tdev->reset.device) || !tgpu_bars_tryenter(tdev, &bars)) {
+		mutex_unlock(&tdev->reset.lock);
+		drm_dev_exit(idx);
+		goto out;
+	}
 	mutex_lock(&tdev->rl_lock);
 	q = READ_ONCE(tdev->reset.lost) ? NULL : tgpu_rl_find(tdev, chid);
 	code = q ? READ_ONCE(q->chan_error) : TGPU_ERR_NONE;
+	/* a device reset since cleared the channel: nothing left to show */
+	if (code != TGPU_ERR_NONE &&
+	    tgpu_chan_rd(tdev, chid, TGPU_CHAN_ERROR) != code)
+		code = TGPU_ERR_NONE;
 	if (code != TGPU_ERR_NONE) {
 		snprintf(reason, sizeof(reason),
 			 "channel %u (pid %d, %s) stopped by the device: %s (%s), engine %s",
@@ -224,6 +239,7 @@ static void tgpu_reset_chan_dump(struct work_struct *work)
 		tgpu_coredump_capture(tdev, q, NULL, reason);
 	}
 	mutex_unlock(&tdev->rl_lock);
+	tgpu_bars_exit(tdev, bars);
 	mutex_unlock(&tdev->reset.lock);
 	drm_dev_exit(idx);
 out:
@@ -519,6 +535,8 @@ static void tgpu_reset_reinit(struct tgpu_device *tdev)
 	tgpu_bars_thaw(tdev);
 	/* after the thaw: the waiters the reset broke write with the CPU */
 	tgpu_kchan_restart(tdev);
+	/* ECC errors the work skipped while the BARs were off */
+	queue_work(tdev->ecc.wq, &tdev->ecc.work);
 	drm_info(&tdev->base, "device reset done: ECC %s, VRAM to be treated as lost\n",
 		 tdev->ecc.enabled ? "enabled" : "disabled");
 }
@@ -626,6 +644,30 @@ static int tgpu_reset_device(struct tgpu_device *tdev)
 /* ---- engine recovery ----------------------------------------------------- */
 
 /*
+ * An engine reset fails the channel whose context was on the engine
+ * (ENGINE_RESET): if it is not @guilty's, it is innocent and gets its
+ * unfinished jobs again.  With rl_lock.
+ */
+static void tgpu_reset_replay_engine(struct tgpu_device *tdev,
+				     struct tgpu_queue *guilty, const char *why)
+{
+	struct tgpu_queue *other;
+	u32 status, n;
+
+	list_for_each_entry(other, &tdev->rl[guilty->engine].queues, rl_link) {
+		if (other == guilty || tgpu_queue_error(other))
+			continue;
+		status = tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_STATUS);
+		if ((status & TGPU_CHAN_STATE_MASK) != TGPU_CHAN_STATE_ERROR ||
+		    tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_ERROR) !=
+		    TGPU_ERR_ENGINE_RESET)
+			continue;
+		n = tgpu_queue_replay(other);
+		tgpu_queue_innocent(other, n, why);
+	}
+}
+
+/*
  * @q's job @bad hung (the hang check said so).  With drm_dev_enter().
  * See the top of the file for the steps.
  */
@@ -635,9 +677,11 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	const char *engine = tgpu_engine_name(q->engine);
 	u64 t0 = ktime_get_ns();
 	struct tgpu_queue *other;
-	u32 status, n;
 	char why[32], how[64], reason[192];
+	bool fallback;
+	u32 status;
 
+	snprintf(why, sizeof(why), "the reset of engine %s", engine);
 	tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
 	tgpu_reset_begin(tdev);
 	mutex_lock(&tdev->rl_lock);
@@ -681,20 +725,22 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 		tgpu_queue_guilty(q, -ETIME);
 		tdev->reset.fail_at_ns = ktime_get_ns();
 		mutex_unlock(&tdev->rl_lock);
-		if (tgpu_reset_device(tdev)) {
-			/*
-			 * No device reset (an unbind has the device locked):
-			 * an engine reset still clears a wedge, taking the
-			 * guilty channel down with it.
-			 */
+		/*
+		 * No device reset at all (an unbind has the device locked:
+		 * the PCI core called nothing): an engine reset still clears
+		 * a wedge, and the work it takes down runs again.
+		 */
+		fallback = tgpu_reset_device(tdev) == -EAGAIN;
+		tdev->reset.device_ns = ktime_get_ns() - t0;
+		mutex_lock(&tdev->rl_lock);
+		if (fallback) {
 			tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
 			atomic_inc(&tdev->reset.count);
 			drm_err(&tdev->base, "engine %s reset instead\n",
 				engine);
+			tgpu_reset_replay_engine(tdev, q, why);
 		}
-		tdev->reset.device_ns = ktime_get_ns() - t0;
 		/* what the reset did not start (it failed) */
-		mutex_lock(&tdev->rl_lock);
 		list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
 			tgpu_queue_restart(other);
 		mutex_unlock(&tdev->rl_lock);
@@ -711,19 +757,7 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	tgpu_queue_guilty(q, -ETIME);
 	tdev->reset.fail_at_ns = ktime_get_ns();
 
-	/* the reset fails the channel whose context was on the engine */
-	snprintf(why, sizeof(why), "the reset of engine %s", engine);
-	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link) {
-		if (other == q || tgpu_queue_error(other))
-			continue;
-		status = tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_STATUS);
-		if ((status & TGPU_CHAN_STATE_MASK) != TGPU_CHAN_STATE_ERROR ||
-		    tgpu_chan_rd(tdev, other->chid, TGPU_CHAN_ERROR) !=
-		    TGPU_ERR_ENGINE_RESET)
-			continue;
-		n = tgpu_queue_replay(other);
-		tgpu_queue_innocent(other, n, why);
-	}
+	tgpu_reset_replay_engine(tdev, q, why);
 	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
 		tgpu_queue_restart(other);
 	mutex_unlock(&tdev->rl_lock);

@@ -66,12 +66,20 @@ module_param_named(therm_up_mhz, tgpu_therm_up_mhz, uint, 0644);
 MODULE_PARM_DESC(therm_up_mhz,
 		 "MHz the clock climbs per degree below therm_up_c (default 10)");
 
+/* The thresholds, within what the alert registers take (1 to 149 C). */
+static void tgpu_therm_thresholds(int *down, int *up)
+{
+	*down = clamp_t(int, READ_ONCE(tgpu_therm_down_c), 2, 149);
+	*up = clamp_t(int, READ_ONCE(tgpu_therm_up_c), 1, *down);
+}
+
 /* The table: the clock for temperature @t (°C) and the clock @cur now. */
 static u32 tgpu_therm_lookup(struct tgpu_therm *th, int t, u32 cur)
 {
-	int down = READ_ONCE(tgpu_therm_down_c);
-	int up = min_t(int, READ_ONCE(tgpu_therm_up_c), down);
 	s64 clk;
+	int down, up;
+
+	tgpu_therm_thresholds(&down, &up);
 
 	if (t > down) {
 		clk = (s64)th->boost - (s64)READ_ONCE(tgpu_therm_down_mhz) *
@@ -94,13 +102,13 @@ static u32 tgpu_therm_lookup(struct tgpu_therm *th, int t, u32 cur)
 static void tgpu_therm_govern(struct tgpu_device *tdev)
 {
 	struct tgpu_therm *th = &tdev->therm;
-	int down = READ_ONCE(tgpu_therm_down_c);
-	int up = min_t(int, READ_ONCE(tgpu_therm_up_c), down);
 	unsigned int tries;
+	int down, up;
 	u32 req, high, low;
 	s32 mc;
 	int t;
 
+	tgpu_therm_thresholds(&down, &up);
 	for (tries = 0; tries < 4; tries++) {
 		mc = tgpu_rd32(tdev, TGPU_THERM_TEMP);
 		t = mc >= 0 ? mc / 1000 : -((-mc + 999) / 1000);
@@ -272,17 +280,21 @@ static int tgpu_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 		      attr == hwmon_temp_crit ? TGPU_THERM_SLOWDOWN_TEMP :
 		      TGPU_THERM_SHUTDOWN_TEMP;
 		ret = tgpu_therm_rd(tdev, reg, &v);
+		if (ret)
+			return ret;
 		/* milli-degrees, as hwmon wants them; the sensor is signed */
 		*val = (s32)v;
-		return ret;
+		return 0;
 	case hwmon_power:
 		reg = attr == hwmon_power_input ? TGPU_THERM_POWER_MW :
 		      attr == hwmon_power_cap ? TGPU_THERM_POWER_CAP_MW :
 		      attr == hwmon_power_cap_min ? TGPU_THERM_POWER_CAP_MIN_MW :
 		      TGPU_PMC_POWER_LIMIT_MW;
 		ret = tgpu_therm_rd(tdev, reg, &v);
+		if (ret)
+			return ret;
 		*val = (long)v * 1000;	/* microwatts */
-		return ret;
+		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -306,6 +318,8 @@ static int tgpu_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 		drm_dev_exit(idx);
 		return -EINTR;
 	}
+	/* the clear, the write and the check as one: hwmon does not */
+	mutex_lock(&tdev->therm.lock);
 	tgpu_wr32(tdev, TGPU_THERM_STATUS, TGPU_THERM_STATUS_ERR_VALUE);
 	tgpu_wr32(tdev, TGPU_THERM_POWER_CAP_MW, val / 1000);
 	status = tgpu_rd32(tdev, TGPU_THERM_STATUS);
@@ -313,6 +327,7 @@ static int tgpu_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 		tgpu_wr32(tdev, TGPU_THERM_STATUS, TGPU_THERM_STATUS_ERR_VALUE);
 		ret = -EINVAL;
 	}
+	mutex_unlock(&tdev->therm.lock);
 	tgpu_bars_exit(tdev, bars);
 	drm_dev_exit(idx);
 	return ret;
@@ -368,7 +383,7 @@ ATTRIBUTE_GROUPS(tgpu_hwmon);
 
 /**
  * tgpu_therm_init() - start the governor, register the hwmon device
- * @tdev: the device, its interrupts set up
+ * @tdev: the device, before its interrupts are set up (they wait)
  *
  * The hwmon device is under the PCI device, so that lm-sensors names it
  * tgpu-pci-<bus><dev>.  Both go with the driver's devres at unbind.

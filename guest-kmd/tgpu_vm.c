@@ -565,7 +565,7 @@ static struct drm_gpuva *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
  *
  * Return: dwords read, -ENOENT when nothing is mapped at @va, -EFAULT
  * when the memory is not CPU-visible, -EBUSY when @nowait and the VM is
- * being changed.
+ * being changed, -EIO when the page holds an uncorrectable ECC error.
  */
 int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
 		 bool nowait)
@@ -607,6 +607,11 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
 			continue;
 		}
 		off += gpu_buddy_block_offset(block);
+		/* a read would only raise its uncorrectable error again */
+		if (tgpu_ecc_page_poisoned(tdev, off)) {
+			ret = -EIO;
+			break;
+		}
 		if (tdev->vram.map && off + n * 4 <= tdev->vram.visible) {
 			memcpy_fromio(buf, tdev->vram.map + off, n * 4);
 			ret = n;

@@ -11,6 +11,7 @@
 #include <drm/drm_managed.h>
 
 #include "tgpu_device.h"
+#include "tgpu_ecc.h"
 #include "tgpu_vram.h"
 
 /* VRAM cleared per mapping, between two chances to reschedule. */
@@ -99,19 +100,37 @@ int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
 int tgpu_vram_reserve(struct tgpu_device *tdev, u64 addr, u64 size)
 {
 	struct tgpu_vram *vram = &tdev->vram;
+	int ret;
+
+	mutex_lock(&vram->lock);
+	ret = tgpu_vram_reserve_locked(tdev, addr, size);
+	mutex_unlock(&vram->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vram_reserve_locked() - tgpu_vram_reserve(), with the VRAM lock
+ * @tdev: the device
+ * @addr: VRAM address, 4 KiB aligned
+ * @size: bytes, a multiple of 4 KiB
+ *
+ * Return: as tgpu_vram_reserve().
+ */
+int tgpu_vram_reserve_locked(struct tgpu_device *tdev, u64 addr, u64 size)
+{
+	struct tgpu_vram *vram = &tdev->vram;
 	LIST_HEAD(blocks);
 	int ret;
 
+	lockdep_assert_held(&vram->lock);
 	if (!IS_ALIGNED(addr | size, SZ_4K) || !size || addr >= vram->size ||
 	    size > vram->size - addr)
 		return -EINVAL;
-	mutex_lock(&vram->lock);
 	ret = gpu_buddy_alloc_blocks(&vram->mm, addr, addr + size, size,
 				     SZ_4K, &blocks,
 				     GPU_BUDDY_RANGE_ALLOCATION);
 	if (!ret)
 		list_splice_tail(&blocks, &vram->reserved);
-	mutex_unlock(&vram->lock);
 	return ret;
 }
 
@@ -126,6 +145,8 @@ void tgpu_vram_free(struct tgpu_device *tdev, struct list_head *blocks)
 
 	mutex_lock(&vram->lock);
 	gpu_buddy_free_list(&vram->mm, blocks, 0);
+	/* a retired page they held goes out of use before anyone takes it */
+	tgpu_ecc_take_pending(tdev);
 	mutex_unlock(&vram->lock);
 }
 

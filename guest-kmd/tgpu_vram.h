@@ -51,6 +51,7 @@ int tgpu_vram_init(struct tgpu_device *tdev);
 int tgpu_vram_alloc(struct tgpu_device *tdev, u64 size, u64 min_block,
 		    u64 end, unsigned long flags, struct list_head *blocks);
 int tgpu_vram_reserve(struct tgpu_device *tdev, u64 addr, u64 size);
+int tgpu_vram_reserve_locked(struct tgpu_device *tdev, u64 addr, u64 size);
 void tgpu_vram_free(struct tgpu_device *tdev, struct list_head *blocks);
 u64 tgpu_vram_used(struct tgpu_device *tdev);
 int tgpu_vram_clear(struct tgpu_device *tdev, struct list_head *blocks);

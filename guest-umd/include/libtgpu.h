@@ -521,7 +521,7 @@ TGPU_API tgpu_status tgpu_device_get_processes(const tgpu_device *dev,
  */
 struct tgpu_ecc_info {
 	uint32_t mode_current;      /* 1: ECC on */
-	uint32_t mode_pending;      /* 1: on after the next reset or load */
+	uint32_t mode_pending;      /* 1: on after the next device reset */
 	uint64_t sbe_volatile;      /* corrected errors */
 	uint64_t dbe_volatile;      /* uncorrectable errors */
 	uint64_t sbe_aggregate;

@@ -342,7 +342,7 @@ const struct smi_field smi_gpu_fields[] = {
 	{ "ecc.mode.current", NULL, NULL, get_ecc_mode,
 	  "ECC mode now: Enabled or Disabled." },
 	{ "ecc.mode.pending", NULL, NULL, get_ecc_pending,
-	  "ECC mode after the next device reset or driver load (sysfs ecc_mode)." },
+	  "ECC mode after the next device reset (sysfs ecc_mode)." },
 	/* VRAM is the only memory with ECC: device_memory, dram and total agree */
 	{ "ecc.errors.corrected.volatile.device_memory", NULL, NULL, get_ecc_sbe_vol,
 	  "Corrected errors in device memory since the device's last reset." },

@@ -16,6 +16,7 @@
 #include <drm/tgpu_drm.h>
 
 #include <tgpu/channel.h>
+#include <tgpu/copy.h>
 #include <tgpu/isa.h>
 
 #include "tgpu_debugfs.h"
@@ -237,6 +238,19 @@ static void tgpu_postclose(struct drm_device *ddev, struct drm_file *file)
  */
 static void tgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
+	struct tgpu_device *tdev = to_tgpu_device(file->minor->dev);
+	struct tgpu_file *tfile = to_tgpu_file(file);
+
+	/* Documentation/gpu/drm-usage-stats.rst */
+	drm_printf(p, "drm-engine-compute:\t%lld ns\n",
+		   atomic64_read(&tfile->busy_ns[TGPU_FILE_ENGINE_COMPUTE]));
+	drm_printf(p, "drm-engine-copy:\t%lld ns\n",
+		   atomic64_read(&tfile->busy_ns[TGPU_FILE_ENGINE_COPY]));
+	drm_printf(p, "drm-engine-capacity-copy:\t%u\n", TGPU_CE_COUNT);
+	drm_printf(p, "drm-cycles-compute:\t%lld\n",
+		   atomic64_read(&tfile->cycles));
+	drm_printf(p, "drm-maxfreq-compute:\t%u MHz\n",
+		   READ_ONCE(tdev->therm.boost));
 	tgpu_gem_show_fdinfo(p, file);
 	drm_printf(p, "tgpu-missed-irqs:\t%lld\n",
 		   atomic64_read(&to_tgpu_file(file)->missed_irqs));

@@ -11,6 +11,11 @@
 
 #include "tgpu_vm.h"
 
+/* Engine classes of DRM fdinfo's drm-engine-<class>: compute, copy */
+#define TGPU_FILE_ENGINE_COMPUTE	0
+#define TGPU_FILE_ENGINE_COPY		1
+#define TGPU_FILE_ENGINES		2
+
 /**
  * struct tgpu_file - what one open file of the render node owns
  * @vm: its GPU address space
@@ -24,6 +29,11 @@
  * @vram_lost_at_open: &tgpu_reset.vram_lost then
  * @missed_irqs: fences of this file a timeout found done, their interrupt
  *	lost (fdinfo: tgpu-missed-irqs)
+ * @busy_ns: per engine class (TGPU_FILE_ENGINE_*), the time its jobs were
+ *	on the hardware: from run_job, or the end of the queue's previous
+ *	job, to the fence (fdinfo drm-engine-*)
+ * @cycles: the compute engine's cycles: its busy time at the clock the
+ *	driver asked for (fdinfo drm-cycles-compute)
  */
 struct tgpu_file {
 	struct tgpu_vm vm;
@@ -33,6 +43,8 @@ struct tgpu_file {
 	int resets_at_open;
 	int vram_lost_at_open;
 	atomic64_t missed_irqs;
+	atomic64_t busy_ns[TGPU_FILE_ENGINES];
+	atomic64_t cycles;
 };
 
 static inline struct tgpu_file *to_tgpu_file(struct drm_file *file)

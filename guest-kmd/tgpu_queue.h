@@ -70,6 +70,8 @@ struct tgpu_vm;
  * @dev_link: in &tgpu_device.queues, under its queues_lock
  * @rl_link: in its engine's &tgpu_runlist.queues, under rl_lock
  * @stopped: a recovery stopped its scheduler (under the reset lock)
+ * @busy_end_ns: when its last finished job's fence signalled (under
+ *	@fence_lock): a job's busy time starts no earlier
  * @pid: the process that created it, for the logs
  * @comm: its name
  */
@@ -97,6 +99,7 @@ struct tgpu_queue {
 	struct list_head dev_link;
 	struct list_head rl_link;
 	bool stopped;
+	u64 busy_end_ns;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 };

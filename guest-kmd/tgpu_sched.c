@@ -12,6 +12,8 @@
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
@@ -58,6 +60,32 @@ static const struct dma_fence_ops tgpu_fence_ops = {
 /* ---- fences -------------------------------------------------------------- */
 
 /*
+ * A job's time on the hardware, for its file's fdinfo: from run_job (or
+ * the end of the queue's previous job, which it waited behind) to its
+ * fence, at the clock the driver asked for.  It includes the time the
+ * channel waited for the engine's other channels, as drivers that count
+ * from the host's side do (v3d).  With the fence lock.
+ */
+static void tgpu_queue_account(struct tgpu_queue *q, struct tgpu_fence *f)
+{
+	struct tgpu_file *tfile = tgpu_vm_file(q->vm);
+	u64 now = ktime_get_ns(), start = max(f->start_ns, q->busy_end_ns);
+	u64 ns;
+
+	if (!f->start_ns || now <= start)
+		return;
+	ns = now - start;
+	q->busy_end_ns = now;
+	if (q->engine == TGPU_RUNLIST_COMPUTE) {
+		atomic64_add(ns, &tfile->busy_ns[TGPU_FILE_ENGINE_COMPUTE]);
+		atomic64_add(div_u64(ns * READ_ONCE(q->tdev->therm.request),
+				     1000), &tfile->cycles);
+	} else {
+		atomic64_add(ns, &tfile->busy_ns[TGPU_FILE_ENGINE_COPY]);
+	}
+}
+
+/*
  * Signal @q's fences up to the value its semaphore holds; with @error,
  * fail the rest with it.  The semaphore is read only while the device is
  * there.
@@ -85,6 +113,7 @@ void tgpu_queue_signal(struct tgpu_queue *q, int error)
 				break;
 			dma_fence_set_error(&f->base, error);
 		}
+		tgpu_queue_account(q, f);
 		list_del(&f->link);
 		dma_fence_signal(&f->base);
 		dma_fence_put(&f->base);
@@ -297,6 +326,7 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	/* the job's, for a replay after a reset */
 	job->fence = fence;
 	dma_fence_get(&fence->base);
+	fence->start_ns = ktime_get_ns();
 	/* where the hang check starts from (tgpu_reset.c) */
 	job->snap_progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
 	job->snap_valid = false;

@@ -25,11 +25,14 @@ struct tgpu_queue;
  * @base: the fence
  * @lock: its own lock, so that it may outlive the queue
  * @link: in &tgpu_queue.fences until signalled
+ * @start_ns: when run_job handed its job to the channel (fdinfo's busy
+ *	time)
  */
 struct tgpu_fence {
 	struct dma_fence base;
 	spinlock_t lock; /* the fence's */
 	struct list_head link;
+	u64 start_ns;
 };
 
 /**

@@ -1591,6 +1591,79 @@ static void test_unplug(void)
 	ok(!write_file(path, info.pci_bus_id), "bind it again");
 }
 
+/*
+ * DRM fdinfo's usage keys (Documentation/gpu/drm-usage-stats.rst) of
+ * this process's tgpu files, summed: drm-engine-compute and -copy (ns),
+ * drm-cycles-compute.  drm-maxfreq-compute of the last file in @maxfreq.
+ */
+static void fdinfo_usage(uint64_t *compute, uint64_t *copy, uint64_t *cycles,
+			 unsigned int *maxfreq)
+{
+	FILE *f = popen("for f in /proc/$PPID/fdinfo/*; do grep -q 'drm-driver:.*tgpu' $f && cat $f; done 2>/dev/null",
+			"r");
+	char line[256];
+	unsigned long long v;
+
+	*compute = *copy = *cycles = 0;
+	*maxfreq = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "drm-engine-compute: %llu ns", &v) == 1)
+			*compute += v;
+		else if (sscanf(line, "drm-engine-copy: %llu ns", &v) == 1)
+			*copy += v;
+		else if (sscanf(line, "drm-cycles-compute: %llu", &v) == 1)
+			*cycles += v;
+		else if (sscanf(line, "drm-maxfreq-compute: %llu MHz", &v) == 1)
+			*maxfreq = (unsigned int)v;
+	}
+	if (f)
+		pclose(f);
+}
+
+/*
+ * The usage keys against a workload of known duration: a kernel that
+ * spins for a few hundred ms is on the compute engine for about the time
+ * the launch and its sync take, and no longer; a 64 MiB copy counts on
+ * the copy engines.  (popen's shell reads this process's files as
+ * /proc/$PPID.)
+ */
+static void test_fdinfo(void)
+{
+	uint64_t c0, k0, y0, c1, k1, y1, dc;
+	struct spin_params sp = { 0 };
+	unsigned int maxfreq;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out, big;
+	tgpu_status st;
+	double t0, wall;
+
+	spin_context(&ctx, &spin, &out);
+	fdinfo_usage(&c0, &k0, &y0, &maxfreq);
+	sp.out = out;
+	sp.iters = 8000000;
+	t0 = now_s();
+	st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, &sp, sizeof(sp));
+	if (!st)
+		st = tgpu_ctx_synchronize(ctx);
+	wall = now_s() - t0;
+	fdinfo_usage(&c1, &k1, &y1, &maxfreq);
+	is(st, TGPU_SUCCESS, "fdinfo: a spinning kernel");
+	dc = c1 - c0;
+	ok(dc > 0.8 * wall * 1e9 && dc <= wall * 1e9 + 1e6,
+	   "fdinfo drm-engine-compute grew by %.1f ms for a %.1f ms launch and sync",
+	   dc / 1e6, wall * 1e3);
+	ok(maxfreq == 1328, "fdinfo drm-maxfreq-compute: %u MHz, the p100's boost", maxfreq);
+	ok(y1 - y0 >= dc * 1328 / 1000 - 1000 && y1 - y0 <= dc * 1328 / 1000 + 1000,
+	   "fdinfo drm-cycles-compute grew by the busy time at 1328 MHz (%" PRIu64 ")", y1 - y0);
+	if (tgpu_mem_alloc(ctx, &big, 64 << 20) ||
+	    tgpu_memcpy_dtod(ctx, big + (32 << 20), big, 32 << 20))
+		bail("no copy");
+	fdinfo_usage(&c1, &k1, &y1, &maxfreq);
+	ok(k1 > k0, "fdinfo drm-engine-copy grew with a 32 MiB copy (%.2f ms)", (k1 - k0) / 1e6);
+	tgpu_ctx_destroy(ctx);
+}
+
 static void test_error_strings(void)
 {
 	static const tgpu_status codes[] = {
@@ -1661,5 +1734,6 @@ int main(int argc, char **argv)
 	test_threads();
 	test_sticky();
 	test_limits();
+	test_fdinfo();
 	return tap_done();
 }

@@ -47,10 +47,12 @@
 #define TGPU_DUMP_RING_ENTRIES	8
 
 /*
- * The dump's memory, made at probe: a hang allocates none, since the
- * timeout handler is in the fence-signalling path, where memory reclaim
- * must not be entered (it may wait for the fences the handler is to
- * signal).  devcoredump keeps one dump per device, so one buffer does:
+ * The dump's memory, made at probe: its 2 MiB are not allocated in the
+ * timeout handler, which is in the fence-signalling path, where memory
+ * reclaim must not be entered (it may wait for the fences the handler
+ * is to signal).  devcoredump's own device (dev_coredumpm()) is still
+ * allocated there, as for every driver that dumps from its timeout
+ * handler.  devcoredump keeps one dump per device, so one buffer does:
  * while a dump is up, a later hang takes none (devcoredump would drop
  * it).  devcoredump frees it when the dump goes, which can be after the
  * device (a reader holds the file open): hence the reference.

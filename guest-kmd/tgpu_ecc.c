@@ -600,20 +600,10 @@ static DEVICE_ATTR_RW(ecc_mode);
 /* A counter register, read outside a device reset. */
 static ssize_t tgpu_ecc_counter_show(struct device *dev, char *buf, u32 reg)
 {
-	struct tgpu_device *tdev = tgpu_ecc_tdev(dev);
-	int idx, bars;
 	u32 v;
+	int ret = tgpu_reg_read(tgpu_ecc_tdev(dev), reg, &v);
 
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return -ENODEV;
-	if (tgpu_bars_enter_killable(tdev, &bars)) {
-		drm_dev_exit(idx);
-		return -EINTR;
-	}
-	v = tgpu_rd32(tdev, reg);
-	tgpu_bars_exit(tdev, bars);
-	drm_dev_exit(idx);
-	return sysfs_emit(buf, "%u\n", v);
+	return ret ? ret : sysfs_emit(buf, "%u\n", v);
 }
 
 #define TGPU_ECC_COUNTER(name, reg)					\

@@ -461,6 +461,34 @@ void tgpu_bars_exit(struct tgpu_device *tdev, int idx)
 	srcu_read_unlock(&tdev->reset.bars, idx);
 }
 
+/**
+ * tgpu_reg_read() - read a register for sysfs, hwmon and the like
+ * @tdev: the device
+ * @reg: the register
+ * @val: its value
+ *
+ * Outside a device reset, which has the BARs off (it waits for the end
+ * of one), and only while the device is there.
+ *
+ * Return: 0, -ENODEV once the device is unplugged, -EINTR when the task
+ * is killed while it waits.
+ */
+int tgpu_reg_read(struct tgpu_device *tdev, u32 reg, u32 *val)
+{
+	int idx, bars;
+
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return -ENODEV;
+	if (tgpu_bars_enter_killable(tdev, &bars)) {
+		drm_dev_exit(idx);
+		return -EINTR;
+	}
+	*val = tgpu_rd32(tdev, reg);
+	tgpu_bars_exit(tdev, bars);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 /*
  * The BARs go off: wait for the accesses under way, and zap every CPU
  * mapping of the device's objects (a fault then waits in tgpu_bars_enter()).

@@ -112,6 +112,7 @@ int tgpu_bars_enter(struct tgpu_device *tdev);
 int tgpu_bars_enter_killable(struct tgpu_device *tdev, int *idx);
 bool tgpu_bars_tryenter(struct tgpu_device *tdev, int *idx);
 void tgpu_bars_exit(struct tgpu_device *tdev, int idx);
+int tgpu_reg_read(struct tgpu_device *tdev, u32 reg, u32 *val);
 void tgpu_reset_unplug_once(struct tgpu_device *tdev);
 void tgpu_reset_prepare(struct pci_dev *pdev);
 void tgpu_reset_done(struct pci_dev *pdev);

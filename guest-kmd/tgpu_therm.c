@@ -237,26 +237,6 @@ static void tgpu_therm_fini(void *data)
 	cancel_work_sync(&tdev->therm.work);
 }
 
-/*
- * Read @reg outside a device reset, which has the BARs off.  -ENODEV
- * once the device is unplugged.
- */
-static int tgpu_therm_rd(struct tgpu_device *tdev, u32 reg, u32 *val)
-{
-	int idx, bars;
-
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return -ENODEV;
-	if (tgpu_bars_enter_killable(tdev, &bars)) {
-		drm_dev_exit(idx);
-		return -EINTR;
-	}
-	*val = tgpu_rd32(tdev, reg);
-	tgpu_bars_exit(tdev, bars);
-	drm_dev_exit(idx);
-	return 0;
-}
-
 static umode_t tgpu_hwmon_is_visible(const void *data,
 				     enum hwmon_sensor_types type, u32 attr,
 				     int channel)
@@ -273,31 +253,24 @@ static int tgpu_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 	u32 reg, v;
 	int ret;
 
-	switch (type) {
-	case hwmon_temp:
+	if (type == hwmon_temp)
 		reg = attr == hwmon_temp_input ? TGPU_THERM_TEMP :
 		      attr == hwmon_temp_max ? TGPU_THERM_ALERT_HIGH :
 		      attr == hwmon_temp_crit ? TGPU_THERM_SLOWDOWN_TEMP :
 		      TGPU_THERM_SHUTDOWN_TEMP;
-		ret = tgpu_therm_rd(tdev, reg, &v);
-		if (ret)
-			return ret;
-		/* milli-degrees, as hwmon wants them; the sensor is signed */
-		*val = (s32)v;
-		return 0;
-	case hwmon_power:
+	else if (type == hwmon_power)
 		reg = attr == hwmon_power_input ? TGPU_THERM_POWER_MW :
 		      attr == hwmon_power_cap ? TGPU_THERM_POWER_CAP_MW :
 		      attr == hwmon_power_cap_min ? TGPU_THERM_POWER_CAP_MIN_MW :
 		      TGPU_PMC_POWER_LIMIT_MW;
-		ret = tgpu_therm_rd(tdev, reg, &v);
-		if (ret)
-			return ret;
-		*val = (long)v * 1000;	/* microwatts */
-		return 0;
-	default:
+	else
 		return -EOPNOTSUPP;
-	}
+	ret = tgpu_reg_read(tdev, reg, &v);
+	if (ret)
+		return ret;
+	/* m°C (the sensor is signed) as they are; mW to µW */
+	*val = type == hwmon_temp ? (s32)v : (long)v * 1000;
+	return 0;
 }
 
 /* power1_cap: the device refuses a cap outside its range (ERR_VALUE). */
@@ -360,7 +333,7 @@ static ssize_t freq1_input_show(struct device *dev,
 	u32 mhz;
 	int ret;
 
-	ret = tgpu_therm_rd(tdev, TGPU_THERM_CLK_EFFECTIVE, &mhz);
+	ret = tgpu_reg_read(tdev, TGPU_THERM_CLK_EFFECTIVE, &mhz);
 	if (ret)
 		return ret;
 	return sysfs_emit(buf, "%llu\n", (u64)mhz * 1000000);
@@ -426,7 +399,7 @@ static ssize_t throttle_reasons_show(struct device *dev,
 	unsigned int i;
 	int ret;
 
-	ret = tgpu_therm_rd(tdev, TGPU_THERM_REASONS, &reasons);
+	ret = tgpu_reg_read(tdev, TGPU_THERM_REASONS, &reasons);
 	if (ret)
 		return ret;
 	if (READ_ONCE(tdev->therm.active) &&

@@ -123,14 +123,15 @@ static bool read_sysfs(const char *dir, const char *file, char *buf, size_t len)
 	return n > 0;
 }
 
-static bool read_sysfs_u64(const char *dir, const char *file, uint64_t *v)
+/* dir/file as a decimal number (sysfs: one a file); false if not. */
+static bool read_sysfs_num(const char *dir, const char *file, int64_t *v)
 {
 	char buf[32], *end;
 
 	if (!read_sysfs(dir, file, buf, sizeof(buf)))
 		return false;
 	errno = 0;
-	*v = strtoull(buf, &end, 10);
+	*v = strtoll(buf, &end, 10);
 	return !errno && end != buf;
 }
 
@@ -147,7 +148,7 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 	struct tgpu_device_info info;
 	char dir[256], buf[4096], *line, *save = NULL, cause[8], state[12];
 	unsigned int cur, pend, i;
-	uint64_t v;
+	int64_t v;
 	tgpu_status st;
 
 	if (!ecc)
@@ -166,10 +167,12 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 			    dir, buf);
 	ecc->mode_current = cur;
 	ecc->mode_pending = pend;
-	for (i = 0; i < 4; i++)
-		if (!read_sysfs_u64(dir, counters[i], to[i]))
+	for (i = 0; i < 4; i++) {
+		if (!read_sysfs_num(dir, counters[i], &v))
 			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", dir, counters[i]);
-	if (!read_sysfs_u64(dir, "degraded", &v))
+		*to[i] = (uint64_t)v;
+	}
+	if (!read_sysfs_num(dir, "degraded", &v))
 		return fail(TGPU_ERROR_UNKNOWN, "%s/degraded is not readable", dir);
 	ecc->degraded = (uint32_t)v;
 	/* "0xADDRESS sbe|dbe retired|pending", one page a line; may be empty */
@@ -204,17 +207,6 @@ static bool find_hwmon_dir(const char *dir, char *out, size_t len)
 	if (d)
 		closedir(d);
 	return found;
-}
-
-static bool read_sysfs_s64(const char *dir, const char *file, int64_t *v)
-{
-	char buf[32], *end;
-
-	if (!read_sysfs(dir, file, buf, sizeof(buf)))
-		return false;
-	errno = 0;
-	*v = strtoll(buf, &end, 10);
-	return !errno && end != buf;
 }
 
 /* libtgpu.h's bits are the device's (and NVML's) */
@@ -254,7 +246,7 @@ tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev, struct tgpu_the
 			    "%s has no hwmon device: tgpu.ko %s does not report temperature or power",
 			    dir, info.driver_version);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (!read_sysfs_s64(hw, files[i].file, &v[i]))
+		if (!read_sysfs_num(hw, files[i].file, &v[i]))
 			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", hw, files[i].file);
 		v[i] /= files[i].div;
 	}
@@ -267,7 +259,7 @@ tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev, struct tgpu_the
 	t->power_cap_max_mw = (uint32_t)v[6];
 	t->clock_mhz = (uint32_t)v[7];
 	/* the governor's threshold: a module parameter */
-	if (read_sysfs_s64("/sys/module/tgpu/parameters", "therm_down_c", &down))
+	if (read_sysfs_num("/sys/module/tgpu/parameters", "therm_down_c", &down))
 		t->max_operating_mc = (int32_t)(down * 1000);
 	/* one name a line, nvidia-smi's: back to NVML's bits */
 	if (!read_sysfs(dir, "throttle_reasons", buf, sizeof(buf)))

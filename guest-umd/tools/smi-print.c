@@ -309,6 +309,20 @@ static void na(FILE *f, int depth, const char *key)
 	kv(f, depth, key, "%s", NA);
 }
 
+/* -q's ECC Errors, one timescale: the two DRAM counts, or N/A */
+static void ecc_counts(FILE *f, const char *when, const struct tgpu_ecc_info *ecc,
+		       uint64_t sbe, uint64_t dbe)
+{
+	section(f, 2, when);
+	if (ecc) {
+		kv(f, 3, "DRAM Correctable", "%" PRIu64, sbe);
+		kv(f, 3, "DRAM Uncorrectable", "%" PRIu64, dbe);
+	} else {
+		na(f, 3, "DRAM Correctable");
+		na(f, 3, "DRAM Uncorrectable");
+	}
+}
+
 static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 			    const struct smi_state *st)
 {
@@ -397,22 +411,10 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	}
 	/* VRAM only: the board has no SRAM ECC to count */
 	section(f, 1, "ECC Errors");
-	section(f, 2, "Volatile");
-	if (ecc) {
-		kv(f, 3, "DRAM Correctable", "%" PRIu64, ecc->sbe_volatile);
-		kv(f, 3, "DRAM Uncorrectable", "%" PRIu64, ecc->dbe_volatile);
-	} else {
-		na(f, 3, "DRAM Correctable");
-		na(f, 3, "DRAM Uncorrectable");
-	}
-	section(f, 2, "Aggregate");
-	if (ecc) {
-		kv(f, 3, "DRAM Correctable", "%" PRIu64, ecc->sbe_aggregate);
-		kv(f, 3, "DRAM Uncorrectable", "%" PRIu64, ecc->dbe_aggregate);
-	} else {
-		na(f, 3, "DRAM Correctable");
-		na(f, 3, "DRAM Uncorrectable");
-	}
+	ecc_counts(f, "Volatile", ecc, ecc ? ecc->sbe_volatile : 0,
+		   ecc ? ecc->dbe_volatile : 0);
+	ecc_counts(f, "Aggregate", ecc, ecc ? ecc->sbe_aggregate : 0,
+		   ecc ? ecc->dbe_aggregate : 0);
 	section(f, 1, "Retired Pages");
 	if (ecc) {
 		kv(f, 2, "Single Bit ECC", "%" PRIu32, ecc->retired_sbe);

@@ -55,16 +55,11 @@ static uint32_t pattern(unsigned int i)
 /* A file under the render node's PCI device, as a number; -1 if none. */
 static long long device_value(const char *file)
 {
-	char path[160], *v;
-	long long n;
+	char dir[160];
 
-	node_device_path(node, file, path, sizeof(path));
-	v = read_text(path);
-	if (!v)
-		return -1;
-	n = strtoll(v, NULL, 0);
-	free(v);
-	return n;
+	node_device_path(node, "", dir, sizeof(dir));
+	dir[strlen(dir) - 1] = 0;	/* no trailing slash */
+	return read_number(dir, file);
 }
 
 static char *device_text(const char *file)

@@ -34,27 +34,13 @@
 #include <libtgpu.h>
 
 #include "guest-tap.h"
+#include "guest-kernels.h"
 #include "guest-sysfs.h"
 
 static const char *node = "/dev/dri/renderD128";
 static char hwmon[300], pcidev[160];
 
-static const char spin_src[] =
-	".entry spin\n"
-	".param 12                  ; out (u64), iterations (u32)\n"
-	"	ldc.32 r0, c[rz + 8]\n"
-	"	mov r1, 0\n"
-	"loop:	iadd r1, r1, 1\n"
-	"	isetp.lt p0, r1, r0\n"
-	"	@p0 bra loop\n"
-	"	ldc.64 r2, c[rz]\n"
-	"	stg.32 [r2], r1\n"
-	"	exit\n";
-
-struct spin_params {
-	uint64_t out;
-	uint32_t iters;
-} __attribute__((packed));
+static const char spin_src[] = GUEST_SPIN_KERNEL;
 
 static atomic_uint kernels_done;
 static atomic_bool stop;

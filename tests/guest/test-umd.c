@@ -44,6 +44,7 @@
 #include <tgpu/copy.h>
 
 #include "guest-tap.h"
+#include "guest-kernels.h"
 #include "guest-sysfs.h"
 
 #define S(x) tgpu_get_error_name(x)
@@ -81,16 +82,7 @@ static const char kernels[] =
 	"	fadd r14, r14, r15\n"
 	"	stg.32 [r12], r14\n"
 	"	exit\n"
-	".entry spin\n"
-	".param 12                  ; out (u64), iterations (u32)\n"
-	"	ldc.32 r0, c[rz + 8]\n"
-	"	mov r1, 0\n"
-	"loop:	iadd r1, r1, 1\n"
-	"	isetp.lt p0, r1, r0\n"
-	"	@p0 bra loop\n"
-	"	ldc.64 r2, c[rz]\n"
-	"	stg.32 [r2], r1\n"
-	"	exit\n"
+	GUEST_SPIN_KERNEL
 	".entry fault\n"
 	"	mov r0, 0\n"
 	"	mov r1, 0x10                ; 64 GiB: nothing is mapped there\n"
@@ -102,11 +94,6 @@ static const char kernels[] =
 struct vadd_params {
 	uint64_t a, b, c;
 	uint32_t n;
-} __attribute__((packed));
-
-struct spin_params {
-	uint64_t out;
-	uint32_t iters;
 } __attribute__((packed));
 
 static uint32_t pattern(uint64_t i)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernels the in-guest tests share, as tgpu assembly (docs/hw/isa.md).
+ */
+#ifndef TGPU_GUEST_KERNELS_H
+#define TGPU_GUEST_KERNELS_H
+
+#include <stdint.h>
+
+/*
+ * spin: counts to its parameter, then stores the count at out; one warp
+ * of it runs about 3e7 iterations a second under the interpreter.
+ */
+#define GUEST_SPIN_KERNEL \
+	".entry spin\n" \
+	".param 12                  ; out (u64), iterations (u32)\n" \
+	"	ldc.32 r0, c[rz + 8]\n" \
+	"	mov r1, 0\n" \
+	"loop:	iadd r1, r1, 1\n" \
+	"	isetp.lt p0, r1, r0\n" \
+	"	@p0 bra loop\n" \
+	"	ldc.64 r2, c[rz]\n" \
+	"	stg.32 [r2], r1\n" \
+	"	exit\n"
+
+struct spin_params {
+	uint64_t out;
+	uint32_t iters;
+} __attribute__((packed));
+
+#endif /* TGPU_GUEST_KERNELS_H */

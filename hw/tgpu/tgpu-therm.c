@@ -184,6 +184,49 @@ static void therm_check(TGPUState *s)
     }
 }
 
+/*
+ * The tick's sample: the engines busy now and the reasons in force had
+ * the DT_NS since the last tick, as the temperature has its power.
+ */
+static void therm_account(TGPUState *s, uint32_t busy, int64_t dt_ns)
+{
+    if (dt_ns > 0) {
+        for (unsigned n = 0; n < TGPU_THERM_BUSY_ANY; n++) {
+            s->therm_busy_ns[n] += (busy >> n) & 1 ? dt_ns : 0;
+        }
+        s->therm_busy_ns[TGPU_THERM_BUSY_ANY] += busy ? dt_ns : 0;
+        for (unsigned b = 0; b < TGPU_THERM_REASON_BITS; b++) {
+            s->therm_reason_ns[b] += (s->therm_reasons >> b) & 1 ? dt_ns : 0;
+        }
+    }
+    s->therm_window[s->therm_window_pos] = busy;
+    s->therm_window_pos = (s->therm_window_pos + 1) %
+                          ARRAY_SIZE(s->therm_window);
+    s->therm_window_n = MIN(s->therm_window_n + 1,
+                            ARRAY_SIZE(s->therm_window));
+}
+
+/* Percent of the last second's samples with one of BITS busy. */
+static uint32_t therm_util(TGPUState *s, uint32_t bits)
+{
+    uint32_t hits = 0;
+
+    if (!s->therm_window_n) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < s->therm_window_n; i++) {
+        hits += (s->therm_window[i] & bits) != 0;
+    }
+    return hits * 100 / s->therm_window_n;
+}
+
+/* A LO half of a 64-bit counter, latching its HI half. */
+static uint32_t therm_read_lo(TGPUState *s, uint64_t v)
+{
+    s->therm_latch_hi = v >> 32;
+    return (uint32_t)v;
+}
+
 /* One tick of the model: power over the last tick heats the board. */
 static void therm_tick(void *opaque)
 {
@@ -193,6 +236,7 @@ static void therm_tick(void *opaque)
     uint32_t busy = s->therm_halted ? 0 : therm_busy(s);
 
     therm_clocks(s, busy);
+    therm_account(s, busy, now - s->therm_last_ns);
     if (s->therm_forced) {
         /* QMP's heat gun: along the ramp, then held at its end */
         int64_t in = now - s->therm_ramp_start_ns;
@@ -267,6 +311,7 @@ static uint32_t therm_status(TGPUState *s)
 uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok)
 {
     const TGPUModel *m = s->model;
+    unsigned i;
 
     *ok = true;
     switch (addr) {
@@ -312,6 +357,20 @@ uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok)
         return m->power_cap_min_mw;
     case TGPU_THERM_CLOCK_GATING:
         return s->therm_gating;
+    case TGPU_THERM_UTIL_GPU:
+        return therm_util(s, TGPU_ENGINE_COMPUTE);
+    case TGPU_THERM_UTIL_MEM:
+        return therm_util(s, TGPU_ENGINE_ALL);
+    case TGPU_THERM_BUSY_NS_LO(0) ...
+         TGPU_THERM_BUSY_NS_HI(TGPU_THERM_BUSY_ANY):
+        i = (addr - TGPU_THERM_BUSY_NS_LO(0)) / 8;
+        return addr & 4 ? s->therm_latch_hi :
+               therm_read_lo(s, s->therm_busy_ns[i]);
+    case TGPU_THERM_REASON_NS_LO(0) ...
+         TGPU_THERM_REASON_NS_HI(TGPU_THERM_REASON_BITS - 1):
+        i = (addr - TGPU_THERM_REASON_NS_LO(0)) / 8;
+        return addr & 4 ? s->therm_latch_hi :
+               therm_read_lo(s, s->therm_reason_ns[i]);
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -418,6 +477,10 @@ void tgpu_therm_reset(TGPUState *s)
     s->therm_sw_thermal = 0;
     s->therm_cap_mw = m->power_limit_mw;
     s->therm_gating = 0;
+    memset(s->therm_busy_ns, 0, sizeof(s->therm_busy_ns));
+    memset(s->therm_reason_ns, 0, sizeof(s->therm_reason_ns));
+    s->therm_window_pos = s->therm_window_n = 0;
+    s->therm_latch_hi = 0;
     if (s->therm_halted &&
         (int32_t)therm_mc(s->therm_temp) < (int32_t)m->therm_shutdown_mc) {
         s->therm_halted = false;

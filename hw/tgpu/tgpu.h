@@ -377,6 +377,13 @@ struct TGPUState {
     uint32_t therm_intr, therm_intr_en, therm_err;
     uint32_t therm_clk_request, therm_clk, therm_sw_thermal;
     uint32_t therm_reasons, therm_power_mw, therm_cap_mw, therm_gating;
+    /* activity and reason time since reset, ns; the last second's ticks */
+    uint64_t therm_busy_ns[TGPU_THERM_BUSY_ANY + 1];
+    uint64_t therm_reason_ns[TGPU_THERM_REASON_BITS];
+    uint8_t therm_window[TGPU_THERM_UTIL_WINDOW_MS * 1000000ull /
+                         TGPU_THERM_TICK_NS];  /* busy engines per tick */
+    uint32_t therm_window_pos, therm_window_n;
+    uint32_t therm_latch_hi;    /* the HI half latched by a LO read */
     /* forced by QMP's tgpu-set-thermal: a ramp, then a hold */
     bool therm_forced;
     double therm_ramp_from, therm_ramp_to;      /* degrees C */

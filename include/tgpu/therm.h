@@ -98,6 +98,35 @@ static inline const char *tgpu_therm_reason_name(unsigned int bit)
 /* Clock gating per engine: TGPU_ENGINE_* bits (regs.h); off at reset. */
 #define TGPU_THERM_CLOCK_GATING     0x00e08cu   /* RW */
 
+/* ---- activity and reason time ------------------------------------------- */
+
+/*
+ * What the unit samples at each tick (TGPU_THERM_TICK_NS of virtual
+ * time), as NVIDIA's PMU samples engine activity: 64-bit counters of
+ * nanoseconds since reset, and shares of the last second.  Reading a LO
+ * register latches the HI half of the same counter: read LO, then HI.
+ *
+ * BUSY_NS(n): time engine n had work (a launch in flight or a kernel
+ * held; n as in PMC_ENGINE_PROGRESS: 0 compute, 1 CE0, 2 CE1), and
+ * n = TGPU_THERM_BUSY_ANY: time any engine had work, which is when
+ * device memory is read or written.
+ */
+#define TGPU_THERM_BUSY_ANY         3u
+#define TGPU_THERM_BUSY_NS_LO(n)    (0x00e0c0u + 8u * (n))     /* RO */
+#define TGPU_THERM_BUSY_NS_HI(n)    (0x00e0c4u + 8u * (n))     /* RO */
+/*
+ * Percent of the samples of the last TGPU_THERM_UTIL_WINDOW_MS in which
+ * the compute engine had work (nvidia-smi's utilization.gpu), and in
+ * which any engine had (utilization.memory).
+ */
+#define TGPU_THERM_UTIL_GPU         0x00e0e0u   /* RO, 0 to 100 */
+#define TGPU_THERM_UTIL_MEM         0x00e0e4u   /* RO, 0 to 100 */
+#define   TGPU_THERM_UTIL_WINDOW_MS 1000u
+/* REASON_NS(b): time REASONS bit b (0 to 6) was set, ns since reset. */
+#define TGPU_THERM_REASON_BITS      7u
+#define TGPU_THERM_REASON_NS_LO(b)  (0x00e100u + 8u * (b))     /* RO */
+#define TGPU_THERM_REASON_NS_HI(b)  (0x00e104u + 8u * (b))     /* RO */
+
 /* The unit's model advances this often, in virtual time. */
 #define TGPU_THERM_TICK_NS          10000000u
 

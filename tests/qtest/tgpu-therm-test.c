@@ -517,6 +517,93 @@ static void test_clocks(void)
     tgpu_stop(&t);
 }
 
+/* ---- activity and reason time ------------------------------------------ */
+
+static uint64_t rd64(T *t, uint32_t lo)
+{
+    uint32_t l = rd(t, lo);
+
+    return (uint64_t)rd(t, lo + 4) << 32 | l;
+}
+
+#define TICK        ((uint64_t)TGPU_THERM_TICK_NS)
+#define BUSY(n)     rd64(&t, TGPU_THERM_BUSY_NS_LO(n))
+#define REASON(b)   rd64(&t, TGPU_THERM_REASON_NS_LO(b))
+
+/*
+ * Each tick's sample counts: a busy compute engine's time in BUSY_NS(0)
+ * and BUSY_NS(ANY), none in the copy engines'; the shares of the last
+ * second follow; reason time is counted per reason; a reset clears it.
+ */
+static void test_activity(void)
+{
+    uint64_t idle0, busy;
+    Chan *c;
+    T t;
+
+    therm_start(&t, NULL);
+    for (unsigned n = 0; n <= TGPU_THERM_BUSY_ANY; n++) {
+        g_assert_cmpuint(BUSY(n), ==, 0);
+    }
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_MEM), ==, 0);
+
+    /* idle: time in gpu_idle only, more than 2^32 ns of it */
+    step(&t, 500 * TICK);
+    idle0 = REASON(0);
+    g_assert_cmpuint(idle0, >=, 499 * TICK);
+    g_assert_cmpuint(idle0, <=, 501 * TICK);
+    g_assert_cmpuint(idle0 >> 32, ==, 1);
+    for (unsigned b = 1; b < TGPU_THERM_REASON_BITS; b++) {
+        g_assert_cmpuint(REASON(b), ==, 0);
+    }
+    g_assert_cmpuint(BUSY(TGPU_THERM_BUSY_ANY), ==, 0);
+
+    /* a full second of a kernel: all of it the compute engine's */
+    c = spin_up(&t);
+    step(&t, 100 * TICK);
+    busy = BUSY(0);
+    g_assert_cmpuint(busy, >=, 99 * TICK);
+    g_assert_cmpuint(busy, <=, 101 * TICK);
+    g_assert_cmpuint(BUSY(TGPU_THERM_BUSY_ANY), ==, busy);
+    g_assert_cmpuint(BUSY(1), ==, 0);
+    g_assert_cmpuint(BUSY(2), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 100);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_MEM), ==, 100);
+    g_assert_cmpuint(REASON(0), <=, idle0 + TICK);
+
+    /* at 1000 MHz for 30 ticks: applications_clocks_setting's time */
+    wr(&t, TGPU_THERM_CLK_REQUEST, 1000);
+    step(&t, 30 * TICK);
+    g_assert_cmpuint(REASON(1), >=, 29 * TICK);
+    g_assert_cmpuint(REASON(1), <=, 31 * TICK);
+    wr(&t, TGPU_THERM_CLK_REQUEST, BOOST_MHZ);
+
+    /* killed, then idle half of the last second */
+    chan_kill(&t, c->id);
+    step(&t, 50 * TICK);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), >=, 49);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), <=, 51);
+    busy = BUSY(0);
+    g_assert_cmpuint(busy, >=, 129 * TICK);
+    g_assert_cmpuint(busy, <=, 131 * TICK);
+    step(&t, 50 * TICK);
+    g_assert_cmpuint(BUSY(0), ==, busy);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_MEM), ==, 0);
+
+    /* the writes do not take, and a reset clears it all */
+    wr(&t, TGPU_THERM_BUSY_NS_LO(0), 0);
+    g_assert_cmpuint(BUSY(0), ==, busy);
+    tgpu_system_reset(&t);
+    g_assert_cmpuint(BUSY(0), ==, 0);
+    g_assert_cmpuint(REASON(0), ==, 0);
+    g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 0);
+    g_assert_cmphex(rd(&t, TGPU_THERM_REASON_NS_HI(TGPU_THERM_REASON_BITS)),
+                    ==, TGPU_REG_BADF);
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -529,5 +616,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/therm/shutdown", test_shutdown);
     qtest_add_func("/tgpu/therm/clocks", test_clocks);
     qtest_add_func("/tgpu/therm/throughput", test_throughput);
+    qtest_add_func("/tgpu/therm/activity", test_activity);
     return g_test_run();
 }

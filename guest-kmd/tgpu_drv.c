@@ -355,6 +355,7 @@ static const struct attribute_group *tgpu_dev_groups[] = {
 	&tgpu_ecc_group,
 	&tgpu_ecc_error_group,
 	&tgpu_therm_group,
+	&tgpu_therm_counters_group,
 	NULL
 };
 

@@ -629,11 +629,12 @@ static ssize_t retired_pages_show(struct device *dev,
 
 	mutex_lock(&ecc->lock);
 	for (i = 0; i < ecc->nr_retired; i++)
-		len += sysfs_emit_at(buf, len, "0x%010llx %s %s\n",
+		len += sysfs_emit_at(buf, len, "0x%010llx %s %s %llu\n",
 				     ecc->retired[i].addr,
 				     tgpu_retired_cause_name(ecc->retired[i].cause),
 				     READ_ONCE(ecc->retired[i].reserved) ?
-				     "retired" : "pending");
+				     "retired" : "pending",
+				     ecc->retired[i].time);
 	mutex_unlock(&ecc->lock);
 	return len;
 }

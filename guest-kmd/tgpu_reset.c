@@ -272,7 +272,6 @@ static void tgpu_job_requeue(struct drm_sched_job *sjob)
 	spin_unlock(&sched->job_list_lock);
 }
 
-
 static void tgpu_queue_stop(struct tgpu_queue *q, struct drm_sched_job *bad)
 {
 	if (q->stopped)
@@ -513,7 +512,12 @@ static void tgpu_reset_quiesce(struct tgpu_device *tdev)
 {
 	struct tgpu_queue *q;
 	unsigned int r;
+	int idx;
 
+	if (drm_dev_enter(&tdev->base, &idx)) {
+		tgpu_therm_suspend(tdev);
+		drm_dev_exit(idx);
+	}
 	tgpu_bars_freeze(tdev);
 	mutex_lock(&tdev->rl_lock);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)

@@ -66,6 +66,79 @@ module_param_named(therm_up_mhz, tgpu_therm_up_mhz, uint, 0644);
 MODULE_PARM_DESC(therm_up_mhz,
 		 "MHz the clock climbs per degree below therm_up_c (default 10)");
 
+static unsigned int tgpu_clock_gating = TGPU_ENGINE_ALL;
+module_param_named(clock_gating, tgpu_clock_gating, uint, 0444);
+MODULE_PARM_DESC(clock_gating,
+		 "engines clock-gated while idle at probe, TGPU_ENGINE_* bits: 1 compute, 2 CE0, 4 CE1 (default 7, all; sysfs clock_gating changes it)");
+
+/*
+ * A 64-bit activity counter of the thermal unit: LO latches HI, and the
+ * latch is the unit's one, hence the lock.  With therm.lock, the BARs
+ * on.  False when the device answers all ones (gone).
+ */
+static bool tgpu_therm_rd64(struct tgpu_device *tdev, u32 lo, u64 *v)
+{
+	u32 l, h;
+
+	lockdep_assert_held(&tdev->therm.lock);
+	l = tgpu_rd32(tdev, lo);
+	h = tgpu_rd32(tdev, lo + 4);
+	if (l == U32_MAX && h == U32_MAX)
+		return false;
+	*v = (u64)h << 32 | l;
+	return true;
+}
+
+/*
+ * For sysfs and hwmon: the device there, its BARs on (after a device
+ * reset under way), and the thermal lock.  -ENODEV once unplugged,
+ * -EINTR when the task is killed while it waits.
+ */
+static int tgpu_therm_lock(struct tgpu_device *tdev, int *idx, int *bars)
+{
+	if (!drm_dev_enter(&tdev->base, idx))
+		return -ENODEV;
+	if (tgpu_bars_enter_killable(tdev, bars)) {
+		drm_dev_exit(*idx);
+		return -EINTR;
+	}
+	mutex_lock(&tdev->therm.lock);
+	return 0;
+}
+
+static void tgpu_therm_unlock(struct tgpu_device *tdev, int idx, int bars)
+{
+	mutex_unlock(&tdev->therm.lock);
+	tgpu_bars_exit(tdev, bars);
+	drm_dev_exit(idx);
+}
+
+static u64 tgpu_therm_app_ns(struct tgpu_device *tdev)
+{
+	u64 v = 0;
+	u32 lo = TGPU_THERM_REASON_NS_LO(ilog2(TGPU_THERM_REASON_APP_CLOCKS));
+
+	tgpu_therm_rd64(tdev, lo, &v);
+	return v;
+}
+
+/*
+ * The governor lowers the clock through CLK_REQUEST, which the device
+ * counts as applications_clocks_setting: the time it does so is the
+ * governor's, sw_thermal_slowdown.  @on: it becomes active (or not).
+ * With therm.lock, the BARs on.
+ */
+static void tgpu_therm_gov_account(struct tgpu_device *tdev, bool on)
+{
+	struct tgpu_therm *th = &tdev->therm;
+	u64 app = tgpu_therm_app_ns(tdev);
+
+	if (on)
+		th->gov_mark_ns = app;
+	else if (app > th->gov_mark_ns)
+		th->gov_app_ns += app - th->gov_mark_ns;
+}
+
 /* The thresholds, within what the alert registers take (1 to 149 C). */
 static void tgpu_therm_thresholds(int *down, int *up)
 {
@@ -122,11 +195,13 @@ static void tgpu_therm_govern(struct tgpu_device *tdev)
 			th->steps++;
 		}
 		if (req < th->boost && !th->active) {
+			tgpu_therm_gov_account(tdev, true);
 			th->active = true;
 			th->since_ns = ktime_get_ns();
 			drm_info(&tdev->base, "thermal: %d C, above %d C: SM clock lowered to %u MHz (sw_thermal_slowdown)\n",
 				 t, down, req);
 		} else if (req == th->boost && th->active) {
+			tgpu_therm_gov_account(tdev, false);
 			th->active = false;
 			th->active_ns += ktime_get_ns() - th->since_ns;
 			drm_info(&tdev->base, "thermal: %d C, below %d C: SM clock back at boost (%u MHz)\n",
@@ -207,12 +282,38 @@ static void tgpu_therm_start(struct tgpu_device *tdev)
 	th->request = tgpu_rd32(tdev, TGPU_THERM_CLK_REQUEST);
 	th->low = th->request;
 	if (th->active) {
+		tgpu_therm_gov_account(tdev, false);
 		th->active = false;
 		th->active_ns += ktime_get_ns() - th->since_ns;
 	}
+	/* the hardware gates an idle engine and ungates it for its work */
+	tgpu_wr32(tdev, TGPU_THERM_CLOCK_GATING, th->gating);
 	tgpu_wr32(tdev, TGPU_THERM_INTR, TGPU_THERM_INTR_MASK);
 	tgpu_wr32(tdev, TGPU_THERM_INTR_EN, TGPU_THERM_INTR_MASK);
 	tgpu_therm_govern(tdev);
+	mutex_unlock(&th->lock);
+}
+
+/**
+ * tgpu_therm_suspend() - before a device reset
+ * @tdev: the device, its BARs still on
+ *
+ * The reset clears the device's reason time: keep what it counted.
+ */
+void tgpu_therm_suspend(struct tgpu_device *tdev)
+{
+	struct tgpu_therm *th = &tdev->therm;
+	unsigned int b;
+	u64 v;
+
+	mutex_lock(&th->lock);
+	for (b = 0; b < TGPU_THERM_REASON_BITS; b++)
+		if (tgpu_therm_rd64(tdev, TGPU_THERM_REASON_NS_LO(b), &v))
+			th->reason_base_ns[b] += v;
+	if (th->active) {
+		tgpu_therm_gov_account(tdev, false);
+		th->gov_mark_ns = 0;
+	}
 	mutex_unlock(&th->lock);
 }
 
@@ -278,21 +379,17 @@ static int tgpu_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 			    u32 attr, int channel, long val)
 {
 	struct tgpu_device *tdev = dev_get_drvdata(dev);
-	int idx, bars, ret = 0;
+	int idx, bars, ret;
 	u32 status;
 
 	if (type != hwmon_power || attr != hwmon_power_cap)
 		return -EOPNOTSUPP;
 	if (val < 0 || val / 1000 > U32_MAX)
 		return -EINVAL;
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return -ENODEV;
-	if (tgpu_bars_enter_killable(tdev, &bars)) {
-		drm_dev_exit(idx);
-		return -EINTR;
-	}
 	/* the clear, the write and the check as one: hwmon does not */
-	mutex_lock(&tdev->therm.lock);
+	ret = tgpu_therm_lock(tdev, &idx, &bars);
+	if (ret)
+		return ret;
 	tgpu_wr32(tdev, TGPU_THERM_STATUS, TGPU_THERM_STATUS_ERR_VALUE);
 	tgpu_wr32(tdev, TGPU_THERM_POWER_CAP_MW, val / 1000);
 	status = tgpu_rd32(tdev, TGPU_THERM_STATUS);
@@ -300,9 +397,7 @@ static int tgpu_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 		tgpu_wr32(tdev, TGPU_THERM_STATUS, TGPU_THERM_STATUS_ERR_VALUE);
 		ret = -EINVAL;
 	}
-	mutex_unlock(&tdev->therm.lock);
-	tgpu_bars_exit(tdev, bars);
-	drm_dev_exit(idx);
+	tgpu_therm_unlock(tdev, idx, bars);
 	return ret;
 }
 
@@ -372,6 +467,7 @@ int tgpu_therm_init(struct tgpu_device *tdev)
 	if (ret)
 		return ret;
 	INIT_WORK(&tdev->therm.work, tgpu_therm_work);
+	tdev->therm.gating = tgpu_clock_gating & TGPU_ENGINE_ALL;
 	tgpu_therm_start(tdev);
 	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_therm_fini, tdev);
 	if (ret)
@@ -426,12 +522,158 @@ static ssize_t thermal_clock_request_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(thermal_clock_request);
 
+/*
+ * clock_gating: the engines (1 compute, 2 CE0, 4 CE1) the hardware
+ * clock-gates while they are idle; it ungates one as work reaches it.
+ * Writable, for measuring the idle power either way.
+ */
+static ssize_t clock_gating_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(tdev->therm.gating));
+}
+
+static ssize_t clock_gating_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+	int idx, bars, ret;
+	u32 val;
+
+	ret = kstrtou32(buf, 0, &val);
+	if (ret)
+		return ret;
+	if (val & ~TGPU_ENGINE_ALL)
+		return -EINVAL;
+	ret = tgpu_therm_lock(tdev, &idx, &bars);
+	if (ret)
+		return ret;
+	WRITE_ONCE(tdev->therm.gating, val);
+	tgpu_wr32(tdev, TGPU_THERM_CLOCK_GATING, val);
+	tgpu_therm_unlock(tdev, idx, bars);
+	return count;
+}
+static DEVICE_ATTR_RW(clock_gating);
+
+/* gpu_busy_percent, mem_busy_percent: the device's share of the last second */
+static ssize_t tgpu_therm_show_reg(struct device *dev, u32 reg, char *buf)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+	u32 v;
+	int ret;
+
+	ret = tgpu_reg_read(tdev, reg, &v);
+	if (ret)
+		return ret;
+	if (v == U32_MAX)
+		return -ENODEV;
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+static ssize_t gpu_busy_percent_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return tgpu_therm_show_reg(dev, TGPU_THERM_UTIL_GPU, buf);
+}
+static DEVICE_ATTR_RO(gpu_busy_percent);
+
+static ssize_t mem_busy_percent_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return tgpu_therm_show_reg(dev, TGPU_THERM_UTIL_MEM, buf);
+}
+static DEVICE_ATTR_RO(mem_busy_percent);
+
 static struct attribute *tgpu_therm_attrs[] = {
 	&dev_attr_throttle_reasons.attr,
 	&dev_attr_thermal_clock_request.attr,
+	&dev_attr_clock_gating.attr,
+	&dev_attr_gpu_busy_percent.attr,
+	&dev_attr_mem_busy_percent.attr,
 	NULL
 };
 
 const struct attribute_group tgpu_therm_group = {
 	.attrs = tgpu_therm_attrs,
+};
+
+/*
+ * clocks_event_reasons_counters/<reason>: microseconds the reason held
+ * the clock below boost since the driver loaded (NVML's counters), one
+ * file per reason with nvidia-smi's name.  From the device's REASON_NS,
+ * with what it counted before each reset; the governor's requests count
+ * as sw_thermal_slowdown, not as applications_clocks_setting.
+ */
+static int tgpu_therm_reason_us(struct tgpu_device *tdev, unsigned int b,
+				u64 *us)
+{
+	struct tgpu_therm *th = &tdev->therm;
+	int idx, bars, ret;
+	u64 v, gov;
+
+	ret = tgpu_therm_lock(tdev, &idx, &bars);
+	if (ret)
+		return ret;
+	if (!tgpu_therm_rd64(tdev, TGPU_THERM_REASON_NS_LO(b), &v)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	v += th->reason_base_ns[b];
+	gov = th->gov_app_ns;
+	if (th->active && tgpu_therm_app_ns(tdev) > th->gov_mark_ns)
+		gov += tgpu_therm_app_ns(tdev) - th->gov_mark_ns;
+	if (BIT(b) == TGPU_THERM_REASON_APP_CLOCKS)
+		v -= min(v, gov);
+	else if (BIT(b) == TGPU_THERM_REASON_SW_THERMAL)
+		v += gov;
+	*us = div_u64(v, NSEC_PER_USEC);
+out:
+	tgpu_therm_unlock(tdev, idx, bars);
+	return ret;
+}
+
+/* a counter's file: its reason's bit */
+struct tgpu_therm_counter_attr {
+	struct device_attribute dattr;
+	u32 bit;
+};
+
+static ssize_t tgpu_therm_counter_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+	u32 bit = container_of(attr, struct tgpu_therm_counter_attr,
+			       dattr)->bit;
+	u64 us;
+	int ret;
+
+	ret = tgpu_therm_reason_us(tdev, ilog2(bit), &us);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%llu\n", us);
+}
+
+#define TGPU_THERM_COUNTER_ATTR(b, str) \
+	(&((struct tgpu_therm_counter_attr){ \
+		.dattr = { \
+			.attr = { .name = str, .mode = 0444 }, \
+			.show = tgpu_therm_counter_show, \
+		}, \
+		.bit = (b), \
+	}).dattr.attr)
+/* one file per reason of TGPU_THERM_REASON_NAMES, with its name */
+#define TGPU_THERM_COUNTER_(b, str) TGPU_THERM_COUNTER_ATTR(b, str),
+
+static struct attribute *tgpu_therm_counter_attrs[] = {
+	TGPU_THERM_REASON_NAMES(TGPU_THERM_COUNTER_)
+	NULL
+};
+
+const struct attribute_group tgpu_therm_counters_group = {
+	.name = "clocks_event_reasons_counters",
+	.attrs = tgpu_therm_counter_attrs,
 };

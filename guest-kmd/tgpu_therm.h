@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include <tgpu/therm.h>
+
 struct tgpu_device;
 
 /**
@@ -26,6 +28,13 @@ struct tgpu_device;
  * @steps: requests the governor wrote
  * @slowdowns: hardware slowdowns the device reported
  * @shutdowns: thermal shutdowns the device reported
+ * @gating: the engines (TGPU_ENGINE_* bits) clock-gated while idle
+ * @reason_base_ns: the device's reason time (REASON_NS) before its last
+ *	reset, which cleared it
+ * @gov_app_ns: of the device's applications_clocks_setting time, what
+ *	the governor's requests account for (until @gov_mark_ns)
+ * @gov_mark_ns: the device's applications_clocks_setting time when the
+ *	governor last became active
  */
 struct tgpu_therm {
 	struct work_struct work;
@@ -36,12 +45,17 @@ struct tgpu_therm {
 	u64 since_ns, active_ns;
 	u64 steps;
 	u32 slowdowns, shutdowns;
+	u32 gating;
+	u64 reason_base_ns[TGPU_THERM_REASON_BITS];
+	u64 gov_app_ns, gov_mark_ns;
 };
 
 int tgpu_therm_init(struct tgpu_device *tdev);
+void tgpu_therm_suspend(struct tgpu_device *tdev);
 void tgpu_therm_resume(struct tgpu_device *tdev);
 void tgpu_therm_irq(struct tgpu_device *tdev);
 /* sysfs under the PCI device (the PCI driver's dev_groups) */
 extern const struct attribute_group tgpu_therm_group;
+extern const struct attribute_group tgpu_therm_counters_group;
 
 #endif /* __TGPU_THERM_H__ */

@@ -63,6 +63,7 @@ typedef enum tgpu_status {
 	TGPU_ERROR_DEVICE_UNAVAILABLE = 103,/* device exists but is unusable */
 	TGPU_ERROR_DEVICE_LOST = 104,       /* sticky: device gone mid-use */
 	TGPU_ERROR_DEVICE_RESET = 106,      /* sticky: device reset, VRAM lost */
+	TGPU_ERROR_DEVICE_DEGRADED = 107,   /* too many VRAM pages retired */
 	TGPU_ERROR_OUT_OF_DEVICE_MEMORY = 105, /* VRAM or channels exhausted */
 	TGPU_ERROR_INVALID_IMAGE = 200,     /* not a kernel image or source */
 	TGPU_ERROR_INVALID_CONTEXT = 201,   /* bad or destroyed context */
@@ -535,6 +536,26 @@ struct tgpu_ecc_info {
 TGPU_API tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev,
 					      struct tgpu_ecc_info *ecc);
 
+/* A retired VRAM page (sysfs retired_pages). */
+#define TGPU_RETIRED_CAUSE_SBE 1    /* repeated single-bit errors */
+#define TGPU_RETIRED_CAUSE_DBE 2    /* a double-bit error */
+
+struct tgpu_retired_page {
+	uint64_t address;           /* VRAM address of the 4 KiB page */
+	uint32_t cause;             /* TGPU_RETIRED_CAUSE_* */
+	uint32_t pending;           /* 1: still in use, out of use when freed */
+	uint64_t timestamp;         /* when it was retired, Unix seconds */
+};
+
+/*
+ * dev's retired pages, in the order they were retired.  Up to max go to
+ * pages (NULL is fine with max 0); *count gets how many there are, which
+ * may exceed max.  TGPU_ERROR_NOT_SUPPORTED from a driver without them.
+ */
+TGPU_API tgpu_status tgpu_device_get_retired_pages(const tgpu_device *dev,
+						   struct tgpu_retired_page *pages,
+						   int max, int *count);
+
 /* Why the SM clock is below boost: NVML's clocks event reason bits. */
 #define TGPU_CLOCKS_EVENT_GPU_IDLE             0x01u
 #define TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS  0x02u
@@ -567,6 +588,54 @@ struct tgpu_thermal_info {
 
 TGPU_API tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev,
 						  struct tgpu_thermal_info *t);
+
+/*
+ * How busy dev was over the last second, as its thermal unit samples it
+ * every 10 ms (sysfs gpu_busy_percent and mem_busy_percent): gpu is the
+ * share of samples with a kernel on the compute engine (nvidia-smi's
+ * utilization.gpu), memory the share with any engine at work, each of
+ * which reads or writes device memory (utilization.memory).
+ * performance_state is 0 (P0) while an engine has work and 8 (P8) while
+ * none has, as a Tesla board's P-state follows its load.
+ * TGPU_ERROR_NOT_SUPPORTED from a driver without them.
+ */
+struct tgpu_utilization {
+	uint32_t gpu;               /* percent */
+	uint32_t memory;            /* percent */
+	uint32_t performance_state; /* 0 or 8 */
+};
+
+TGPU_API tgpu_status tgpu_device_get_utilization(const tgpu_device *dev,
+						 struct tgpu_utilization *u);
+
+/*
+ * Microseconds each reason held the SM clock below boost since the
+ * driver loaded (NVML's clocks event reasons counters; sysfs
+ * clocks_event_reasons_counters/).  The driver's thermal governor counts
+ * as sw_thermal_slowdown.  TGPU_ERROR_NOT_SUPPORTED from a driver
+ * without them.
+ */
+struct tgpu_clocks_event_counters {
+	uint64_t gpu_idle_us;
+	uint64_t applications_clocks_setting_us;
+	uint64_t sw_power_cap_us;
+	uint64_t hw_slowdown_us;
+	uint64_t sw_thermal_slowdown_us;
+	uint64_t hw_thermal_slowdown_us;
+};
+
+TGPU_API tgpu_status tgpu_device_get_clocks_event_counters(
+	const tgpu_device *dev, struct tgpu_clocks_event_counters *c);
+
+/*
+ * Whether dev is fit for service: TGPU_SUCCESS, or
+ * TGPU_ERROR_DEVICE_DEGRADED once the driver has retired more VRAM pages
+ * than its limit (tgpu.ecc_retire_limit) or could not retire one (the
+ * board runs on, with less memory: plan to replace it), with the counts
+ * in tgpu_get_last_error_message().  TGPU_ERROR_NOT_SUPPORTED from a
+ * driver that does not say.
+ */
+TGPU_API tgpu_status tgpu_device_get_health(const tgpu_device *dev);
 
 #if defined(__cplusplus)
 }

@@ -270,3 +270,128 @@ tgpu_status tgpu_device_get_thermal_info(const tgpu_device *dev, struct tgpu_the
 				t->reasons |= bit;
 	return TGPU_SUCCESS;
 }
+
+tgpu_status tgpu_device_get_utilization(const tgpu_device *dev, struct tgpu_utilization *u)
+{
+	struct tgpu_device_info info;
+	char dir[256], buf[512];
+	int64_t gpu, mem;
+	tgpu_status st;
+
+	if (!u)
+		return fail(TGPU_ERROR_INVALID_VALUE, "tgpu_device_get_utilization: u is NULL");
+	st = tgpu_device_get_info(dev, &info);
+	if (st)
+		return st;
+	memset(u, 0, sizeof(*u));
+	device_sysfs(&info, dir, sizeof(dir));
+	if (!read_sysfs_num(dir, "gpu_busy_percent", &gpu) ||
+	    !read_sysfs_num(dir, "mem_busy_percent", &mem))
+		return fail(TGPU_ERROR_NOT_SUPPORTED,
+			    "%s/gpu_busy_percent or mem_busy_percent is not readable: tgpu.ko %s does not report utilization",
+			    dir, info.driver_version);
+	u->gpu = (uint32_t)gpu;
+	u->memory = (uint32_t)mem;
+	/* P0 under load, P8 at idle: the gpu_idle reason says which (none: empty) */
+	if (!read_sysfs(dir, "throttle_reasons", buf, sizeof(buf)))
+		buf[0] = 0;
+	u->performance_state = strstr(buf, "gpu_idle\n") == buf ||
+			       strstr(buf, "\ngpu_idle\n") ? 8 : 0;
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_device_get_clocks_event_counters(const tgpu_device *dev,
+						  struct tgpu_clocks_event_counters *c)
+{
+	static const char *const files[] = {
+		"gpu_idle", "applications_clocks_setting", "sw_power_cap",
+		"hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
+	};
+	uint64_t *const to[] = {
+		&c->gpu_idle_us, &c->applications_clocks_setting_us, &c->sw_power_cap_us,
+		&c->hw_slowdown_us, &c->sw_thermal_slowdown_us, &c->hw_thermal_slowdown_us,
+	};
+	struct tgpu_device_info info;
+	char dir[256], sub[300];
+	tgpu_status st;
+	unsigned int i;
+	int64_t v;
+
+	if (!c)
+		return fail(TGPU_ERROR_INVALID_VALUE,
+			    "tgpu_device_get_clocks_event_counters: c is NULL");
+	st = tgpu_device_get_info(dev, &info);
+	if (st)
+		return st;
+	memset(c, 0, sizeof(*c));
+	device_sysfs(&info, dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/clocks_event_reasons_counters", dir);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!read_sysfs_num(sub, files[i], &v))
+			return fail(i ? TGPU_ERROR_UNKNOWN : TGPU_ERROR_NOT_SUPPORTED,
+				    "%s/%s is not readable%s", sub, files[i],
+				    i ? "" : ": the driver does not count clock event time");
+		*to[i] = (uint64_t)v;
+	}
+	return TGPU_SUCCESS;
+}
+
+tgpu_status tgpu_device_get_health(const tgpu_device *dev)
+{
+	struct tgpu_ecc_info ecc;
+	int64_t limit = -1;
+	tgpu_status st;
+
+	st = tgpu_device_get_ecc_info(dev, &ecc);
+	if (st)
+		return st;
+	if (!ecc.degraded)
+		return TGPU_SUCCESS;
+	read_sysfs_num("/sys/module/tgpu/parameters", "ecc_retire_limit", &limit);
+	return fail(TGPU_ERROR_DEVICE_DEGRADED,
+		    "the device is degraded: %u VRAM pages retired (%u for repeated single-bit errors, %u for double-bit errors, %u pending), limit %lld (tgpu.ecc_retire_limit): it runs with less memory; replace the board",
+		    ecc.retired_sbe + ecc.retired_dbe, ecc.retired_sbe, ecc.retired_dbe,
+		    ecc.retired_pending, (long long)limit);
+}
+
+tgpu_status tgpu_device_get_retired_pages(const tgpu_device *dev, struct tgpu_retired_page *pages,
+					  int max, int *count)
+{
+	struct tgpu_device_info info;
+	char dir[256], buf[8192], *line, *save = NULL, cause[8], state[12];
+	unsigned long long addr, when;
+	tgpu_status st;
+	int n = 0;
+
+	if (!count || max < 0 || (max && !pages))
+		return fail(TGPU_ERROR_INVALID_VALUE,
+			    "tgpu_device_get_retired_pages: %s", !count ? "count is NULL" :
+			    max < 0 ? "max is negative" : "pages is NULL with max > 0");
+	st = tgpu_device_get_info(dev, &info);
+	if (st)
+		return st;
+	device_sysfs(&info, dir, sizeof(dir));
+	if (!read_sysfs(dir, "retired_pages", buf, sizeof(buf))) {
+		if (!read_sysfs(dir, "retired_pages_pending", buf, sizeof(buf)))
+			return fail(TGPU_ERROR_NOT_SUPPORTED,
+				    "%s/retired_pages is not there: tgpu.ko %s does not list retired pages",
+				    dir, info.driver_version);
+		buf[0] = 0;     /* there, and empty */
+	}
+	/* "0xADDRESS sbe|dbe retired|pending TIME", one page a line */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llx %7s %11s %llu", &addr, cause, state, &when) != 4)
+			return fail(TGPU_ERROR_UNKNOWN, "%s/retired_pages: \"%s\" is not \"0xADDRESS CAUSE STATE TIME\"",
+				    dir, line);
+		if (n < max) {
+			pages[n].address = addr;
+			pages[n].cause = !strcmp(cause, "dbe") ? TGPU_RETIRED_CAUSE_DBE :
+					 TGPU_RETIRED_CAUSE_SBE;
+			pages[n].pending = !strcmp(state, "pending");
+			pages[n].timestamp = when;
+		}
+		n++;
+	}
+	*count = n;
+	return TGPU_SUCCESS;
+}

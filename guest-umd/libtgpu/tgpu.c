@@ -97,6 +97,8 @@ const char *tgpu_get_error_string(tgpu_status status)
 		return "the device was lost (unbound, reset or bus loss); destroy the context";
 	case TGPU_ERROR_DEVICE_RESET:
 		return "the device was reset and device memory is to be treated as lost; destroy the context";
+	case TGPU_ERROR_DEVICE_DEGRADED:
+		return "the device retired more memory pages than its limit: it runs with less memory; replace the board";
 	case TGPU_ERROR_OUT_OF_DEVICE_MEMORY:
 		return "out of device memory or hardware channels";
 	case TGPU_ERROR_INVALID_IMAGE:
@@ -144,6 +146,7 @@ const char *tgpu_get_error_name(tgpu_status status)
 	NAME(TGPU_ERROR_INVALID_COMMANDS);
 	NAME(TGPU_ERROR_DEVICE_LOST);
 	NAME(TGPU_ERROR_DEVICE_RESET);
+	NAME(TGPU_ERROR_DEVICE_DEGRADED);
 	NAME(TGPU_ERROR_OUT_OF_DEVICE_MEMORY);
 	NAME(TGPU_ERROR_INVALID_IMAGE);
 	NAME(TGPU_ERROR_INVALID_CONTEXT);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <tgpu/regs.h>
 
@@ -149,10 +150,84 @@ static const char *refused_arg(char *const argv[], char *buf, size_t len)
 	return buf;
 }
 
-enum { OPT_QUERY_GPU = 256, OPT_QUERY_APPS, OPT_FORMAT, OPT_HELP_QUERY_GPU,
-       OPT_HELP_QUERY_APPS, OPT_VERSION };
+enum { OPT_QUERY_GPU = 256, OPT_QUERY_APPS, OPT_QUERY_RETIRED, OPT_FORMAT,
+       OPT_HELP_QUERY_GPU, OPT_HELP_QUERY_APPS, OPT_HELP_QUERY_RETIRED, OPT_VERSION };
 
-/* "tgpu-smi dmon [-i ID] [-c COUNT] [-d SECS] [-s GROUPS]" */
+/*
+ * -q -d LIST: nvidia-smi's display types.  Those a tgpu has nothing for
+ * are accepted and print no section, so that scripts written for
+ * nvidia-smi run; only a name nvidia-smi does not know either is an error.
+ */
+static int parse_display(const char *list, struct smi_args *a, char *err,
+			 size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} types[] = {
+		{ "MEMORY", SMI_DISPLAY_MEMORY },
+		{ "UTILIZATION", SMI_DISPLAY_UTILIZATION },
+		{ "ECC", SMI_DISPLAY_ECC },
+		{ "TEMPERATURE", SMI_DISPLAY_TEMPERATURE },
+		{ "POWER", SMI_DISPLAY_POWER },
+		{ "CLOCK", SMI_DISPLAY_CLOCK },
+		{ "COMPUTE", SMI_DISPLAY_COMPUTE },
+		{ "PIDS", SMI_DISPLAY_PIDS },
+		{ "PERFORMANCE", SMI_DISPLAY_PERFORMANCE },
+		{ "PAGE_RETIREMENT", SMI_DISPLAY_PAGE_RETIREMENT },
+		{ "SUPPORTED_CLOCKS", SMI_DISPLAY_NOTHING },
+		{ "ACCOUNTING", SMI_DISPLAY_NOTHING },
+		{ "ENCODER_STATS", SMI_DISPLAY_NOTHING },
+		{ "SUPPORTED_GPU_TARGET_TEMP", SMI_DISPLAY_NOTHING },
+		{ "VOLTAGE", SMI_DISPLAY_NOTHING },
+		{ "FBC_STATS", SMI_DISPLAY_NOTHING },
+		{ "ROW_REMAPPER", SMI_DISPLAY_NOTHING },
+		{ "RESET_STATUS", SMI_DISPLAY_NOTHING },
+		{ "GSP_FIRMWARE_VERSION", SMI_DISPLAY_NOTHING },
+		{ "POWER_SMOOTHING", SMI_DISPLAY_NOTHING },
+		{ "POWER_PROFILES", SMI_DISPLAY_NOTHING },
+	};
+	const char *p = list;
+	char item[64];
+	size_t i;
+
+	a->display = 0;
+	while (next_item(&p, item, sizeof(item))) {
+		for (i = 0; i < ARRAY_SIZE(types); i++)
+			if (strcasecmp(item, types[i].name) == 0)
+				break;
+		if (i == ARRAY_SIZE(types))
+			return arg_error(err, errlen,
+					 "\"%s\" is not a valid display type for -d: use any of MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE, PIDS, PERFORMANCE, PAGE_RETIREMENT, comma-separated.",
+					 item);
+		a->display |= types[i].bit;
+	}
+	return SMI_EXIT_OK;
+}
+
+/* dmon -o: D and T, nvidia-smi's letters, in any order. */
+static int parse_dmon_options(const char *v, struct smi_args *a, char *err,
+			      size_t errlen)
+{
+	const char *c;
+
+	if (!*v)
+		return arg_error(err, errlen,
+				 "dmon -o needs D (date), T (time) or DT.");
+	for (c = v; *c; c++) {
+		if (*c == 'D')
+			a->dmon_date = true;
+		else if (*c == 'T')
+			a->dmon_time = true;
+		else
+			return arg_error(err, errlen,
+					 "Invalid option '%c' in dmon -o %s: use D (date), T (time) or DT.",
+					 *c, v);
+	}
+	return SMI_EXIT_OK;
+}
+
+/* "tgpu-smi dmon [-i ID] [-c COUNT] [-d SECS] [-s GROUPS] [-o DT] [--format csv]" */
 static int parse_dmon(int argc, char *const argv[], struct smi_args *a,
 		      char *err, size_t errlen)
 {
@@ -163,17 +238,19 @@ static int parse_dmon(int argc, char *const argv[], struct smi_args *a,
 		{ "count", required_argument, NULL, 'c' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "select", required_argument, NULL, 's' },
+		{ "options", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *c;
 	char buf[8];
-	int opt;
+	int opt, rc;
 
 	a->mode = SMI_MODE_DMON;
 	a->dmon_delay = 1;
 	a->dmon_groups = SMI_DMON_DEFAULT;
 	/* argv[0] is "dmon": getopt_long() starts after it */
-	while ((opt = getopt_long(argc, argv, "+:hi:c:d:s:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hi:c:d:s:o:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			a->mode = SMI_MODE_HELP;
@@ -210,6 +287,18 @@ static int parse_dmon(int argc, char *const argv[], struct smi_args *a,
 				a->dmon_groups |= 1u << (l - letters);
 			}
 			break;
+		case 'o':
+			rc = parse_dmon_options(optarg, a, err, errlen);
+			if (rc)
+				return rc;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "csv") != 0)
+				return arg_error(err, errlen,
+						 "\"%s\" is not a valid dmon format: use --format csv.",
+						 optarg);
+			a->dmon_csv = true;
+			break;
 		case ':':
 			switch (optopt) {
 			case 'i':
@@ -220,6 +309,11 @@ static int parse_dmon(int argc, char *const argv[], struct smi_args *a,
 			case 'd':
 				return arg_error(err, errlen,
 						 "Invalid delay \"\" for dmon -d: give whole seconds, 1 to 86400.");
+			case 'o':
+				return parse_dmon_options("", a, err, errlen);
+			case OPT_FORMAT:
+				return arg_error(err, errlen,
+						 "dmon --format needs a value: use --format csv.");
 			default:
 				return arg_error(err, errlen,
 						 "dmon -s needs metric groups: any of p, u, c, v, m, e, t (default puc).");
@@ -247,13 +341,19 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 		{ "id", required_argument, NULL, 'i' },
 		{ "query-gpu", required_argument, NULL, OPT_QUERY_GPU },
 		{ "query-compute-apps", required_argument, NULL, OPT_QUERY_APPS },
+		{ "query-retired-pages", required_argument, NULL, OPT_QUERY_RETIRED },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "display", required_argument, NULL, 'd' },
 		{ "help-query-gpu", no_argument, NULL, OPT_HELP_QUERY_GPU },
 		{ "help-query-compute-apps", no_argument, NULL, OPT_HELP_QUERY_APPS },
+		{ "help-query-retired-pages", no_argument, NULL, OPT_HELP_QUERY_RETIRED },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *query_gpu = NULL, *query_apps = NULL, *format = NULL;
+	const char *query_gpu = NULL, *query_apps = NULL, *query_retired = NULL;
+	const char *format = NULL, *display = NULL;
+	const struct smi_field *(*find)(const char *) = NULL;
+	const char *query = NULL, *opt_name = NULL;
 	int modes = 0, rc, opt;
 	char buf[8];
 
@@ -269,7 +369,7 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 	if (argc > 1 && strcmp(argv[1], "dmon") == 0)
 		return parse_dmon(argc - 1, argv + 1, a, err, errlen);
 
-	while ((opt = getopt_long(argc, argv, "+:hqLi:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:hqLi:d:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			a->mode = SMI_MODE_HELP;
@@ -279,6 +379,9 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 			return SMI_EXIT_OK;
 		case OPT_HELP_QUERY_APPS:
 			a->mode = SMI_MODE_HELP_QUERY_APPS;
+			return SMI_EXIT_OK;
+		case OPT_HELP_QUERY_RETIRED:
+			a->mode = SMI_MODE_HELP_QUERY_RETIRED_PAGES;
 			return SMI_EXIT_OK;
 		case OPT_VERSION:
 			a->mode = SMI_MODE_VERSION;
@@ -302,8 +405,16 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 			a->mode = SMI_MODE_QUERY_APPS;
 			modes++;
 			break;
+		case OPT_QUERY_RETIRED:
+			query_retired = optarg;
+			a->mode = SMI_MODE_QUERY_RETIRED_PAGES;
+			modes++;
+			break;
 		case OPT_FORMAT:
 			format = optarg;
+			break;
+		case 'd':
+			display = optarg;
 			break;
 		case 'i':
 			if (!valid_id(optarg))
@@ -317,6 +428,12 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 			case OPT_QUERY_APPS:
 				return arg_error(err, errlen,
 						 "Option --query-compute-apps needs a list of fields.");
+			case OPT_QUERY_RETIRED:
+				return arg_error(err, errlen,
+						 "Option --query-retired-pages needs a list of fields.");
+			case 'd':
+				return arg_error(err, errlen,
+						 "Option -d (--display) needs a list of display types, e.g. ECC,POWER.");
 			case OPT_FORMAT:
 				return arg_error(err, errlen, "Option --format needs a value, e.g. csv.");
 			default:
@@ -336,18 +453,35 @@ int smi_parse_args(int argc, char *const argv[], struct smi_args *a,
 	if (modes > 1)
 		return arg_error(err, errlen,
 				 "Invalid combination of input arguments. Please run 'tgpu-smi -h' for help.");
-	if (format && !query_gpu && !query_apps)
+	if (display && a->mode != SMI_MODE_QUERY)
 		return arg_error(err, errlen,
-				 "--format is only valid with --query-gpu or --query-compute-apps.");
-	if (query_gpu || query_apps) {
-		const char *opt_name = query_gpu ? "--query-gpu" : "--query-compute-apps";
-
+				 "-d (--display) is only valid with -q. Please run 'tgpu-smi -h' for help.");
+	if (display) {
+		rc = parse_display(display, a, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (query_gpu) {
+		query = query_gpu;
+		opt_name = "--query-gpu";
+		find = smi_field_lookup;
+	} else if (query_apps) {
+		query = query_apps;
+		opt_name = "--query-compute-apps";
+		find = smi_app_field_lookup;
+	} else if (query_retired) {
+		query = query_retired;
+		opt_name = "--query-retired-pages";
+		find = smi_retired_field_lookup;
+	}
+	if (format && !query)
+		return arg_error(err, errlen,
+				 "--format is only valid with --query-gpu, --query-compute-apps or --query-retired-pages.");
+	if (query) {
 		if (!format)
 			return arg_error(err, errlen, "%s needs --format=csv[,noheader][,nounits].",
 					 opt_name);
-		rc = parse_fields(query_gpu ? query_gpu : query_apps, opt_name,
-				  query_gpu ? smi_field_lookup : smi_app_field_lookup,
-				  a, err, errlen);
+		rc = parse_fields(query, opt_name, find, a, err, errlen);
 		if (rc)
 			return rc;
 		rc = parse_format(format, a, err, errlen);

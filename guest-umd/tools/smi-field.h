@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tgpu-smi core, inside: a --query-gpu or --query-compute-apps field, and
- * the two tables of them (smi-fields.c), which the parser (smi-args.c)
- * looks names up in and the printers (smi-print.c) fill.
+ * tgpu-smi core, inside: a --query-gpu, --query-compute-apps or
+ * --query-retired-pages field, and the tables of them (smi-fields.c),
+ * which the parser (smi-args.c) looks names up in and the printers
+ * (smi-print.c) fill.
  */
 #ifndef TGPU_SMI_FIELD_H
 #define TGPU_SMI_FIELD_H
@@ -16,12 +17,13 @@
 
 /*
  * Writes the value without unit; false: not known (prints "[N/A]").  p is
- * the process of a --query-compute-apps row, NULL for --query-gpu.
+ * the row: the struct tgpu_process_info of a --query-compute-apps row, the
+ * struct tgpu_retired_page of a --query-retired-pages row, NULL for
+ * --query-gpu.
  */
 typedef bool (*smi_get_fn)(const struct smi_snapshot *s,
 			   const struct tgpu_device_info *d,
-			   const struct tgpu_process_info *p, char *buf,
-			   size_t len);
+			   const void *p, char *buf, size_t len);
 
 struct smi_field {
 	const char *name;       /* canonical, echoed in the CSV header */
@@ -33,7 +35,7 @@ struct smi_field {
 
 #define GETTER_ARGS                                                           \
 	const struct smi_snapshot *s, const struct tgpu_device_info *d,       \
-	const struct tgpu_process_info *p, char *buf, size_t len
+	const void *p, char *buf, size_t len
 
 /* The state of device d of snapshot s, NULL when nothing is known. */
 /* Degrees C from milli-degrees, rounded, as nvidia-smi prints them. */
@@ -54,5 +56,7 @@ extern const struct smi_field smi_gpu_fields[];
 extern const size_t smi_n_gpu_fields;
 extern const struct smi_field smi_app_fields[];
 extern const size_t smi_n_app_fields;
+extern const struct smi_field smi_retired_fields[];
+extern const size_t smi_n_retired_fields;
 
 #endif /* TGPU_SMI_FIELD_H */

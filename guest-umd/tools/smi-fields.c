@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tgpu-smi core: the --query-gpu and --query-compute-apps fields, with
+ * tgpu-smi core: the --query-gpu, --query-compute-apps and
+ * --query-retired-pages fields, with
  * nvidia-smi's names, aliases and units, and how each value is read from
  * a snapshot.  What the driver cannot report yet has no getter and
  * prints [N/A] rather than a made-up zero.
@@ -232,33 +233,136 @@ static bool get_memory_free(GETTER_ARGS)
 	return true;
 }
 
+/* Busy shares and the P-state, from the driver's sysfs. */
+static const struct tgpu_utilization *util_of(const struct smi_snapshot *s,
+					      const struct tgpu_device_info *d)
+{
+	const struct smi_state *st = state_of(s, d);
+
+	return st && st->util_known ? &st->util : NULL;
+}
+
+#define UTIL_GETTER(fn, fmt, ...)                                             \
+	static bool fn(GETTER_ARGS)                                           \
+	{                                                                     \
+		const struct tgpu_utilization *u = util_of(s, d);             \
+									      \
+		(void)p;                                                      \
+		if (!u)                                                       \
+			return false;                                         \
+		snprintf(buf, len, fmt, __VA_ARGS__);                         \
+		return true;                                                  \
+	}
+
+UTIL_GETTER(get_pstate, "P%" PRIu32, u->performance_state)
+UTIL_GETTER(get_util_gpu, "%" PRIu32, u->gpu)
+UTIL_GETTER(get_util_memory, "%" PRIu32, u->memory)
+
+/* Microseconds in each clocks event reason since the driver loaded. */
+#define COUNTER_GETTER(fn, member)                                            \
+	static bool fn(GETTER_ARGS)                                           \
+	{                                                                     \
+		const struct smi_state *st = state_of(s, d);                  \
+									      \
+		(void)p;                                                      \
+		if (!st || !st->counters_known)                               \
+			return false;                                         \
+		snprintf(buf, len, "%" PRIu64, st->counters.member);          \
+		return true;                                                  \
+	}
+
+COUNTER_GETTER(get_counter_sw_power, sw_power_cap_us)
+COUNTER_GETTER(get_counter_sw_thermal, sw_thermal_slowdown_us)
+COUNTER_GETTER(get_counter_hw_thermal, hw_thermal_slowdown_us)
+
 /* ---- --query-compute-apps fields ------------------------------------------ */
 
 static bool get_app_pid(GETTER_ARGS)
 {
+	const struct tgpu_process_info *proc = p;
+
 	(void)s;
 	(void)d;
-	snprintf(buf, len, "%d", p->pid);
+	snprintf(buf, len, "%d", proc->pid);
 	return true;
 }
 
 static bool get_app_name(GETTER_ARGS)
 {
+	const struct tgpu_process_info *proc = p;
+
 	(void)s;
 	(void)d;
-	if (!p->name[0])
+	if (!proc->name[0])
 		return false;
-	snprintf(buf, len, "%s", p->name);
+	snprintf(buf, len, "%s", proc->name);
 	return true;
 }
 
 static bool get_app_memory(GETTER_ARGS)
 {
+	const struct tgpu_process_info *proc = p;
+
 	(void)s;
 	(void)d;
-	if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+	if (proc->used_memory == TGPU_MEMORY_UNKNOWN)
 		return false;
-	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(p->used_memory));
+	snprintf(buf, len, "%" PRIu64, tu_bytes_to_mib(proc->used_memory));
+	return true;
+}
+
+/* ---- --query-retired-pages fields ----------------------------------------- */
+
+static bool get_page_address(GETTER_ARGS)
+{
+	const struct tgpu_retired_page *pg = p;
+
+	(void)s;
+	(void)d;
+	snprintf(buf, len, "0x%016llx", (unsigned long long)pg->address);
+	return true;
+}
+
+static bool get_page_cause(GETTER_ARGS)
+{
+	const struct tgpu_retired_page *pg = p;
+
+	(void)s;
+	(void)d;
+	switch (pg->cause) {
+	case TGPU_RETIRED_CAUSE_SBE:
+		snprintf(buf, len, "Single Bit ECC");
+		return true;
+	case TGPU_RETIRED_CAUSE_DBE:
+		snprintf(buf, len, "Double Bit ECC");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Local time, as the timestamp field; 0 is a page retired at no known time. */
+static bool get_page_timestamp(GETTER_ARGS)
+{
+	const struct tgpu_retired_page *pg = p;
+	time_t t = (time_t)pg->timestamp;
+	struct tm tm;
+
+	(void)s;
+	(void)d;
+	if (!pg->timestamp || !localtime_r(&t, &tm))
+		return false;
+	strftime(buf, len, "%Y/%m/%d %H:%M:%S", &tm);
+	return true;
+}
+
+static bool get_page_pending(GETTER_ARGS)
+{
+	const struct tgpu_retired_page *pg = p;
+
+	(void)s;
+	(void)d;
+	snprintf(buf, len, "%s", pg->pending ? "Yes" : "No");
 	return true;
 }
 
@@ -279,15 +383,21 @@ const struct smi_field smi_gpu_fields[] = {
 	{ "pci.device", NULL, NULL, get_pci_device, "PCI device number, in hex." },
 	{ "pci.device_id", NULL, NULL, get_pci_device_id,
 	  "PCI device id << 16 | vendor id, in hex." },
-	{ "pstate", NULL, NULL, NULL, "Performance state (not reported yet)." },
+	{ "pstate", NULL, NULL, get_pstate,
+	  "Performance state: P0 while an engine has work, P8 while none has "
+	  "(sysfs throttle_reasons' gpu_idle)." },
 	{ "memory.total", NULL, "MiB", get_memory_total, "Total VRAM." },
 	{ "memory.reserved", NULL, "MiB", NULL,
 	  "VRAM reserved by the driver (not reported: memory.used includes it)." },
 	{ "memory.used", NULL, "MiB", get_memory_used,
 	  "VRAM allocated now, by every process and the driver itself (page tables, queues)." },
 	{ "memory.free", NULL, "MiB", get_memory_free, "VRAM free now: memory.total - memory.used." },
-	{ "utilization.gpu", NULL, "%", NULL, "Percent of time a kernel ran (not reported yet)." },
-	{ "utilization.memory", NULL, "%", NULL, "Percent of time memory was accessed (not reported yet)." },
+	{ "utilization.gpu", NULL, "%", get_util_gpu,
+	  "Percent of the last second a kernel ran on the compute engine "
+	  "(sysfs gpu_busy_percent, sampled every 10 ms)." },
+	{ "utilization.memory", NULL, "%", get_util_memory,
+	  "Percent of the last second device memory was read or written: any engine at work "
+	  "(sysfs mem_busy_percent, sampled every 10 ms)." },
 	{ "temperature.gpu", NULL, NULL, get_temperature,
 	  "Core temperature, degrees C (hwmon temp1_input)." },
 	{ "power.draw", NULL, "W", get_power_draw, "Board power draw (hwmon power1_input)." },
@@ -339,6 +449,19 @@ const struct smi_field smi_gpu_fields[] = {
 	  "The driver's thermal governor lowers the clock." },
 	{ "clocks_event_reasons.sync_boost", "clocks_throttle_reasons.sync_boost", NULL, NULL,
 	  "Sync boost (a tgpu board has none)." },
+	{ "clocks_event_reasons_counters.sw_power_cap", NULL, "us", get_counter_sw_power,
+	  "Time the power cap lowered the clock, since the driver loaded "
+	  "(sysfs clocks_event_reasons_counters/sw_power_cap)." },
+	{ "clocks_event_reasons_counters.sync_boost", NULL, "us", NULL,
+	  "Time in sync boost (a tgpu board has none)." },
+	{ "clocks_event_reasons_counters.sw_thermal_slowdown", NULL, "us", get_counter_sw_thermal,
+	  "Time the driver's thermal governor lowered the clock, since the driver loaded "
+	  "(sysfs clocks_event_reasons_counters/sw_thermal_slowdown)." },
+	{ "clocks_event_reasons_counters.hw_thermal_slowdown", NULL, "us", get_counter_hw_thermal,
+	  "Time the hardware slowdown was on for temperature, since the driver loaded "
+	  "(sysfs clocks_event_reasons_counters/hw_thermal_slowdown)." },
+	{ "clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us", NULL,
+	  "Time the external power brake was on (a tgpu board has none)." },
 	{ "ecc.mode.current", NULL, NULL, get_ecc_mode,
 	  "ECC mode now: Enabled or Disabled." },
 	{ "ecc.mode.pending", NULL, NULL, get_ecc_pending,
@@ -398,8 +521,29 @@ const struct smi_field smi_app_fields[] = {
 	  "summed over its clients of the GPU." },
 };
 
+/* nvidia-smi --help-query-retired-pages, plus whether a page is still in use. */
+const struct smi_field smi_retired_fields[] = {
+	{ "gpu_name", NULL, NULL, get_name, "Product name of the GPU." },
+	{ "gpu_bus_id", NULL, NULL, get_bus_id,
+	  "PCI bus id of the GPU, as \"domain:bus:device.function\", in hex." },
+	{ "gpu_serial", NULL, NULL, NULL, "Serial number of the GPU (tgpu has none)." },
+	{ "gpu_uuid", NULL, NULL, NULL, "UUID of the GPU (not implemented yet)." },
+	{ "retired_pages.address", NULL, NULL, get_page_address,
+	  "VRAM address of the retired 4 KiB page, in hex (sysfs retired_pages)." },
+	{ "retired_pages.timestamp", NULL, NULL, get_page_timestamp,
+	  "When the page was retired, \"YYYY/MM/DD HH:MM:SS\" in local time." },
+	{ "retired_pages.cause", NULL, NULL, get_page_cause,
+	  "Why the page was retired: \"Single Bit ECC\" (repeated single-bit errors) or "
+	  "\"Double Bit ECC\" (a double-bit error)." },
+	/* tgpu extension: nvidia-smi only says whether any page is pending */
+	{ "retired_pages.pending", NULL, NULL, get_page_pending,
+	  "Yes while the page is still in use: it goes out of use when freed, "
+	  "or at the next driver load." },
+};
+
 const size_t smi_n_gpu_fields = ARRAY_SIZE(smi_gpu_fields);
 const size_t smi_n_app_fields = ARRAY_SIZE(smi_app_fields);
+const size_t smi_n_retired_fields = ARRAY_SIZE(smi_retired_fields);
 
 static const struct smi_field *lookup(const struct smi_field *table, size_t n,
 				      const char *name)
@@ -422,6 +566,11 @@ const struct smi_field *smi_field_lookup(const char *name)
 const struct smi_field *smi_app_field_lookup(const char *name)
 {
 	return lookup(smi_app_fields, smi_n_app_fields, name);
+}
+
+const struct smi_field *smi_retired_field_lookup(const char *name)
+{
+	return lookup(smi_retired_fields, smi_n_retired_fields, name);
 }
 
 const char *smi_field_name(const struct smi_field *f)

@@ -41,9 +41,10 @@ static void csv_header(FILE *f, const struct smi_args *a)
 	fputc('\n', f);
 }
 
+/* p: the row of a per-process or per-page query, NULL for --query-gpu */
 static void csv_row(FILE *f, const struct smi_args *a,
 		    const struct smi_snapshot *s, const struct tgpu_device_info *d,
-		    const struct tgpu_process_info *p)
+		    const void *p)
 {
 	char buf[256];
 	int i;
@@ -87,6 +88,23 @@ void smi_print_csv_apps(FILE *f, const struct smi_args *a,
 			continue;
 		for (i = 0; i < st->nprocs; i++)
 			csv_row(f, a, s, &s->devs[d], &st->procs[i]);
+	}
+}
+
+/* One row per retired page and GPU, in retirement order. */
+void smi_print_csv_retired(FILE *f, const struct smi_args *a,
+			   const struct smi_snapshot *s)
+{
+	int d, i;
+
+	csv_header(f, a);
+	for (d = 0; d < s->count; d++) {
+		const struct smi_state *st = s->state ? &s->state[d] : NULL;
+
+		if (!st || !st->retired_known)
+			continue;
+		for (i = 0; i < st->nretired; i++)
+			csv_row(f, a, s, &s->devs[d], &st->retired[i]);
 	}
 }
 
@@ -204,7 +222,7 @@ static void ctime_str(const struct smi_snapshot *s, char *buf, size_t len)
 
 void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 {
-	char t[64], head[256], a[64], b[64], c[64], x[96], y[64];
+	char t[64], head[256], a[64], b[64], c[64], x[96], y[64], p[16];
 	const int w1 = cell_w[0] - 2, w2 = cell_w[1] - 2, w3 = cell_w[2] - 2;
 	const struct smi_state *st;
 	int d;
@@ -233,7 +251,7 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 		const struct tgpu_device_info *g = &s->devs[d];
 
 		st = state_of(s, g);
-		/* Persistence mode, fan, P-state, usage: N/A for now. */
+		/* Persistence mode and fan: N/A, a tgpu board reports neither. */
 		snprintf(x, sizeof(x), "%3d  %s", g->ordinal, g->name);
 		lr(a, w1, x, NA);
 		snprintf(x, sizeof(x), "  %s", g->pci_bus_id);
@@ -246,14 +264,19 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 		lr(c, w3, "", x);
 		cells(f, a, b, c);
 
+		if (st && st->util_known)
+			snprintf(p, sizeof(p), "P%" PRIu32, st->util.performance_state);
+		else
+			snprintf(p, sizeof(p), "%s", NA);
+		/* nvidia-smi: the P-state one column right of "Perf" */
 		if (st && st->therm_known) {
-			snprintf(x, sizeof(x), "%-4s %3dC   %-4s", NA,
-				 round_c(st->therm.temperature_mc), NA);
+			snprintf(x, sizeof(x), "%-4s %3dC    %s", NA,
+				 round_c(st->therm.temperature_mc), p);
 			snprintf(y, sizeof(y), "%4" PRIu32 "W / %4" PRIu32 "W",
 				 (st->therm.power_mw + 500) / 1000,
 				 (st->therm.power_cap_mw + 500) / 1000);
 		} else {
-			snprintf(x, sizeof(x), "%-4s %4s   %-4s", NA, NA, NA);
+			snprintf(x, sizeof(x), "%-4s %4s    %s", NA, NA, p);
 			snprintf(y, sizeof(y), "%s / %4" PRIu32 "W", NA,
 				 (g->power_limit_mw + 500) / 1000);
 		}
@@ -265,7 +288,12 @@ void smi_print_summary(FILE *f, const struct smi_snapshot *s)
 			snprintf(y, sizeof(y), "%s / %" PRIu64 "MiB", NA,
 				 tu_bytes_to_mib(g->vram_size));
 		lr(b, w2, "", y);
-		lr(c, w3, "     " NA, NA);
+		/* GPU-Util ends one column left of its header, as nvidia-smi's */
+		if (st && st->util_known)
+			snprintf(x, sizeof(x), "%6" PRIu32 "%%", st->util.gpu);
+		else
+			snprintf(x, sizeof(x), "     %s", NA);
+		lr(c, w3, x, NA);
 		cells(f, a, b, c);
 		rule(f, '+', '-', true);
 	}
@@ -323,54 +351,35 @@ static void ecc_counts(FILE *f, const char *when, const struct tgpu_ecc_info *ec
 	}
 }
 
-static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
-			    const struct smi_state *st)
+/* nvidia-smi -q's order; the hardware slowdown's two kinds nested */
+static const struct {
+	int depth;
+	const char *name;
+	uint32_t bit;
+} event_reasons[] = {
+	{ 2, "Idle", TGPU_CLOCKS_EVENT_GPU_IDLE },
+	{ 2, "Applications Clocks Setting", TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS },
+	{ 2, "SW Power Cap", TGPU_CLOCKS_EVENT_SW_POWER_CAP },
+	{ 2, "HW Slowdown", TGPU_CLOCKS_EVENT_HW_SLOWDOWN },
+	{ 3, "HW Thermal Slowdown", TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN },
+	{ 3, "HW Power Brake Slowdown", 0 },
+	{ 2, "Sync Boost", 0 },
+	{ 2, "SW Thermal Slowdown", TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN },
+	{ 2, "Display Clock Setting", 0 },
+};
+
+/* Performance State, Clocks Event Reasons and their counters (-d PERFORMANCE) */
+static void q_performance(FILE *f, const struct smi_state *st)
 {
-	/* nvidia-smi -q's order; the hardware slowdown's two kinds nested */
-	static const struct {
-		int depth;
-		const char *name;
-		uint32_t bit;
-	} event_reasons[] = {
-		{ 2, "Idle", TGPU_CLOCKS_EVENT_GPU_IDLE },
-		{ 2, "Applications Clocks Setting", TGPU_CLOCKS_EVENT_APPLICATIONS_CLOCKS },
-		{ 2, "SW Power Cap", TGPU_CLOCKS_EVENT_SW_POWER_CAP },
-		{ 2, "HW Slowdown", TGPU_CLOCKS_EVENT_HW_SLOWDOWN },
-		{ 3, "HW Thermal Slowdown", TGPU_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN },
-		{ 3, "HW Power Brake Slowdown", 0 },
-		{ 2, "Sync Boost", 0 },
-		{ 2, "SW Thermal Slowdown", TGPU_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN },
-		{ 2, "Display Clock Setting", 0 },
-	};
-	const struct tgpu_thermal_info *th;
-	const struct tgpu_ecc_info *ecc;
-	char buf[64];
+	const struct tgpu_thermal_info *th = st && st->therm_known ? &st->therm : NULL;
+	const struct tgpu_clocks_event_counters *c =
+		st && st->counters_known ? &st->counters : NULL;
 	size_t i;
 
-	fprintf(f, "GPU %s\n", g->pci_bus_id);
-	kv(f, 1, "Product Name", "%s", g->name);
-	kv(f, 1, "Product Brand", "Tesla");
-	kv(f, 1, "Product Architecture", "%s", g->arch_name);
-	kv(f, 1, "Chip", "%s", g->chip);
-	kv(f, 1, "Chip Id", "0x%08" PRIx32, g->chip_id);
-	kv(f, 1, "Hardware Interface Version", "%s",
-	   tu_fmt_iface_version(buf, sizeof(buf), g->iface_version));
-	kv(f, 1, "Multiprocessor Count", "%" PRIu32, g->sm_count);
-	kv(f, 1, "Engines", "%s", tu_fmt_engines(buf, sizeof(buf), g->engines));
-	kv(f, 1, "Render Node", "%s", g->render_node);
-	na(f, 1, "Persistence Mode");
-	section(f, 1, "PCI");
-	kv(f, 2, "Bus", "0x%02X", (unsigned int)g->pci_bus);
-	kv(f, 2, "Device", "0x%02X", (unsigned int)g->pci_dev);
-	kv(f, 2, "Domain", "0x%04" PRIX32, g->pci_domain);
-	kv(f, 2, "Device Id", "0x%04X%04X", (unsigned int)g->pci_device_id,
-	   (unsigned int)g->pci_vendor_id);
-	kv(f, 2, "Bus Id", "%s", g->pci_bus_id);
-	kv(f, 2, "Bus Type", "PCIe");
-	kv(f, 2, "MSI-X Vectors", "%" PRIu32, g->msix_vectors);
-	na(f, 1, "Fan Speed");
-	na(f, 1, "Performance State");
-	th = st && st->therm_known ? &st->therm : NULL;
+	if (st && st->util_known)
+		kv(f, 1, "Performance State", "P%" PRIu32, st->util.performance_state);
+	else
+		na(f, 1, "Performance State");
 	section(f, 1, "Clocks Event Reasons");
 	for (i = 0; i < ARRAY_SIZE(event_reasons); i++) {
 		/* what a tgpu board cannot have: N/A */
@@ -380,6 +389,28 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 			kv(f, event_reasons[i].depth, event_reasons[i].name, "%s",
 			   th->reasons & event_reasons[i].bit ? "Active" : "Not Active");
 	}
+	/* nvidia-smi's five; sync boost and the power brake a tgpu has not */
+	section(f, 1, "Clocks Event Reasons Counters");
+	if (c)
+		kv(f, 2, "SW Power Capping", "%" PRIu64 " us", c->sw_power_cap_us);
+	else
+		na(f, 2, "SW Power Capping");
+	na(f, 2, "Sync Boost");
+	if (c) {
+		kv(f, 2, "SW Thermal Slowdown", "%" PRIu64 " us", c->sw_thermal_slowdown_us);
+		kv(f, 2, "HW Thermal Slowdown", "%" PRIu64 " us", c->hw_thermal_slowdown_us);
+	} else {
+		na(f, 2, "SW Thermal Slowdown");
+		na(f, 2, "HW Thermal Slowdown");
+	}
+	na(f, 2, "HW Power Braking");
+}
+
+/* FB and BAR1 Memory Usage (-d MEMORY) */
+static void q_memory(FILE *f, const struct tgpu_device_info *g, const struct smi_state *st)
+{
+	char buf[64];
+
 	section(f, 1, "FB Memory Usage");
 	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->vram_size, " "));
 	/* The driver's own allocations are in Used: it does not tell them apart. */
@@ -396,11 +427,24 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	kv(f, 2, "Total", "%s", tu_fmt_mib(buf, sizeof(buf), g->bar1_size, " "));
 	na(f, 2, "Used");
 	na(f, 2, "Free");
-	na(f, 1, "Compute Mode");
+}
+
+/* Utilization (-d UTILIZATION): nvidia-smi -q writes "37 %" */
+static void q_utilization(FILE *f, const struct smi_state *st)
+{
 	section(f, 1, "Utilization");
-	na(f, 2, "Gpu");
-	na(f, 2, "Memory");
-	ecc = st && st->ecc_known ? &st->ecc : NULL;
+	if (st && st->util_known) {
+		kv(f, 2, "Gpu", "%" PRIu32 " %%", st->util.gpu);
+		kv(f, 2, "Memory", "%" PRIu32 " %%", st->util.memory);
+	} else {
+		na(f, 2, "Gpu");
+		na(f, 2, "Memory");
+	}
+}
+
+/* ECC Mode and ECC Errors (-d ECC) */
+static void q_ecc(FILE *f, const struct tgpu_device_info *g, const struct tgpu_ecc_info *ecc)
+{
 	section(f, 1, "ECC Mode");
 	if (ecc) {
 		kv(f, 2, "Current", "%s", ecc->mode_current ? "Enabled" : "Disabled");
@@ -415,6 +459,11 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		   ecc ? ecc->dbe_volatile : 0);
 	ecc_counts(f, "Aggregate", ecc, ecc ? ecc->sbe_aggregate : 0,
 		   ecc ? ecc->dbe_aggregate : 0);
+}
+
+/* Retired Pages (-d PAGE_RETIREMENT) */
+static void q_retired(FILE *f, const struct tgpu_device_info *g, const struct tgpu_ecc_info *ecc)
+{
 	section(f, 1, "Retired Pages");
 	if (ecc) {
 		kv(f, 2, "Single Bit ECC", "%" PRIu32, ecc->retired_sbe);
@@ -425,6 +474,11 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		kv(f, 2, "Double Bit ECC", "%" PRIu32, g->retired_pages_dbe);
 		na(f, 2, "Pending Page Blacklist");
 	}
+}
+
+/* Temperature (-d TEMPERATURE) */
+static void q_temperature(FILE *f, const struct tgpu_thermal_info *th)
+{
 	section(f, 1, "Temperature");
 	if (th) {
 		kv(f, 2, "GPU Current Temp", "%d C", round_c(th->temperature_mc));
@@ -441,6 +495,13 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		na(f, 2, "GPU Slowdown Temp");
 		na(f, 2, "GPU Max Operating Temp");
 	}
+}
+
+/* GPU Power Readings (-d POWER) */
+static void q_power(FILE *f, const struct tgpu_device_info *g, const struct tgpu_thermal_info *th)
+{
+	char buf[64];
+
 	section(f, 1, "GPU Power Readings");
 	if (th) {
 		kv(f, 2, "Power Draw", "%s", tu_fmt_watts(buf, sizeof(buf), th->power_mw, true));
@@ -462,6 +523,11 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 		na(f, 2, "Min Power Limit");
 		na(f, 2, "Max Power Limit");
 	}
+}
+
+/* Clocks, Default Applications Clocks and Max Clocks (-d CLOCK) */
+static void q_clocks(FILE *f, const struct tgpu_device_info *g, const struct smi_state *st)
+{
 	section(f, 1, "Clocks");
 	if (st && st->clk_sm_known) {
 		kv(f, 2, "Graphics", "%" PRIu32 " MHz", st->clk_sm_mhz);
@@ -478,29 +544,99 @@ static void print_query_gpu(FILE *f, const struct tgpu_device_info *g,
 	kv(f, 2, "Graphics", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
 	kv(f, 2, "SM", "%" PRIu32 " MHz", g->clk_sm_boost_mhz);
 	kv(f, 2, "Memory", "%" PRIu32 " MHz", g->clk_mem_mhz);
+}
+
+/* Processes (-d PIDS) */
+static void q_processes(FILE *f, const struct smi_state *st)
+{
+	int i;
+
 	if (!st || !st->procs_known) {
 		na(f, 1, "Processes");
-	} else if (st->nprocs == 0) {
-		kv(f, 1, "Processes", "None");
-	} else {
-		section(f, 1, "Processes");
-		for (i = 0; i < (size_t)st->nprocs; i++) {
-			const struct tgpu_process_info *p = &st->procs[i];
-
-			kv(f, 2, "Process ID", "%d", p->pid);
-			kv(f, 3, "Type", "C");
-			kv(f, 3, "Name", "%s", p->name[0] ? p->name : NA);
-			if (p->used_memory == TGPU_MEMORY_UNKNOWN)
-				na(f, 3, "Used GPU Memory");
-			else
-				kv(f, 3, "Used GPU Memory", "%" PRIu64 " MiB",
-				   tu_bytes_to_mib(p->used_memory));
-		}
+		return;
 	}
+	if (st->nprocs == 0) {
+		kv(f, 1, "Processes", "None");
+		return;
+	}
+	section(f, 1, "Processes");
+	for (i = 0; i < st->nprocs; i++) {
+		const struct tgpu_process_info *p = &st->procs[i];
+
+		kv(f, 2, "Process ID", "%d", p->pid);
+		kv(f, 3, "Type", "C");
+		kv(f, 3, "Name", "%s", p->name[0] ? p->name : NA);
+		if (p->used_memory == TGPU_MEMORY_UNKNOWN)
+			na(f, 3, "Used GPU Memory");
+		else
+			kv(f, 3, "Used GPU Memory", "%" PRIu64 " MiB",
+			   tu_bytes_to_mib(p->used_memory));
+	}
+}
+
+/* The device's identity and PCI: only without -d, as nvidia-smi. */
+static void q_identity(FILE *f, const struct tgpu_device_info *g)
+{
+	char buf[64];
+
+	kv(f, 1, "Product Name", "%s", g->name);
+	kv(f, 1, "Product Brand", "Tesla");
+	kv(f, 1, "Product Architecture", "%s", g->arch_name);
+	kv(f, 1, "Chip", "%s", g->chip);
+	kv(f, 1, "Chip Id", "0x%08" PRIx32, g->chip_id);
+	kv(f, 1, "Hardware Interface Version", "%s",
+	   tu_fmt_iface_version(buf, sizeof(buf), g->iface_version));
+	kv(f, 1, "Multiprocessor Count", "%" PRIu32, g->sm_count);
+	kv(f, 1, "Engines", "%s", tu_fmt_engines(buf, sizeof(buf), g->engines));
+	kv(f, 1, "Render Node", "%s", g->render_node);
+	na(f, 1, "Persistence Mode");
+	section(f, 1, "PCI");
+	kv(f, 2, "Bus", "0x%02X", (unsigned int)g->pci_bus);
+	kv(f, 2, "Device", "0x%02X", (unsigned int)g->pci_dev);
+	kv(f, 2, "Domain", "0x%04" PRIX32, g->pci_domain);
+	kv(f, 2, "Device Id", "0x%04X%04X", (unsigned int)g->pci_device_id,
+	   (unsigned int)g->pci_vendor_id);
+	kv(f, 2, "Bus Id", "%s", g->pci_bus_id);
+	kv(f, 2, "Bus Type", "PCIe");
+	kv(f, 2, "MSI-X Vectors", "%" PRIu32, g->msix_vectors);
+	na(f, 1, "Fan Speed");
+}
+
+/* One GPU of -q: every section (display 0), or those -d picked, in nvidia-smi's order. */
+static void print_query_gpu(FILE *f, unsigned int display, const struct tgpu_device_info *g,
+			    const struct smi_state *st)
+{
+	const struct tgpu_thermal_info *th = st && st->therm_known ? &st->therm : NULL;
+	const struct tgpu_ecc_info *ecc = st && st->ecc_known ? &st->ecc : NULL;
+	bool all = display == 0;
+
+	fprintf(f, "GPU %s\n", g->pci_bus_id);
+	if (all)
+		q_identity(f, g);
+	if (all || (display & SMI_DISPLAY_PERFORMANCE))
+		q_performance(f, st);
+	if (all || (display & SMI_DISPLAY_MEMORY))
+		q_memory(f, g, st);
+	if (all || (display & SMI_DISPLAY_COMPUTE))
+		na(f, 1, "Compute Mode");
+	if (all || (display & SMI_DISPLAY_UTILIZATION))
+		q_utilization(f, st);
+	if (all || (display & SMI_DISPLAY_ECC))
+		q_ecc(f, g, ecc);
+	if (all || (display & SMI_DISPLAY_PAGE_RETIREMENT))
+		q_retired(f, g, ecc);
+	if (all || (display & SMI_DISPLAY_TEMPERATURE))
+		q_temperature(f, th);
+	if (all || (display & SMI_DISPLAY_POWER))
+		q_power(f, g, th);
+	if (all || (display & SMI_DISPLAY_CLOCK))
+		q_clocks(f, g, st);
+	if (all || (display & SMI_DISPLAY_PIDS))
+		q_processes(f, st);
 	fputc('\n', f);
 }
 
-void smi_print_query(FILE *f, const struct smi_snapshot *s)
+void smi_print_query(FILE *f, const struct smi_args *a, const struct smi_snapshot *s)
 {
 	char t[64];
 	int d;
@@ -513,7 +649,8 @@ void smi_print_query(FILE *f, const struct smi_snapshot *s)
 	fputc('\n', f);
 	kv(f, 0, "Attached GPUs", "%d", s->attached);
 	for (d = 0; d < s->count; d++)
-		print_query_gpu(f, &s->devs[d], s->state ? &s->state[d] : NULL);
+		print_query_gpu(f, a ? a->display : 0, &s->devs[d],
+				s->state ? &s->state[d] : NULL);
 }
 
 /* ---- dmon ----------------------------------------------------------------- */
@@ -536,32 +673,132 @@ static const struct {
 	{ SMI_DMON_PCIE, { { "rxpci", "MB/s" }, { "txpci", "MB/s" } } },
 };
 
+/* One line of dmon, cell by cell: -o D and T, the GPU index, the groups' columns. */
+#define DMON_MAX_COLS 32
+
+struct dmon_row {
+	int n;
+	char cell[DMON_MAX_COLS][32];
+};
+
+static void dmon_add(struct dmon_row *r, const char *v)
+{
+	if (r->n < DMON_MAX_COLS)
+		snprintf(r->cell[r->n++], sizeof(r->cell[0]), "%s", v);
+}
+
+/*
+ * Aligned, as nvidia-smi dmon: Date and Time 8 wide and left-aligned,
+ * the other columns 5 wide and right-aligned, a blank before each but
+ * the GPU index when it comes first; a header line's '#' takes the place
+ * of the line's first blank.  --format csv: ", " between cells, and '#'
+ * still before the header lines, so that a CSV reader can skip them.
+ */
+static void dmon_emit(FILE *f, const struct smi_args *a, const struct dmon_row *r,
+		      bool header)
+{
+	int text = a->dmon_date + a->dmon_time;     /* the leading Date and Time */
+	char line[DMON_MAX_COLS * 36];
+	size_t pos = 0;
+	int i;
+
+	if (a->dmon_csv) {
+		fputs(header ? "#" : "", f);
+		for (i = 0; i < r->n; i++)
+			fprintf(f, "%s%s", i ? ", " : "", r->cell[i]);
+		fputc('\n', f);
+		return;
+	}
+	line[0] = '\0';
+	for (i = 0; i < r->n && pos < sizeof(line); i++)
+		pos += snprintf(line + pos, sizeof(line) - pos, i < text ? " %-8s" :
+				i ? " %5s" : "%5s", r->cell[i]);
+	if (header)
+		line[0] = '#';
+	fprintf(f, "%s\n", line);
+}
+
 void smi_dmon_header(FILE *f, const struct smi_args *a)
 {
+	struct dmon_row names = { 0 }, units = { 0 };
 	size_t g, c;
 
-	fputs("# gpu", f);
-	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
+	if (a->dmon_date) {
+		dmon_add(&names, "Date");
+		dmon_add(&units, "YYYYMMDD");
+	}
+	if (a->dmon_time) {
+		dmon_add(&names, "Time");
+		dmon_add(&units, "HH:MM:SS");
+	}
+	dmon_add(&names, "gpu");
+	dmon_add(&units, "Idx");
+	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++) {
 		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
-			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
-			fprintf(f, " %5s", dmon_groups[g].cols[c].name);
-	fputs("\n# Idx", f);
-	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++)
-		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
-			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++)
-			fprintf(f, " %5s", dmon_groups[g].cols[c].unit);
-	fputc('\n', f);
+			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++) {
+			dmon_add(&names, dmon_groups[g].cols[c].name);
+			dmon_add(&units, dmon_groups[g].cols[c].unit);
+		}
+	}
+	dmon_emit(f, a, &names, true);
+	dmon_emit(f, a, &units, true);
+}
+
+static int64_t elapsed_us(const struct timespec *from, const struct timespec *to)
+{
+	return ((int64_t)to->tv_sec - from->tv_sec) * 1000000 +
+	       ((int64_t)to->tv_nsec - from->tv_nsec) / 1000;
+}
+
+/*
+ * The violation columns, from the clocks event counters of two samples:
+ * pviol the percent of the time between them the power cap held the
+ * clock down, tviol whether a thermal slowdown did at all.  Not known
+ * ("-") on the first sample, without counters, or when a counter went
+ * back (the driver was reloaded in between).
+ */
+static bool dmon_viol(bool power, const struct smi_dmon_sample *cur,
+		      const struct smi_dmon_sample *prev, char *buf, size_t len)
+{
+	const struct tgpu_clocks_event_counters *c1, *c0;
+	uint64_t pct;
+	int64_t dt;
+
+	if (!cur || !prev || !cur->st.counters_known || !prev->st.counters_known)
+		return false;
+	c1 = &cur->st.counters;
+	c0 = &prev->st.counters;
+	if (power) {
+		dt = elapsed_us(&prev->mono, &cur->mono);
+		if (dt <= 0 || c1->sw_power_cap_us < c0->sw_power_cap_us)
+			return false;
+		pct = ((c1->sw_power_cap_us - c0->sw_power_cap_us) * 100 + (uint64_t)dt / 2) /
+		      (uint64_t)dt;
+		/* the driver counts in its own ticks: a hair over the interval is all of it */
+		snprintf(buf, len, "%" PRIu64, pct > 100 ? 100 : pct);
+		return true;
+	}
+	if (c1->hw_thermal_slowdown_us < c0->hw_thermal_slowdown_us ||
+	    c1->sw_thermal_slowdown_us < c0->sw_thermal_slowdown_us)
+		return false;
+	snprintf(buf, len, "%d", c1->hw_thermal_slowdown_us > c0->hw_thermal_slowdown_us ||
+		 c1->sw_thermal_slowdown_us > c0->sw_thermal_slowdown_us);
+	return true;
 }
 
 /*
  * The value of column name, or false for "-".  Only what the driver
  * reports: the board's fixed memory clock, the SM clock in use, the VRAM
- * in use, the ECC counts, the power and the GPU temperature.  Memory
- * temperature, utilization and PCIe counters are not reported yet.
+ * in use, the ECC counts, the power, the GPU temperature, the busy shares
+ * and the clocks event counters.  Memory temperature, the encoder and
+ * decoder (a tgpu has none), BAR1 use and PCIe counters are not reported.
  */
 static bool dmon_value(const char *name, const struct tgpu_device_info *d,
-		       const struct smi_state *st, char *buf, size_t len)
+		       const struct smi_dmon_sample *cur, const struct smi_dmon_sample *prev,
+		       char *buf, size_t len)
 {
+	const struct smi_state *st = cur ? &cur->st : NULL;
+
 	if (strcmp(name, "mclk") == 0) {
 		snprintf(buf, len, "%" PRIu32, d->clk_mem_mhz);
 		return true;
@@ -582,6 +819,18 @@ static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 		snprintf(buf, len, "%d", round_c(st->therm.temperature_mc));
 		return true;
 	}
+	if (strcmp(name, "sm") == 0 && st && st->util_known) {
+		snprintf(buf, len, "%" PRIu32, st->util.gpu);
+		return true;
+	}
+	if (strcmp(name, "mem") == 0 && st && st->util_known) {
+		snprintf(buf, len, "%" PRIu32, st->util.memory);
+		return true;
+	}
+	if (strcmp(name, "pviol") == 0)
+		return dmon_viol(true, cur, prev, buf, len);
+	if (strcmp(name, "tviol") == 0)
+		return dmon_viol(false, cur, prev, buf, len);
 	/* the volatile counts, as nvidia-smi's dmon shows them */
 	if (strcmp(name, "sbecc") == 0 && st && st->ecc_known) {
 		snprintf(buf, len, "%" PRIu64, st->ecc.sbe_volatile);
@@ -594,22 +843,35 @@ static bool dmon_value(const char *name, const struct tgpu_device_info *d,
 	return false;
 }
 
-void smi_dmon_line(FILE *f, const struct smi_args *a,
-		   const struct tgpu_device_info *d, const struct smi_state *st)
+void smi_dmon_line(FILE *f, const struct smi_args *a, const struct tgpu_device_info *d,
+		   const struct smi_dmon_sample *cur, const struct smi_dmon_sample *prev)
 {
+	struct dmon_row row = { 0 };
 	char buf[32];
+	struct tm tm;
 	size_t g, c;
 
-	fprintf(f, "%5d", d->ordinal);
+	if (a->dmon_date || a->dmon_time)
+		localtime_r(&cur->wall.tv_sec, &tm);
+	if (a->dmon_date) {
+		strftime(buf, sizeof(buf), "%Y%m%d", &tm);
+		dmon_add(&row, buf);
+	}
+	if (a->dmon_time) {
+		strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+		dmon_add(&row, buf);
+	}
+	snprintf(buf, sizeof(buf), "%d", d->ordinal);
+	dmon_add(&row, buf);
 	for (g = 0; g < ARRAY_SIZE(dmon_groups); g++) {
 		for (c = 0; (a->dmon_groups & dmon_groups[g].group) &&
 			    c < ARRAY_SIZE(dmon_groups[g].cols) && dmon_groups[g].cols[c].name; c++) {
-			if (!dmon_value(dmon_groups[g].cols[c].name, d, st, buf, sizeof(buf)))
+			if (!dmon_value(dmon_groups[g].cols[c].name, d, cur, prev, buf, sizeof(buf)))
 				snprintf(buf, sizeof(buf), "-");
-			fprintf(f, " %5s", buf);
+			dmon_add(&row, buf);
 		}
 	}
-	fputc('\n', f);
+	dmon_emit(f, a, &row, false);
 }
 
 /* ---- help ----------------------------------------------------------------- */
@@ -628,14 +890,24 @@ void smi_print_help(FILE *f)
 		"    -L,   --list-gpus           List the GPUs.\n"
 		"    -i,   --id=ID               Only this GPU: an index or a PCI bus id.\n"
 		"    -q,   --query               Print the full report.\n"
+		"    -d,   --display=LIST        With -q: only these sections, comma-separated:\n"
+		"                                MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER,\n"
+		"                                CLOCK, COMPUTE, PIDS, PERFORMANCE (P-state,\n"
+		"                                clocks event reasons and their counters),\n"
+		"                                PAGE_RETIREMENT.  nvidia-smi's other types\n"
+		"                                (ROW_REMAPPER, VOLTAGE, ...) print nothing.\n"
 		"          --query-gpu=FIELDS    Print FIELDS (comma-separated) per GPU.\n"
 		"          --format=csv[,noheader][,nounits]\n"
-		"                                Output format of --query-gpu (required).\n"
+		"                                Output format of --query-* (required).\n"
 		"          --help-query-gpu      List the fields --query-gpu knows.\n"
 		"          --query-compute-apps=FIELDS\n"
 		"                                Print FIELDS per process using a GPU.\n"
 		"          --help-query-compute-apps\n"
 		"                                List the fields --query-compute-apps knows.\n"
+		"          --query-retired-pages=FIELDS\n"
+		"                                Print FIELDS per retired VRAM page.\n"
+		"          --help-query-retired-pages\n"
+		"                                List the fields --query-retired-pages knows.\n"
 		"\n"
 		"tgpu-smi dmon [OPTION...]       Print one line per GPU and interval:\n"
 		"    -i,   --id=ID               Only this GPU.\n"
@@ -645,9 +917,24 @@ void smi_print_help(FILE *f)
 		"                                temperature, u utilization, c clocks,\n"
 		"                                v violations, m memory (fb, bar1), e ECC\n"
 		"                                and PCIe errors, t PCIe throughput.\n"
+		"    -o,   --options=DT          D: a Date column (YYYYMMDD), T: a Time column\n"
+		"                                (HH:MM:SS), in local time, before the GPU index.\n"
+		"          --format=csv          Columns separated by \", \" instead of aligned;\n"
+		"                                the two header lines still start with #.\n"
+		"    In dmon, pviol is the percent of the time since the previous sample the\n"
+		"    power cap held the clock down, tviol 1 if a thermal slowdown did at all;\n"
+		"    both are - on the first sample.\n"
 		"\n"
 		"With no option, prints a summary table.  Values the driver cannot\n"
 		"report yet print N/A ([N/A] in CSV, - in dmon).\n"
+		"\n"
+		"Sources: utilization (GPU-Util, utilization.*, dmon sm and mem) is the\n"
+		"share of the last second the driver saw an engine busy (sysfs\n"
+		"gpu_busy_percent and mem_busy_percent, sampled every 10 ms); the\n"
+		"performance state is P0 under load and P8 at idle (sysfs\n"
+		"throttle_reasons); the clocks event reasons counters are microseconds\n"
+		"since the driver loaded (sysfs clocks_event_reasons_counters/); retired\n"
+		"pages come from sysfs retired_pages.\n"
 		"\n"
 		"Exit status: 0 success, 2 invalid argument, 4 no permission,\n"
 		"6 GPU not found, 9 tgpu driver not loaded, 15 GPU inaccessible,\n"
@@ -678,4 +965,9 @@ void smi_print_help_query_gpu(FILE *f)
 void smi_print_help_query_apps(FILE *f)
 {
 	help_fields(f, "--query-compute-apps", smi_app_fields, smi_n_app_fields);
+}
+
+void smi_print_help_query_retired_pages(FILE *f)
+{
+	help_fields(f, "--query-retired-pages", smi_retired_fields, smi_n_retired_fields);
 }

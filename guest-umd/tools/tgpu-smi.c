@@ -55,8 +55,50 @@ static int print_version(void)
 	return SMI_EXIT_OK;
 }
 
-/* Memory, the SM clock, ECC and thermal now; what the driver cannot tell is N/A. */
-static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
+/*
+ * dev's retired pages into a buffer of their own, *buf, which the caller
+ * frees after printing.  A driver without the list leaves them unknown
+ * (N/A); so does running out of memory, with the reason on stderr.
+ */
+static tgpu_status read_retired(tgpu_device *dev, struct smi_state *st,
+				struct tgpu_retired_page **buf)
+{
+	struct tgpu_retired_page *pages = NULL, *np;
+	int max = 16, count = 0;
+	tgpu_status rc;
+
+	st->retired_known = false;
+	for (;;) {
+		np = realloc(pages, (size_t)max * sizeof(*pages));
+		if (!np) {
+			fprintf(stderr, "tgpu-smi: out of memory listing retired pages\n");
+			free(pages);
+			return TGPU_SUCCESS;
+		}
+		pages = np;
+		rc = tgpu_device_get_retired_pages(dev, pages, max, &count);
+		if (rc) {
+			free(pages);
+			return rc == TGPU_ERROR_NOT_SUPPORTED ? TGPU_SUCCESS : rc;
+		}
+		if (count <= max)
+			break;
+		max = count + 16;   /* more were retired meanwhile: ask again */
+	}
+	st->retired = pages;
+	st->nretired = count;
+	st->retired_known = true;
+	*buf = pages;
+	return TGPU_SUCCESS;
+}
+
+/*
+ * Memory, the SM clock, ECC, thermal, utilization and the clocks event
+ * counters now, and the retired pages unless retired is NULL (dmon shows
+ * none); what the driver cannot tell is N/A.
+ */
+static tgpu_status read_live(tgpu_device *dev, struct smi_state *st,
+			     struct tgpu_retired_page **retired)
 {
 	uint64_t free_bytes, total, khz;
 	tgpu_status rc;
@@ -83,6 +125,27 @@ static tgpu_status read_live(tgpu_device *dev, struct smi_state *st)
 		st->therm_known = true;
 	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
 		return rc;
+
+	st->util_known = false;
+	rc = tgpu_device_get_utilization(dev, &st->util);
+	if (rc == TGPU_SUCCESS)
+		st->util_known = true;
+	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
+		return rc;
+
+	st->counters_known = false;
+	rc = tgpu_device_get_clocks_event_counters(dev, &st->counters);
+	if (rc == TGPU_SUCCESS)
+		st->counters_known = true;
+	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
+		return rc;
+
+	st->retired_known = false;
+	if (retired) {
+		rc = read_retired(dev, st, retired);
+		if (rc)
+			return rc;
+	}
 
 	st->mem_known = false;
 	rc = tgpu_device_get_memory_info(dev, &free_bytes, &total);
@@ -138,15 +201,23 @@ static void read_processes(tgpu_device *dev, struct smi_state *st,
 	*buf = procs;
 }
 
-/* dmon: one line per device every delay seconds, count times (0: forever). */
+/*
+ * dmon: one line per device every delay seconds, count times (0: forever).
+ * Each device's previous sample stays for the violation columns.
+ */
 static int dmon(const struct smi_args *args, tgpu_device **devs,
 		const struct tgpu_device_info *infos, int n)
 {
+	struct smi_dmon_sample *prev, cur;
 	struct timespec next;
-	struct smi_state st;
 	tgpu_status rc;
 	int sample, i;
 
+	prev = calloc(n ? n : 1, sizeof(*prev));
+	if (!prev) {
+		fprintf(stderr, "tgpu-smi: out of memory\n");
+		return SMI_EXIT_OTHER;
+	}
 	smi_dmon_header(stdout, args);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (sample = 0; args->dmon_count == 0 || sample < args->dmon_count; sample++) {
@@ -157,26 +228,32 @@ static int dmon(const struct smi_args *args, tgpu_device **devs,
 				;
 		}
 		for (i = 0; i < n; i++) {
-			memset(&st, 0, sizeof(st));
-			if (args->dmon_groups & (SMI_DMON_MEM | SMI_DMON_CLOCKS)) {
-				rc = read_live(devs[i], &st);
-				if (rc)
-					return fail(rc);
+			memset(&cur, 0, sizeof(cur));
+			rc = read_live(devs[i], &cur.st, NULL);
+			if (rc) {
+				free(prev);
+				return fail(rc);
 			}
-			smi_dmon_line(stdout, args, &infos[i], &st);
+			clock_gettime(CLOCK_REALTIME, &cur.wall);
+			clock_gettime(CLOCK_MONOTONIC, &cur.mono);
+			smi_dmon_line(stdout, args, &infos[i], &cur, sample ? &prev[i] : NULL);
+			prev[i] = cur;
 		}
 		/* Each sample as it comes, also into a pipe. */
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			perror("tgpu-smi: stdout");
+			free(prev);
 			return SMI_EXIT_OTHER;
 		}
 	}
+	free(prev);
 	return SMI_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
 	struct tgpu_process_info **procbufs = NULL;
+	struct tgpu_retired_page **retiredbufs = NULL;
 	struct tgpu_device_info *infos;
 	struct smi_state *states = NULL;
 	tgpu_device **devs = NULL;
@@ -201,6 +278,9 @@ int main(int argc, char **argv)
 	case SMI_MODE_HELP_QUERY_APPS:
 		smi_print_help_query_apps(stdout);
 		return SMI_EXIT_OK;
+	case SMI_MODE_HELP_QUERY_RETIRED_PAGES:
+		smi_print_help_query_retired_pages(stdout);
+		return SMI_EXIT_OK;
 	case SMI_MODE_VERSION:
 		return print_version();
 	default:
@@ -217,7 +297,8 @@ int main(int argc, char **argv)
 	devs = calloc(n, sizeof(*devs));
 	states = calloc(n, sizeof(*states));
 	procbufs = calloc(n, sizeof(*procbufs));
-	if (!infos || !devs || !states || !procbufs) {
+	retiredbufs = calloc(n, sizeof(*retiredbufs));
+	if (!infos || !devs || !states || !procbufs || !retiredbufs) {
 		fprintf(stderr, "tgpu-smi: out of memory\n");
 		rc = SMI_EXIT_OTHER;
 		goto out;
@@ -265,18 +346,18 @@ int main(int argc, char **argv)
 	/* The state now, of the devices printed. */
 	snap.state = states + first;
 	for (i = first; i < first + count && args.mode != SMI_MODE_LIST; i++) {
-		st = read_live(devs[i], &states[i]);
+		st = read_live(devs[i], &states[i], &retiredbufs[i]);
 		if (st) {
 			rc = fail(st);
 			goto out;
 		}
-		if (args.mode != SMI_MODE_QUERY_GPU)
+		if (args.mode != SMI_MODE_QUERY_GPU && args.mode != SMI_MODE_QUERY_RETIRED_PAGES)
 			read_processes(devs[i], &states[i], &procbufs[i]);
 	}
 
 	switch (args.mode) {
 	case SMI_MODE_QUERY:
-		smi_print_query(stdout, &snap);
+		smi_print_query(stdout, &args, &snap);
 		break;
 	case SMI_MODE_LIST:
 		smi_print_list(stdout, &snap);
@@ -286,6 +367,9 @@ int main(int argc, char **argv)
 		break;
 	case SMI_MODE_QUERY_APPS:
 		smi_print_csv_apps(stdout, &args, &snap);
+		break;
+	case SMI_MODE_QUERY_RETIRED_PAGES:
+		smi_print_csv_retired(stdout, &args, &snap);
 		break;
 	default:
 		smi_print_summary(stdout, &snap);
@@ -302,6 +386,9 @@ out:
 	for (i = 0; procbufs && i < n; i++)
 		free(procbufs[i]);
 	free(procbufs);
+	for (i = 0; retiredbufs && i < n; i++)
+		free(retiredbufs[i]);
+	free(retiredbufs);
 	free(states);
 	free(devs);
 	free(infos);

@@ -169,13 +169,14 @@ static char *smi(const char *fields)
 
 /* ---- corrected errors ---------------------------------------------------- */
 
-/* The page of @vram is in sysfs retired_pages as "@cause @state". */
+/* The page of @vram is in sysfs retired_pages as "@cause @state TIME". */
 static bool listed(uint64_t vram, const char *cause, const char *state)
 {
 	char want[64], *pages = device_text("retired_pages");
 	bool r;
 
-	snprintf(want, sizeof(want), "0x%010" PRIx64 " %s %s\n", vram, cause, state);
+	/* then the time it was retired */
+	snprintf(want, sizeof(want), "0x%010" PRIx64 " %s %s ", vram, cause, state);
 	r = pages && strstr(pages, want);
 	free(pages);
 	return r;
@@ -456,6 +457,35 @@ static void test_dbe(void)
 		   "Enabled, Enabled, 1, 1, 1, No"),
 	   "tgpu-smi: ECC on, 1 uncorrected, 1 page retired, none pending (%s)",
 	   smi("ecc.mode.current,ecc.mode.pending,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.dbe,retired_pages.pending"));
+	/* the page as --query-retired-pages and libtgpu list it */
+	{
+		struct tgpu_retired_page rp[64];
+		char cmd[160], line[256] = "";
+		int n = 0, i, found = -1;
+		FILE *f;
+
+		tgpu_status st = tgpu_device_get_retired_pages(dev, rp, 64, &n);
+
+		ok(st == TGPU_SUCCESS && n >= 1, "tgpu_device_get_retired_pages: %d page(s)", n);
+		for (i = 0; i < n && i < 64; i++)
+			if (rp[i].address == page)
+				found = i;
+		ok(found >= 0 && rp[found].cause == TGPU_RETIRED_CAUSE_DBE && !rp[found].pending &&
+		   rp[found].timestamp > 1700000000ull,
+		   "  0x%" PRIx64 ": dbe, not pending, retired at %" PRIu64, page,
+		   found >= 0 ? rp[found].timestamp : 0);
+		snprintf(cmd, sizeof(cmd),
+			 "tgpu-smi --query-retired-pages=retired_pages.address,retired_pages.cause,retired_pages.pending --format=csv,noheader | grep -i %" PRIx64,
+			 page);
+		f = popen(cmd, "r");
+		if (f && fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = 0;
+		if (f)
+			pclose(f);
+		ok(strstr(line, "Double Bit ECC") && strstr(line, ", No"),
+		   "tgpu-smi --query-retired-pages: %s", line);
+	}
+	ok(tgpu_device_get_health(dev) == TGPU_SUCCESS, "tgpu_device_get_health: fit for service");
 	printf("# retired-page 0x%" PRIx64 "\n", page);
 }
 
@@ -464,6 +494,7 @@ static void test_dbe(void)
 static void test_limit(int limit)
 {
 	static uint32_t out[BUF / 4];
+	tgpu_status st;
 	volatile uint32_t *map;
 	tgpu_context *ctx;
 	tgpu_deviceptr d;
@@ -486,6 +517,11 @@ static void test_limit(int limit)
 	   "%d pages retired (%lld)", limit + 1, device_value("retired_pages_pending"));
 	ok(device_value("degraded") == 1, "sysfs degraded: 1 past a limit of %d", limit);
 	ok(klog_has("device degraded"), "dmesg: the device is degraded");
+	st = tgpu_device_get_health(dev);
+	ok(st == TGPU_ERROR_DEVICE_DEGRADED &&
+	   strstr(tgpu_get_last_error_message(), "replace the board"),
+	   "tgpu_device_get_health: %s (%s)", tgpu_get_error_name(st),
+	   tgpu_get_last_error_message());
 	tgpu_ctx_destroy(ctx);
 }
 

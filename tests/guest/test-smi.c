@@ -223,6 +223,15 @@ static int parse_apps(const char *out, struct app *apps, int max)
 	return *p ? -1 : n;
 }
 
+/* a dmon percentage: a whole number, 0 to 100 */
+static bool pct(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	return end != s && !*end && v <= 100;
+}
+
 static void check_dmon(const struct tgpu_device_info *info)
 {
 	int lines = 0, headers = 0, data = 0, fields, good = 0;
@@ -254,14 +263,15 @@ static void check_dmon(const struct tgpu_device_info *info)
 		    strtoul(f[1], NULL, 10) >= 22 &&
 		    strtoul(f[1], NULL, 10) * 1000 <= info->power_limit_mw &&
 		    strtoul(f[2], NULL, 10) > 0 && strcmp(f[3], "-") == 0 &&
-		    strcmp(f[4], "-") == 0)
+		    pct(f[4]) && pct(f[5]) && strcmp(f[6], "-") == 0 &&
+		    strcmp(f[7], "-") == 0)
 			good++;
 	}
 	free(copy);
 	if (!ok(headers == 2 && data == 2 && lines == 4,
 		"dmon -c 2: two header lines and 2 data lines (%d and %d)", headers, data))
 		show(&r);
-	if (!ok(good == 2, "dmon lines: GPU 0, pwr and gtemp, mclk %" PRIu32 " MHz, pclk the SM clock, unreported ones '-'",
+	if (!ok(good == 2, "dmon lines: GPU 0, pwr and gtemp, sm and mem in percent, mclk %" PRIu32 " MHz, pclk the SM clock, unreported ones '-'",
 		info->clk_mem_mhz))
 		show(&r);
 	ok(r.secs >= 0.9, "dmon -c 2 -d 1 waited a second between samples (%.2f s)", r.secs);

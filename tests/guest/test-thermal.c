@@ -18,7 +18,9 @@
  * and rises only below up-c, at least up-mhz per degree under it (back
  * to boost by 55 °C); it never goes back and forth (no oscillation);
  * sw_thermal_slowdown while it is lowered; the hardware slowdown above
- * S; the effective clock the lowest of the request and the slowdown.
+ * S; the effective clock the lowest of the request and the slowdown;
+ * the reason counters (sysfs clocks_event_reasons_counters/) grow by the
+ * time the governor and the hardware slowdown held the clock.
  * Output is TAP; the exit status is non-zero if any check failed.
  */
 #include <errno.h>
@@ -38,7 +40,7 @@
 #include "guest-sysfs.h"
 
 static const char *node = "/dev/dri/renderD128";
-static char hwmon[300], pcidev[160];
+static char hwmon[300], pcidev[160], counters[200];
 
 static const char spin_src[] = GUEST_SPIN_KERNEL;
 
@@ -152,7 +154,8 @@ int main(int argc, char **argv)
 	int i, top, falls = 0, rises = 0, reversals = 0, dir = 0, bad_fall = 0;
 	int bad_rise = 0, bad_sw = 0, bad_eff = 0, hw_seen = 0;
 	unsigned int boost, last_done = 0, lowest;
-	double t0, last_t, end, ramp_s, peak = 0;
+	double t0, last_t, end, ramp_s, peak = 0, lowered_s = 0, hw_s = 0;
+	long long sw0, app0, hw0, sw_us, hw_us;
 	pthread_t th;
 	tgpu_device *dev;
 	char path[200];
@@ -185,6 +188,10 @@ int main(int argc, char **argv)
 	ok(boost > 0 && read_number(hwmon, "freq1_input") == (long long)boost * 1000000,
 	   "before the ramp the governor asks for boost, %u MHz, and gets it", boost);
 
+	snprintf(counters, sizeof(counters), "%s/clocks_event_reasons_counters", pcidev);
+	sw0 = read_number(counters, "sw_thermal_slowdown");
+	app0 = read_number(counters, "applications_clocks_setting");
+	hw0 = read_number(counters, "hw_thermal_slowdown");
 	pthread_create(&th, NULL, workload, dev);
 	/* the heat gun: 60 °C to slowdown + 2, then down to 55 °C */
 	top = slow + 2;
@@ -270,6 +277,28 @@ int main(int argc, char **argv)
 	ok(bad_eff == 0, "the clock in use never above the request (%d samples)", bad_eff);
 	ok(atomic_load(&kernels_done) > 0, "the workload ran %u kernels through it",
 	   atomic_load(&kernels_done));
+	/*
+	 * The counters: the governor's time is sw_thermal_slowdown's, not
+	 * applications_clocks_setting's, and the hardware slowdown's is
+	 * hw_thermal_slowdown's.  Each sample stands for the 100 ms to the
+	 * next; the device counts in 10 ms ticks.
+	 */
+	for (i = 1; i < nsamples; i++) {
+		if (samples[i - 1].req < boost)
+			lowered_s += samples[i].t - samples[i - 1].t;
+		if (samples[i - 1].hw)
+			hw_s += samples[i].t - samples[i - 1].t;
+	}
+	sw_us = read_number(counters, "sw_thermal_slowdown") - sw0;
+	ok(sw_us >= lowered_s * 1e6 - 250000 && sw_us <= lowered_s * 1e6 + 250000,
+	   "clocks_event_reasons_counters/sw_thermal_slowdown +%lld us: the %.2f s the governor held the clock down",
+	   sw_us, lowered_s);
+	ok(read_number(counters, "applications_clocks_setting") - app0 <= 50000,
+	   "applications_clocks_setting +%lld us: none of it is the governor's",
+	   read_number(counters, "applications_clocks_setting") - app0);
+	hw_us = read_number(counters, "hw_thermal_slowdown") - hw0;
+	ok(hw_us >= hw_s * 1e6 - 250000 && hw_us <= hw_s * 1e6 + 250000,
+	   "hw_thermal_slowdown +%lld us: the %.2f s of the hardware slowdown", hw_us, hw_s);
 	(void)up_mhz;
 	report_throughput(boost, lowest);
 	return tap_done();

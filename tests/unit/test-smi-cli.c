@@ -108,9 +108,40 @@ int main(int argc, char **argv)
 	is_int(r.status, 0, "--help-query-compute-apps exits 0");
 	has_str(r.out, "\"used_gpu_memory\" or \"used_memory\"", "... and lists the fields");
 
+	/* -q -d, --query-retired-pages, dmon -o and --format: refused before any device */
+	run(&r, smi, ARGS("-d", "ECC"));
+	is_int(r.status, 2, "-d without -q exits 2");
+	has_str(r.err, "-d (--display) is only valid with -q", "... and says so");
+	is_str(r.out, "", "... with nothing on stdout");
+	run(&r, smi, ARGS("-q", "-d", "ECC,BOGUS"));
+	is_int(r.status, 2, "-q -d with an unknown display type exits 2");
+	has_str(r.err, "\"BOGUS\" is not a valid display type", "... and names it");
+	run(&r, smi, ARGS("-q", "--display=ECC,"));
+	is_int(r.status, 2, "-q --display with an empty type exits 2");
+	run(&r, smi, ARGS("-q", "-d"));
+	is_int(r.status, 2, "-q -d without a value exits 2");
+	run(&r, smi, ARGS("--query-retired-pages=retired_pages.address,bogus", "--format=csv"));
+	is_int(r.status, 2, "unknown --query-retired-pages field exits 2");
+	has_str(r.err, "Field \"bogus\" is not a valid field to query.", "... and names it");
+	run(&r, smi, ARGS("--query-retired-pages=retired_pages.address"));
+	is_int(r.status, 2, "--query-retired-pages without --format exits 2");
+	run(&r, smi, ARGS("--help-query-retired-pages"));
+	is_int(r.status, 0, "--help-query-retired-pages exits 0");
+	has_str(r.out, "\"retired_pages.address\"\n", "... and lists the fields");
+	run(&r, smi, ARGS("dmon", "-o", "DX"));
+	is_int(r.status, 2, "dmon -o DX exits 2");
+	has_str(r.err, "'X'", "... and names the letter");
+	is_str(r.out, "", "... before printing a header");
+	run(&r, smi, ARGS("dmon", "--format", "tsv"));
+	is_int(r.status, 2, "dmon --format tsv exits 2");
+	has_str(r.err, "\"tsv\"", "... and names it");
+
 	run(&r, smi, ARGS("-h"));
 	is_int(r.status, 0, "-h exits 0");
 	has_str(r.out, "--query-gpu=FIELDS", "-h prints usage on stdout");
+	has_str(r.out, "--display=LIST", "-h documents -q -d");
+	has_str(r.out, "--options=DT", "-h documents dmon -o");
+	has_str(r.out, "--query-retired-pages=FIELDS", "-h documents --query-retired-pages");
 	run(&r, smi, ARGS("--help-query-gpu"));
 	is_int(r.status, 0, "--help-query-gpu exits 0");
 	has_str(r.out, "\"pci.bus_id\" or \"gpu_bus_id\"", "--help-query-gpu lists fields");
@@ -145,6 +176,15 @@ int main(int argc, char **argv)
 	check_no_device(&r, want, "--query-compute-apps");
 	run(&r, smi, ARGS("dmon", "-c", "1"));
 	check_no_device(&r, want, "dmon");
+	is_str(r.out, "", "... without printing a header");
+	run(&r, smi, ARGS("-q", "-d", "PERFORMANCE,PAGE_RETIREMENT"));
+	check_no_device(&r, want, "-q -d");
+	is_str(r.out, "", "... with nothing on stdout");
+	run(&r, smi, ARGS("--query-retired-pages=retired_pages.address", "--format=csv"));
+	check_no_device(&r, want, "--query-retired-pages");
+	is_str(r.out, "", "... without printing a header");
+	run(&r, smi, ARGS("dmon", "-c", "1", "-o", "DT", "--format", "csv"));
+	check_no_device(&r, want, "dmon -o DT --format csv");
 	is_str(r.out, "", "... without printing a header");
 	return tap_done();
 }

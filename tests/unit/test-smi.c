@@ -389,7 +389,7 @@ static void test_query(void)
 	int kvlines = 0;
 
 	s.attached = 2;     /* -i picked one of two */
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	diag("query:\n%s", out);
 
 	copy = strdup(out);
@@ -506,6 +506,8 @@ static char *csv_live(const char *query, const char *format, int ndev)
 	}
 	if (a.mode == SMI_MODE_QUERY_APPS)
 		RENDER(out, smi_print_csv_apps(f, &a, &s));
+	else if (a.mode == SMI_MODE_QUERY_RETIRED_PAGES)
+		RENDER(out, smi_print_csv_retired(f, &a, &s));
 	else
 		RENDER(out, smi_print_csv(f, &a, &s));
 	return out;
@@ -539,7 +541,7 @@ static void test_ecc_live(void)
 	free(out);
 
 	s = live_snapshot(1);
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	has_str(out, "    ECC Mode\n        Current                                        : Enabled\n"
 		"        Pending                                        : Disabled\n",
 		"-q: ECC mode current and pending");
@@ -591,7 +593,7 @@ static void test_thermal_live(void)
 	free(out);
 
 	s = live_snapshot(1);
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	has_str(out, "        SW Power Cap                                   : Active\n"
 		"        HW Slowdown                                    : Not Active\n"
 		"            HW Thermal Slowdown                        : Not Active\n"
@@ -763,7 +765,7 @@ static void test_query_live(void)
 
 	make_states();
 	s = live_snapshot(1);
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	has_str(out, "    FB Memory Usage\n"
 		"        Total                                          : 16384 MiB\n"
 		"        Reserved                                       : N/A\n"
@@ -789,13 +791,13 @@ static void test_query_live(void)
 	free(out);
 
 	states[0].nprocs = 0;
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	has_str(out, "    Processes                                          : None\n",
 		"no processes: None");
 	free(out);
 	states[0].procs_known = false;
 	states[0].mem_known = false;
-	RENDER(out, smi_print_query(f, &s));
+	RENDER(out, smi_print_query(f, NULL, &s));
 	has_str(out, "    Processes                                          : N/A\n",
 		"processes unknown: N/A");
 	has_str(out, "        Used                                           : N/A\n",
@@ -803,7 +805,403 @@ static void test_query_live(void)
 	free(out);
 }
 
+
+/* ---- utilization, P-state, clocks event counters --------------------------- */
+
+/* GPU 0 busy (P0, 37 % / 12 %) and throttled before; GPU 1 idle, no counters. */
+static void make_util_states(void)
+{
+	make_states();
+	states[0].util_known = true;
+	states[0].util = (struct tgpu_utilization){ .gpu = 37, .memory = 12,
+						    .performance_state = 0 };
+	states[0].counters_known = true;
+	states[0].counters = (struct tgpu_clocks_event_counters){
+		.gpu_idle_us = 9000000, .sw_power_cap_us = 1500000,
+		.sw_thermal_slowdown_us = 250, .hw_thermal_slowdown_us = 0,
+	};
+	states[1].util_known = true;
+	states[1].util = (struct tgpu_utilization){ .gpu = 0, .memory = 0,
+						    .performance_state = 8 };
+}
+
+/* Column of needle in the first line of text containing it, -1 if none. */
+static int column_of(const char *text, const char *needle)
+{
+	const char *hit = strstr(text, needle), *bol;
+
+	if (!hit)
+		return -1;
+	for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
+		;
+	return (int)(hit - bol);
+}
+
+static void test_util_fields(void)
+{
+	static const char *const counters[] = {
+		"clocks_event_reasons_counters.sw_power_cap",
+		"clocks_event_reasons_counters.sync_boost",
+		"clocks_event_reasons_counters.sw_thermal_slowdown",
+		"clocks_event_reasons_counters.hw_thermal_slowdown",
+		"clocks_event_reasons_counters.hw_power_brake_slowdown",
+	};
+	struct smi_snapshot s;
+	char *out;
+	size_t i;
+
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		is_str(smi_field_lookup(counters[i]) ? smi_field_unit(smi_field_lookup(counters[i])) :
+		       NULL, "us", "%s exists, in us", counters[i]);
+	is_str(smi_field_unit(smi_field_lookup("utilization.memory")), "%",
+	       "utilization.memory is in %%");
+	ok(smi_field_lookup("pstate") && !smi_field_unit(smi_field_lookup("pstate")),
+	   "pstate has no unit");
+
+	make_util_states();
+	out = csv_live("--query-gpu=pstate,utilization.gpu,utilization.memory,"
+		       "clocks_event_reasons_counters.sw_power_cap,"
+		       "clocks_event_reasons_counters.sync_boost,"
+		       "clocks_event_reasons_counters.sw_thermal_slowdown,"
+		       "clocks_event_reasons_counters.hw_thermal_slowdown,"
+		       "clocks_event_reasons_counters.hw_power_brake_slowdown", "--format=csv", 2);
+	is_str(out,
+	       "pstate, utilization.gpu [%], utilization.memory [%], "
+	       "clocks_event_reasons_counters.sw_power_cap [us], "
+	       "clocks_event_reasons_counters.sync_boost [us], "
+	       "clocks_event_reasons_counters.sw_thermal_slowdown [us], "
+	       "clocks_event_reasons_counters.hw_thermal_slowdown [us], "
+	       "clocks_event_reasons_counters.hw_power_brake_slowdown [us]\n"
+	       "P0, 37 %, 12 %, 1500000 us, [N/A], 250 us, 0 us, [N/A]\n"
+	       "P8, 0 %, 0 %, [N/A], [N/A], [N/A], [N/A], [N/A]\n",
+	       "P-state, utilization and counters from the driver; sync boost and power brake N/A");
+	free(out);
+	out = csv_live("--query-gpu=utilization.gpu,pstate,clocks_event_reasons_counters.sw_power_cap",
+		       "--format=csv,noheader,nounits", 1);
+	is_str(out, "37, P0, 1500000\n", "nounits: bare numbers");
+	free(out);
+
+	/* the same fields of a driver without them */
+	states[0].util_known = false;
+	states[0].counters_known = false;
+	out = csv_live("--query-gpu=pstate,utilization.gpu,utilization.memory,"
+		       "clocks_event_reasons_counters.sw_thermal_slowdown", "--format=csv,noheader", 1);
+	is_str(out, "[N/A], [N/A], [N/A], [N/A]\n", "unknown utilization and counters: [N/A]");
+	free(out);
+
+	/* summary: Perf and GPU-Util where nvidia-smi puts them */
+	make_util_states();
+	s = live_snapshot(2);
+	RENDER(out, smi_print_summary(f, &s));
+	diag("summary with utilization:\n%s", out);
+	has_str(out, "| N/A   N/A    P0 ", "summary: P0 on the busy GPU");
+	has_str(out, "| N/A   N/A    P8 ", "summary: P8 on the idle GPU");
+	has_str(out, "|     37%          N/A |\n", "summary: GPU-Util 37%%, Compute M. N/A");
+	has_str(out, "|      0%          N/A |\n", "summary: GPU-Util 0%% is a real 0");
+	is_int(column_of(out, "P0 "), column_of(out, "Perf") + 1,
+	       "P-state one column right of Perf, as nvidia-smi");
+	is_int(column_of(out, "37%") + 2, column_of(out, "GPU-Util") + 6,
+	       "GPU-Util's %% one column left of the header's end, as nvidia-smi");
+	free(out);
+	states[0].util_known = false;
+	states[0].therm_known = true;
+	states[0].therm.temperature_mc = 36000;
+	RENDER(out, smi_print_summary(f, &s));
+	has_str(out, "| N/A   36C    N/A ", "summary: no utilization: Perf N/A");
+	has_str(out, "|      N/A         N/A |\n", "summary: no utilization: GPU-Util N/A");
+	free(out);
+
+	/* -q */
+	make_util_states();
+	s = live_snapshot(1);
+	RENDER(out, smi_print_query(f, NULL, &s));
+	has_str(out, "    Fan Speed                                          : N/A\n"
+		"    Performance State                                  : P0\n"
+		"    Clocks Event Reasons\n",
+		"-q: performance state after the fan, before the reasons");
+	has_str(out, "        Display Clock Setting                          : N/A\n"
+		"    Clocks Event Reasons Counters\n"
+		"        SW Power Capping                               : 1500000 us\n"
+		"        Sync Boost                                     : N/A\n"
+		"        SW Thermal Slowdown                            : 250 us\n"
+		"        HW Thermal Slowdown                            : 0 us\n"
+		"        HW Power Braking                               : N/A\n"
+		"    FB Memory Usage\n",
+		"-q: clocks event reasons counters in us, after the reasons, before FB memory");
+	has_str(out, "    Utilization\n"
+		"        Gpu                                            : 37 %\n"
+		"        Memory                                         : 12 %\n",
+		"-q: utilization as nvidia-smi prints it");
+	free(out);
+	states[0].util_known = false;
+	states[0].counters_known = false;
+	RENDER(out, smi_print_query(f, NULL, &s));
+	has_str(out, "    Performance State                                  : N/A\n",
+		"-q: unknown P-state N/A");
+	has_str(out, "    Clocks Event Reasons Counters\n"
+		"        SW Power Capping                               : N/A\n"
+		"        Sync Boost                                     : N/A\n"
+		"        SW Thermal Slowdown                            : N/A\n"
+		"        HW Thermal Slowdown                            : N/A\n"
+		"        HW Power Braking                               : N/A\n",
+		"-q: unknown counters N/A");
+	has_str(out, "    Utilization\n"
+		"        Gpu                                            : N/A\n"
+		"        Memory                                         : N/A\n",
+		"-q: unknown utilization N/A");
+	free(out);
+
+	RENDER(out, smi_print_help_query_gpu(f));
+	has_str(out, "\"clocks_event_reasons_counters.sw_power_cap\"\n", "--help-query-gpu: counters");
+	has_str(out, "clocks_event_reasons_counters/sw_power_cap). Unit: us.\n",
+		"... with their sysfs source and unit");
+	has_str(out, "\"utilization.gpu\"\nPercent of the last second", "... utilization.gpu");
+	has_str(out, "\"pstate\"\nPerformance state: P0", "... pstate");
+	free(out);
+	memset(states, 0, sizeof(states));
+}
+
+/* ---- -q -d ------------------------------------------------------------------ */
+
+static char *query_display(const char *list, int ndev)
+{
+	struct smi_snapshot s = live_snapshot(ndev);
+	struct smi_args a;
+	char err[256], *out = NULL;
+
+	if (parse(&a, err, ARGV("-q", "-d", list))) {
+		diag("parse failed: %s", err);
+		return strdup("");
+	}
+	RENDER(out, smi_print_query(f, &a, &s));
+	return out;
+}
+
+static void test_display(void)
+{
+	static const struct {
+		const char *type, *want, *not;
+	} one[] = {
+		{ "MEMORY", "    FB Memory Usage\n", "    Utilization\n" },
+		{ "MEMORY", "    BAR1 Memory Usage\n", "    Compute Mode" },
+		{ "UTILIZATION", "    Utilization\n        Gpu ", "    FB Memory Usage" },
+		{ "ECC", "    ECC Errors\n        Volatile\n", "    Retired Pages" },
+		{ "TEMPERATURE", "    Temperature\n        GPU Current Temp", "    GPU Power Readings" },
+		{ "POWER", "    GPU Power Readings\n        Power Draw", "    Temperature" },
+		{ "CLOCK", "    Clocks\n        Graphics", "    Clocks Event Reasons" },
+		{ "CLOCK", "    Default Applications Clocks\n", "    Processes" },
+		{ "CLOCK", "    Max Clocks\n", "Performance State" },
+		{ "COMPUTE", "    Compute Mode                                       : N/A\n",
+		  "    BAR1" },
+		{ "PIDS", "    Processes\n        Process ID                                     : 42\n",
+		  "    Clocks\n" },
+		{ "PERFORMANCE", "    Clocks Event Reasons Counters\n", "    ECC Mode" },
+		{ "PAGE_RETIREMENT", "    Retired Pages\n        Single Bit ECC", "    ECC Errors" },
+	};
+	struct smi_args a;
+	char err[256], *out;
+	size_t i;
+
+	/* parsing */
+	is_int(parse(&a, err, ARGV("-q", "-d", "ECC,POWER")), 0, "-q -d ECC,POWER");
+	is_int(a.display, SMI_DISPLAY_ECC | SMI_DISPLAY_POWER, "... two sections");
+	is_int(parse(&a, err, ARGV("--display=PERFORMANCE, page_retirement", "-q")), 0,
+	       "--display= before -q, blanks and lower case");
+	is_int(a.display, SMI_DISPLAY_PERFORMANCE | SMI_DISPLAY_PAGE_RETIREMENT, "... kept");
+	is_int(parse(&a, err, ARGV("-q")), 0, "-q alone");
+	is_int(a.display, 0, "... every section");
+	is_int(parse(&a, err, ARGV("-q", "-d", "ROW_REMAPPER,VOLTAGE")), 0,
+	       "nvidia-smi's types a tgpu lacks are accepted");
+	ok(a.display && !(a.display & (SMI_DISPLAY_ECC | SMI_DISPLAY_MEMORY)), "... and select none of ours");
+	is_int(parse(&a, err, ARGV("-q", "-d", "ECC,BOGUS")), SMI_EXIT_INVALID_ARG,
+	       "an unknown display type exits 2");
+	has_str(err, "\"BOGUS\" is not a valid display type", "... naming it");
+	has_str(err, "PAGE_RETIREMENT", "... and listing the valid ones");
+	is_int(parse(&a, err, ARGV("-q", "-d", "ECC,")), 2, "an empty display type");
+	is_int(parse(&a, err, ARGV("-d", "ECC")), 2, "-d without -q");
+	has_str(err, "only valid with -q", "... says so");
+	is_int(parse(&a, err, ARGV("-L", "-d", "ECC")), 2, "-d with -L");
+	is_int(parse(&a, err, ARGV("--query-gpu=name", "--format=csv", "-d", "ECC")), 2,
+	       "-d with --query-gpu");
+	is_int(parse(&a, err, ARGV("-q", "-d")), 2, "-d without a value");
+	has_str(err, "needs a list of display types", "... says what it takes");
+
+	/* each section alone */
+	make_util_states();
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		out = query_display(one[i].type, 1);
+		ok(strstr(out, one[i].want) && !strstr(out, one[i].not) &&
+		   !strstr(out, "Product Name") && strstr(out, "\nGPU 0000:01:00.0\n"),
+		   "-d %s: its section, not \"%s\", no identity, the GPU line", one[i].type,
+		   one[i].not);
+		free(out);
+	}
+
+	/* nvidia-smi -q's order, whatever the order of the list */
+	out = query_display("UTILIZATION,MEMORY", 1);
+	ok(strstr(out, "FB Memory Usage") && strstr(out, "Utilization\n") &&
+	   strstr(out, "FB Memory Usage") < strstr(out, "Utilization\n"),
+	   "-d UTILIZATION,MEMORY prints memory first, as -q");
+	free(out);
+
+	out = query_display("ECC", 2);
+	has_str(out, "Attached GPUs                                          : 2\n"
+		"GPU 0000:01:00.0\n    ECC Mode\n", "-d ECC: header, GPU line, ECC Mode");
+	has_str(out, "GPU 0000:02:00.0\n    ECC Mode\n", "... for every GPU");
+	ok(!strstr(out, "Temperature") && !strstr(out, "Processes"),
+	   "-d ECC: no Temperature, no Processes");
+	free(out);
+
+	out = query_display("ROW_REMAPPER", 1);
+	is_str(out,
+	       "\n==============TGPU-SMI LOG==============\n\n"
+	       "Timestamp                                              : Sun Nov 29 16:36:20 2026\n"
+	       "Driver Version                                         : 1.0.0\n"
+	       "libtgpu Version                                        : 9.8.7\n"
+	       "\n"
+	       "Attached GPUs                                          : 1\n"
+	       "GPU 0000:01:00.0\n"
+	       "\n",
+	       "-d ROW_REMAPPER: the header and the GPU line, nothing made up");
+	free(out);
+
+	states[0].ecc_known = true;
+	states[0].ecc = (struct tgpu_ecc_info){ .mode_current = 1, .mode_pending = 1,
+						.retired_sbe = 2, .retired_dbe = 1,
+						.retired_pending = 1 };
+	states[0].therm_known = true;
+	states[0].therm.reasons = TGPU_CLOCKS_EVENT_SW_POWER_CAP;
+	out = query_display("PERFORMANCE,PAGE_RETIREMENT", 1);
+	diag("-q -d PERFORMANCE,PAGE_RETIREMENT:\n%s", out);
+	is_str(out,
+	       "\n==============TGPU-SMI LOG==============\n\n"
+	       "Timestamp                                              : Sun Nov 29 16:36:20 2026\n"
+	       "Driver Version                                         : 1.0.0\n"
+	       "libtgpu Version                                        : 9.8.7\n"
+	       "\n"
+	       "Attached GPUs                                          : 1\n"
+	       "GPU 0000:01:00.0\n"
+	       "    Performance State                                  : P0\n"
+	       "    Clocks Event Reasons\n"
+	       "        Idle                                           : Not Active\n"
+	       "        Applications Clocks Setting                    : Not Active\n"
+	       "        SW Power Cap                                   : Active\n"
+	       "        HW Slowdown                                    : Not Active\n"
+	       "            HW Thermal Slowdown                        : Not Active\n"
+	       "            HW Power Brake Slowdown                    : N/A\n"
+	       "        Sync Boost                                     : N/A\n"
+	       "        SW Thermal Slowdown                            : Not Active\n"
+	       "        Display Clock Setting                          : N/A\n"
+	       "    Clocks Event Reasons Counters\n"
+	       "        SW Power Capping                               : 1500000 us\n"
+	       "        Sync Boost                                     : N/A\n"
+	       "        SW Thermal Slowdown                            : 250 us\n"
+	       "        HW Thermal Slowdown                            : 0 us\n"
+	       "        HW Power Braking                               : N/A\n"
+	       "    Retired Pages\n"
+	       "        Single Bit ECC                                 : 2\n"
+	       "        Double Bit ECC                                 : 1\n"
+	       "        Pending Page Blacklist                         : Yes\n"
+	       "\n",
+	       "-q -d PERFORMANCE,PAGE_RETIREMENT: nvidia-smi's layout, sections in its order");
+	free(out);
+	memset(states, 0, sizeof(states));
+}
+
+/* ---- --query-retired-pages ------------------------------------------------------ */
+
+static struct tgpu_retired_page pages0[2], pages1[1];
+
+static void test_retired_csv(void)
+{
+	struct smi_args a;
+	char err[256], *out;
+
+	make_states();
+	/* one an hour before the snapshot, one at no known time, one on GPU 1 */
+	pages0[0] = (struct tgpu_retired_page){ .address = 0x12345000,
+						.cause = TGPU_RETIRED_CAUSE_SBE,
+						.timestamp = 1795970180 - 3600 };
+	pages0[1] = (struct tgpu_retired_page){ .address = 0x2ffff000,
+						.cause = TGPU_RETIRED_CAUSE_DBE, .pending = 1 };
+	pages1[0] = (struct tgpu_retired_page){ .address = 0xabc000,
+						.cause = TGPU_RETIRED_CAUSE_DBE,
+						.timestamp = 1795970180 };
+	states[0].retired_known = true;
+	states[0].retired = pages0;
+	states[0].nretired = 2;
+	states[1].retired_known = true;
+	states[1].retired = pages1;
+	states[1].nretired = 1;
+
+	out = csv_live("--query-retired-pages=gpu_bus_id,retired_pages.address,retired_pages.cause,"
+		       "retired_pages.timestamp,retired_pages.pending", "--format=csv", 2);
+	is_str(out,
+	       "gpu_bus_id, retired_pages.address, retired_pages.cause, retired_pages.timestamp, "
+	       "retired_pages.pending\n"
+	       "0000:01:00.0, 0x0000000012345000, Single Bit ECC, 2026/11/29 15:36:20, No\n"
+	       "0000:01:00.0, 0x000000002ffff000, Double Bit ECC, [N/A], Yes\n"
+	       "0000:02:00.0, 0x0000000000abc000, Double Bit ECC, 2026/11/29 16:36:20, No\n",
+	       "one row per retired page and GPU, nvidia-smi's address and cause, local time");
+	free(out);
+
+	out = csv_live("--query-retired-pages=gpu_name,gpu_serial,gpu_uuid,retired_pages.address",
+		       "--format=csv,noheader", 1);
+	is_str(out,
+	       "TGPU Tesla P100, [N/A], [N/A], 0x0000000012345000\n"
+	       "TGPU Tesla P100, [N/A], [N/A], 0x000000002ffff000\n",
+	       "noheader; serial and uuid [N/A]; only the selected GPU");
+	free(out);
+
+	states[0].nretired = 0;
+	states[1].retired_known = false;
+	out = csv_live("--query-retired-pages=retired_pages.address", "--format=csv", 2);
+	is_str(out, "retired_pages.address\n", "no pages, or unknown: only the header");
+	free(out);
+
+	is_int(parse(&a, err, ARGV("--query-retired-pages", "retired_pages.cause,gpu_uuid",
+				   "--format", "csv,nounits", "-i", "1")), 0,
+	       "--query-retired-pages FIELDS --format csv,nounits -i 1");
+	ok(a.mode == SMI_MODE_QUERY_RETIRED_PAGES && a.nfields == 2 && a.nounits &&
+	   strcmp(a.id, "1") == 0, "... retired-pages mode, two fields, nounits, id 1");
+	is_int(parse(&a, err, ARGV("--query-retired-pages=retired_pages.bogus", "--format=csv")), 2,
+	       "an unknown retired-pages field exits 2");
+	is_str(err, "Field \"retired_pages.bogus\" is not a valid field to query.",
+	       "... nvidia-smi's message");
+	is_int(parse(&a, err, ARGV("--query-retired-pages=pid", "--format=csv")), 2,
+	       "a compute-apps field is not a retired-pages field");
+	is_int(parse(&a, err, ARGV("--query-retired-pages=retired_pages.address")), 2,
+	       "--format is required");
+	has_str(err, "--query-retired-pages needs --format", "... says so");
+	is_int(parse(&a, err, ARGV("--query-retired-pages")), 2, "a value is required");
+	has_str(err, "--query-retired-pages needs a list of fields", "... says so");
+	is_int(parse(&a, err, ARGV("--query-retired-pages=gpu_name", "-q", "--format=csv")), 2,
+	       "not with -q");
+	is_int(parse(&a, err, ARGV("--help-query-retired-pages")), 0, "--help-query-retired-pages");
+	is_int(a.mode, SMI_MODE_HELP_QUERY_RETIRED_PAGES, "... its mode");
+	ok(smi_retired_field_lookup("retired_pages.timestamp") &&
+	   !smi_retired_field_lookup("retired_pages.sbe"),
+	   "retired-pages fields are their own table");
+
+	RENDER(out, smi_print_help_query_retired_pages(f));
+	has_str(out, "List of valid properties to query for the switch \"--query-retired-pages\":",
+		"--help-query-retired-pages heading");
+	has_str(out, "\"retired_pages.cause\"\nWhy the page was retired", "... lists the cause");
+	has_str(out, "\"retired_pages.pending\"\n", "... and the tgpu extension");
+	free(out);
+	memset(states, 0, sizeof(states));
+}
+
 /* ---- dmon ------------------------------------------------------------------ */
+
+/* A first sample (no previous one) of state st. */
+static void dmon_line(FILE *f, const struct smi_args *a, const struct tgpu_device_info *d,
+		      const struct smi_state *st)
+{
+	struct smi_dmon_sample cur = { .st = *st };
+
+	smi_dmon_line(f, a, d, &cur, NULL);
+}
 
 static void test_dmon(void)
 {
@@ -844,8 +1242,8 @@ static void test_dmon(void)
 	is_int(a.mode, SMI_MODE_HELP, "... is help");
 
 	parse(&a, err, ARGV("dmon"));
-	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &st);
-	       smi_dmon_line(f, &a, &devs[1], &st));
+	RENDER(out, smi_dmon_header(f, &a); dmon_line(f, &a, &devs[0], &st);
+	       dmon_line(f, &a, &devs[1], &st));
 	is_str(out,
 	       "# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
 	       "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
@@ -857,7 +1255,7 @@ static void test_dmon(void)
 	parse(&a, err, ARGV("dmon", "-s", "mp"));
 	st.mem_known = true;
 	st.mem_used = 80 * MiB + 5;
-	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &st));
+	RENDER(out, smi_dmon_header(f, &a); dmon_line(f, &a, &devs[0], &st));
 	is_str(out,
 	       "# gpu   pwr gtemp mtemp    fb  bar1\n"
 	       "# Idx     W     C     C    MB    MB\n"
@@ -865,7 +1263,7 @@ static void test_dmon(void)
 	       "-s mp: groups in nvidia-smi's order, fb is the memory used");
 	free(out);
 	st.mem_known = false;
-	RENDER(out, smi_dmon_line(f, &a, &devs[0], &st));
+	RENDER(out, dmon_line(f, &a, &devs[0], &st));
 	is_str(out, "    0     -     -     -     -     -\n", "unknown memory: fb is '-'");
 	free(out);
 
@@ -875,6 +1273,164 @@ static void test_dmon(void)
 	       "# gpu pviol tviol sbecc dbecc   pci rxpci txpci\n"
 	       "# Idx     %  bool  errs  errs  errs  MB/s  MB/s\n",
 	       "-s vet: violations, errors, PCIe columns");
+	free(out);
+}
+
+/* dmon -o, --format csv, utilization and the violation columns */
+static void test_dmon_more(void)
+{
+	struct smi_dmon_sample s0 = { 0 }, s1, s2;
+	struct smi_args a;
+	char err[256], *out = NULL;
+
+	is_int(parse(&a, err, ARGV("dmon", "-o", "DT")), 0, "dmon -o DT");
+	ok(a.dmon_date && a.dmon_time && !a.dmon_csv, "... date and time");
+	is_int(parse(&a, err, ARGV("dmon", "--options=T", "--format", "csv")), 0,
+	       "dmon --options=T --format csv");
+	ok(!a.dmon_date && a.dmon_time && a.dmon_csv, "... time, csv");
+	is_int(parse(&a, err, ARGV("dmon", "-o", "TD", "--format=csv", "-c", "1")), 0,
+	       "-o TD, --format=csv");
+	ok(a.dmon_date && a.dmon_time && a.dmon_csv && a.dmon_count == 1, "... all kept");
+	is_int(parse(&a, err, ARGV("dmon", "-oD")), 0, "-oD attached");
+	ok(a.dmon_date && !a.dmon_time, "... date only");
+	is_int(parse(&a, err, ARGV("dmon", "-o", "DX")), SMI_EXIT_INVALID_ARG,
+	       "dmon -o with an unknown letter exits 2");
+	has_str(err, "'X'", "... names it");
+	is_int(parse(&a, err, ARGV("dmon", "-o", "dt")), 2, "-o letters are nvidia-smi's capitals");
+	is_int(parse(&a, err, ARGV("dmon", "-o", "")), 2, "-o empty");
+	is_int(parse(&a, err, ARGV("dmon", "-o")), 2, "-o without a value");
+	has_str(err, "D (date), T (time)", "... says what it takes");
+	is_int(parse(&a, err, ARGV("dmon", "--format", "xml")), 2, "dmon --format xml exits 2");
+	has_str(err, "\"xml\"", "... names it");
+	is_int(parse(&a, err, ARGV("dmon", "--format")), 2, "dmon --format without a value");
+	is_int(parse(&a, err, ARGV("-q", "--format=csv")), 2, "--format is not -q's either");
+
+	/* Sun Nov 29 16:36:20 2026 UTC, 37 % and 12 % busy */
+	s0.wall.tv_sec = 1795970180;
+	s0.mono.tv_sec = 100;
+	s0.st.util_known = true;
+	s0.st.util = (struct tgpu_utilization){ .gpu = 37, .memory = 12 };
+
+	parse(&a, err, ARGV("dmon", "-o", "DT"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &s0, NULL));
+	diag("dmon -o DT:\n%s", out);
+	is_str(out,
+	       "#Date     Time       gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+	       "#YYYYMMDD HH:MM:SS   Idx     W     C     C     %     %     %     %   MHz   MHz\n"
+	       " 20261129 16:36:20     0     -     -     -    37    12     -     -   715     -\n",
+	       "dmon -o DT: Date and Time first, sm and mem from the utilization");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "-o", "T", "-s", "u"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[1], &s0, NULL));
+	is_str(out,
+	       "#Time       gpu    sm   mem   enc   dec\n"
+	       "#HH:MM:SS   Idx     %     %     %     %\n"
+	       " 16:36:20     1    37    12     -     -\n",
+	       "dmon -o T -s u: only the time");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "-o", "D", "-s", "c"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &s0, NULL));
+	is_str(out,
+	       "#Date       gpu  mclk  pclk\n"
+	       "#YYYYMMDD   Idx   MHz   MHz\n"
+	       " 20261129     0   715     -\n",
+	       "dmon -o D -s c: only the date");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "--format", "csv"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &s0, NULL);
+	       smi_dmon_line(f, &a, &devs[1], &s0, NULL));
+	is_str(out,
+	       "#gpu, pwr, gtemp, mtemp, sm, mem, enc, dec, mclk, pclk\n"
+	       "#Idx, W, C, C, %, %, %, %, MHz, MHz\n"
+	       "0, -, -, -, 37, 12, -, -, 715, -\n"
+	       "1, -, -, -, 37, 12, -, -, 3004, -\n",
+	       "dmon --format csv: \", \" between columns, '#' before the header lines");
+	free(out);
+
+	parse(&a, err, ARGV("dmon", "--format=csv", "-o", "DT", "-s", "m"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &s0, NULL));
+	is_str(out,
+	       "#Date, Time, gpu, fb, bar1\n"
+	       "#YYYYMMDD, HH:MM:SS, Idx, MB, MB\n"
+	       "20261129, 16:36:20, 0, -, -\n",
+	       "dmon --format csv -o DT");
+	free(out);
+
+	/*
+	 * Violations: 2 s between s0 and s1, 0.5 s of it power capped and
+	 * the SW thermal slowdown on a while; none of either up to s2.
+	 */
+	s0.st.counters_known = true;
+	s0.st.counters = (struct tgpu_clocks_event_counters){
+		.sw_power_cap_us = 1000000, .sw_thermal_slowdown_us = 7,
+		.hw_thermal_slowdown_us = 5,
+	};
+	s1 = s0;
+	s1.mono = (struct timespec){ .tv_sec = 102 };
+	s1.st.counters.sw_power_cap_us = 1500000;
+	s1.st.counters.sw_thermal_slowdown_us = 8;
+	s2 = s1;
+	s2.mono = (struct timespec){ .tv_sec = 103, .tv_nsec = 500000000 };
+
+	parse(&a, err, ARGV("dmon", "-s", "v"));
+	RENDER(out, smi_dmon_header(f, &a); smi_dmon_line(f, &a, &devs[0], &s0, NULL);
+	       smi_dmon_line(f, &a, &devs[0], &s1, &s0); smi_dmon_line(f, &a, &devs[0], &s2, &s1));
+	is_str(out,
+	       "# gpu pviol tviol\n"
+	       "# Idx     %  bool\n"
+	       "    0     -     -\n"
+	       "    0    25     1\n"
+	       "    0     0     0\n",
+	       "pviol: 0.5 s capped of 2 s is 25 %%; tviol 1 while a thermal counter grows; "
+	       "'-' on the first sample");
+	free(out);
+
+	s1.st.counters.sw_power_cap_us = 1000000 + 1010000;    /* 50.5 % */
+	s1.st.counters.sw_thermal_slowdown_us = 7;
+	s1.st.counters.hw_thermal_slowdown_us = 6;
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s1, &s0));
+	is_str(out, "    0    51     1\n", "pviol rounds; a HW thermal slowdown is a tviol too");
+	free(out);
+
+	s1.st.counters.sw_power_cap_us = 1000000 + 2030000;    /* a tick over 2 s */
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s1, &s0));
+	is_str(out, "    0   100     1\n", "pviol never above 100");
+	free(out);
+
+	s1.st.counters.sw_power_cap_us = 10;    /* the driver was reloaded */
+	s1.st.counters.hw_thermal_slowdown_us = 0;
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s1, &s0));
+	is_str(out, "    0     -     -\n", "counters that went back: '-'");
+	free(out);
+
+	s1 = s0;
+	s1.mono.tv_sec = 101;
+	s1.st.counters_known = false;
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s1, &s0));
+	is_str(out, "    0     -     -\n", "counters unknown now: '-'");
+	free(out);
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s0, &s1));
+	is_str(out, "    0     -     -\n", "counters unknown before: '-'");
+	free(out);
+	s1 = s0;
+	RENDER(out, smi_dmon_line(f, &a, &devs[0], &s1, &s0));
+	is_str(out, "    0     -     0\n", "no time between the samples: pviol '-', tviol 0");
+	free(out);
+
+	/* help */
+	RENDER(out, smi_print_help(f));
+	has_str(out, "-o,   --options=DT", "-h documents dmon -o");
+	has_str(out, "--format=csv          Columns separated by", "-h documents dmon --format csv");
+	has_str(out, "-d,   --display=LIST", "-h documents -q -d");
+	has_str(out, "PAGE_RETIREMENT", "... with its types");
+	has_str(out, "--query-retired-pages=FIELDS", "-h documents --query-retired-pages");
+	has_str(out, "--help-query-retired-pages", "-h documents --help-query-retired-pages");
+	has_str(out, "gpu_busy_percent", "-h names the utilization's sysfs source");
+	has_str(out, "clocks_event_reasons_counters/", "-h names the counters' sysfs source");
+	has_str(out, "sysfs retired_pages", "-h names the retired pages' source");
 	free(out);
 }
 
@@ -918,7 +1474,11 @@ int main(void)
 	test_apps_csv();
 	test_summary_live();
 	test_query_live();
+	test_util_fields();
+	test_display();
+	test_retired_csv();
 	test_dmon();
+	test_dmon_more();
 	test_help();
 	return tap_done();
 }

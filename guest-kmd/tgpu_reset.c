@@ -514,11 +514,12 @@ static void tgpu_reset_quiesce(struct tgpu_device *tdev)
 	unsigned int r;
 	int idx;
 
+	tgpu_bars_freeze(tdev);
+	/* after the freeze: no reader is between two of its reads */
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		tgpu_therm_suspend(tdev);
 		drm_dev_exit(idx);
 	}
-	tgpu_bars_freeze(tdev);
 	mutex_lock(&tdev->rl_lock);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)

@@ -113,13 +113,23 @@ static void tgpu_therm_unlock(struct tgpu_device *tdev, int idx, int bars)
 	drm_dev_exit(idx);
 }
 
+/*
+ * The device's time in reason @b (REASON_NS), or the last good read when
+ * it answers all ones.  With therm.lock, the BARs on.
+ */
+static u64 tgpu_therm_reason_dev(struct tgpu_device *tdev, unsigned int b)
+{
+	struct tgpu_therm *th = &tdev->therm;
+	u64 v;
+
+	if (tgpu_therm_rd64(tdev, TGPU_THERM_REASON_NS_LO(b), &v))
+		th->last_ns[b] = v;
+	return th->last_ns[b];
+}
+
 static u64 tgpu_therm_app_ns(struct tgpu_device *tdev)
 {
-	u64 v = 0;
-	u32 lo = TGPU_THERM_REASON_NS_LO(ilog2(TGPU_THERM_REASON_APP_CLOCKS));
-
-	tgpu_therm_rd64(tdev, lo, &v);
-	return v;
+	return tgpu_therm_reason_dev(tdev, ilog2(TGPU_THERM_REASON_APP_CLOCKS));
 }
 
 /*
@@ -304,12 +314,12 @@ void tgpu_therm_suspend(struct tgpu_device *tdev)
 {
 	struct tgpu_therm *th = &tdev->therm;
 	unsigned int b;
-	u64 v;
 
 	mutex_lock(&th->lock);
-	for (b = 0; b < TGPU_THERM_REASON_BITS; b++)
-		if (tgpu_therm_rd64(tdev, TGPU_THERM_REASON_NS_LO(b), &v))
-			th->reason_base_ns[b] += v;
+	for (b = 0; b < TGPU_THERM_REASON_BITS; b++) {
+		th->saved_ns[b] = tgpu_therm_reason_dev(tdev, b);
+		th->reason_base_ns[b] += th->saved_ns[b];
+	}
 	if (th->active) {
 		tgpu_therm_gov_account(tdev, false);
 		th->gov_mark_ns = 0;
@@ -327,6 +337,23 @@ void tgpu_therm_suspend(struct tgpu_device *tdev)
  */
 void tgpu_therm_resume(struct tgpu_device *tdev)
 {
+	struct tgpu_therm *th = &tdev->therm;
+	unsigned int b;
+	u64 v;
+
+	/* a reset that failed left the counters: count them once */
+	mutex_lock(&th->lock);
+	for (b = 0; b < TGPU_THERM_REASON_BITS; b++) {
+		if (th->saved_ns[b] &&
+		    tgpu_therm_rd64(tdev, TGPU_THERM_REASON_NS_LO(b), &v) &&
+		    v >= th->saved_ns[b]) {
+			th->reason_base_ns[b] -= th->saved_ns[b];
+			if (BIT(b) == TGPU_THERM_REASON_APP_CLOCKS && th->active)
+				th->gov_mark_ns = th->saved_ns[b];
+		}
+		th->saved_ns[b] = 0;
+	}
+	mutex_unlock(&th->lock);
 	tgpu_therm_start(tdev);
 }
 
@@ -461,6 +488,7 @@ ATTRIBUTE_GROUPS(tgpu_hwmon);
 int tgpu_therm_init(struct tgpu_device *tdev)
 {
 	struct device *hwmon;
+	unsigned int b;
 	int ret;
 
 	ret = drmm_mutex_init(&tdev->base, &tdev->therm.lock);
@@ -468,6 +496,14 @@ int tgpu_therm_init(struct tgpu_device *tdev)
 		return ret;
 	INIT_WORK(&tdev->therm.work, tgpu_therm_work);
 	tdev->therm.gating = tgpu_clock_gating & TGPU_ENGINE_ALL;
+	if (tgpu_clock_gating & ~TGPU_ENGINE_ALL)
+		drm_warn(&tdev->base, "clock_gating=%u: only bits 0-2 (1 compute, 2 CE0, 4 CE1) are engines; gating %u\n",
+			 tgpu_clock_gating, tdev->therm.gating);
+	/* the counters count from the device's last reset: from now on */
+	mutex_lock(&tdev->therm.lock);
+	for (b = 0; b < TGPU_THERM_REASON_BITS; b++)
+		tdev->therm.reason_base_ns[b] = -tgpu_therm_reason_dev(tdev, b);
+	mutex_unlock(&tdev->therm.lock);
 	tgpu_therm_start(tdev);
 	ret = devm_add_action_or_reset(tdev->base.dev, tgpu_therm_fini, tdev);
 	if (ret)
@@ -621,6 +657,7 @@ static int tgpu_therm_reason_us(struct tgpu_device *tdev, unsigned int b,
 		ret = -ENODEV;
 		goto out;
 	}
+	th->last_ns[b] = v;
 	v += th->reason_base_ns[b];
 	gov = th->gov_app_ns;
 	if (th->active && tgpu_therm_app_ns(tdev) > th->gov_mark_ns)

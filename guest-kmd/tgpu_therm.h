@@ -29,8 +29,11 @@ struct tgpu_device;
  * @slowdowns: hardware slowdowns the device reported
  * @shutdowns: thermal shutdowns the device reported
  * @gating: the engines (TGPU_ENGINE_* bits) clock-gated while idle
- * @reason_base_ns: the device's reason time (REASON_NS) before its last
- *	reset, which cleared it
+ * @reason_base_ns: added to the device's reason time (REASON_NS): what
+ *	it counted before each reset, which cleared it, less what it had
+ *	counted when the driver loaded (modulo 2^64)
+ * @last_ns: the device's reason time at its last good read
+ * @saved_ns: the device's reason time as a device reset began
  * @gov_app_ns: of the device's applications_clocks_setting time, what
  *	the governor's requests account for (until @gov_mark_ns)
  * @gov_mark_ns: the device's applications_clocks_setting time when the
@@ -47,6 +50,8 @@ struct tgpu_therm {
 	u32 slowdowns, shutdowns;
 	u32 gating;
 	u64 reason_base_ns[TGPU_THERM_REASON_BITS];
+	u64 last_ns[TGPU_THERM_REASON_BITS];
+	u64 saved_ns[TGPU_THERM_REASON_BITS];
 	u64 gov_app_ns, gov_mark_ns;
 };
 

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +142,12 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 		"ecc_errors/sbe_volatile", "ecc_errors/dbe_volatile",
 		"ecc_errors/sbe_aggregate", "ecc_errors/dbe_aggregate",
 	};
-	uint64_t *const to[] = {
-		&ecc->sbe_volatile, &ecc->dbe_volatile,
-		&ecc->sbe_aggregate, &ecc->dbe_aggregate,
+	/* the members in the order of counters[] */
+	static const size_t to[] = {
+		offsetof(struct tgpu_ecc_info, sbe_volatile),
+		offsetof(struct tgpu_ecc_info, dbe_volatile),
+		offsetof(struct tgpu_ecc_info, sbe_aggregate),
+		offsetof(struct tgpu_ecc_info, dbe_aggregate),
 	};
 	struct tgpu_device_info info;
 	char dir[256], buf[4096], *line, *save = NULL, cause[8], state[12];
@@ -170,7 +174,7 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 	for (i = 0; i < 4; i++) {
 		if (!read_sysfs_num(dir, counters[i], &v))
 			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", dir, counters[i]);
-		*to[i] = (uint64_t)v;
+		*(uint64_t *)((char *)ecc + to[i]) = (uint64_t)v;
 	}
 	if (!read_sysfs_num(dir, "degraded", &v))
 		return fail(TGPU_ERROR_UNKNOWN, "%s/degraded is not readable", dir);
@@ -307,9 +311,14 @@ tgpu_status tgpu_device_get_clocks_event_counters(const tgpu_device *dev,
 		"gpu_idle", "applications_clocks_setting", "sw_power_cap",
 		"hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
 	};
-	uint64_t *const to[] = {
-		&c->gpu_idle_us, &c->applications_clocks_setting_us, &c->sw_power_cap_us,
-		&c->hw_slowdown_us, &c->sw_thermal_slowdown_us, &c->hw_thermal_slowdown_us,
+	/* the members in the order of files[] */
+	static const size_t to[] = {
+		offsetof(struct tgpu_clocks_event_counters, gpu_idle_us),
+		offsetof(struct tgpu_clocks_event_counters, applications_clocks_setting_us),
+		offsetof(struct tgpu_clocks_event_counters, sw_power_cap_us),
+		offsetof(struct tgpu_clocks_event_counters, hw_slowdown_us),
+		offsetof(struct tgpu_clocks_event_counters, sw_thermal_slowdown_us),
+		offsetof(struct tgpu_clocks_event_counters, hw_thermal_slowdown_us),
 	};
 	struct tgpu_device_info info;
 	char dir[256], sub[300];
@@ -331,7 +340,7 @@ tgpu_status tgpu_device_get_clocks_event_counters(const tgpu_device *dev,
 			return fail(i ? TGPU_ERROR_UNKNOWN : TGPU_ERROR_NOT_SUPPORTED,
 				    "%s/%s is not readable%s", sub, files[i],
 				    i ? "" : ": the driver does not count clock event time");
-		*to[i] = (uint64_t)v;
+		*(uint64_t *)((char *)c + to[i]) = (uint64_t)v;
 	}
 	return TGPU_SUCCESS;
 }
@@ -378,10 +387,11 @@ tgpu_status tgpu_device_get_retired_pages(const tgpu_device *dev, struct tgpu_re
 				    dir, info.driver_version);
 		buf[0] = 0;     /* there, and empty */
 	}
-	/* "0xADDRESS sbe|dbe retired|pending TIME", one page a line */
+	/* "0xADDRESS sbe|dbe retired|pending TIME", one page a line; no TIME before 1.7 */
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%llx %7s %11s %llu", &addr, cause, state, &when) != 4)
-			return fail(TGPU_ERROR_UNKNOWN, "%s/retired_pages: \"%s\" is not \"0xADDRESS CAUSE STATE TIME\"",
+		when = 0;
+		if (sscanf(line, "%llx %7s %11s %llu", &addr, cause, state, &when) < 3)
+			return fail(TGPU_ERROR_UNKNOWN, "%s/retired_pages: \"%s\" is not \"0xADDRESS CAUSE STATE [TIME]\"",
 				    dir, line);
 		if (n < max) {
 			pages[n].address = addr;

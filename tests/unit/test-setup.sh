@@ -92,7 +92,8 @@ chmod +x "$stubs"/*
 all_packages="build-essential git pkg-config ninja-build python3-venv
     libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev libdrm-dev ccache
     dwarves bc flex bison libelf-dev kmod busybox-static cpio gzip xz-utils
-    zstd file dpkg-dev seabios lm-sensors gnuplot-nox meson python3-pycotap qemu-system-data"
+    zstd file dpkg-dev seabios lm-sensors gnuplot-nox pciutils libdrm-tests
+    intel-gpu-tools meson python3-pycotap qemu-system-data"
 
 # world MISSING...: a system with everything but MISSING, without the
 # tgpu apt sources unless SOURCES=1.  A missing package is unknown to

@@ -293,13 +293,17 @@ static void gr_engine_done(TGPUEngine *e)
 static void gr_start(TGPUState *s, TGPUChannel *ch)
 {
     TGPUComputeEngine *gr = s->gr;
-    /* modelled time: one warp instruction per SM clock cycle */
+    /*
+     * modelled time: one warp instruction per SM clock cycle, or per
+     * sm-clock-divider cycles, for a pace the interpreter can keep
+     */
     uint64_t khz = (uint64_t)tgpu_therm_clock_mhz(s) * 1000;
 
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->k = ch->gr_kernel;
         gr->chid = ch->id;
-        gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000, 1);
+        gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000 /
+                              s->sm_clock_divider, 1);
     }
     /* the slice is a timeslice of modelled time: the next waits for it */
     ch->hold_until_ns = tgpu_ptimer_now(s) + ch->timeslice_ns;

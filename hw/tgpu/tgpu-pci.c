@@ -474,6 +474,7 @@ static const Property tgpu_properties[] = {
     DEFINE_PROP_BOOL("tlb-tagging", TGPUState, tlb_tagging, true),
     DEFINE_PROP_BOOL("deterministic", TGPUState, deterministic, false),
     DEFINE_PROP_INT32("ambient-temp", TGPUState, therm_ambient_c, 35),
+    DEFINE_PROP_UINT32("sm-clock-divider", TGPUState, sm_clock_divider, 1),
     DEFINE_PROP_BOOL("ecc", TGPUState, ecc_cap, true),
     DEFINE_PROP_STRING("inforom", TGPUState, inforom_path),
     DEFINE_PROP_STRING("fault-plan", TGPUState, fault_plan),

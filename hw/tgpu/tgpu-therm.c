@@ -501,6 +501,13 @@ bool tgpu_therm_check(TGPUState *s, Error **errp)
                    "(-40 to 100 degrees C)", s->therm_ambient_c);
         return false;
     }
+    if (s->sm_clock_divider < 1 ||
+        s->sm_clock_divider > TGPU_SM_CLOCK_DIVIDER_MAX) {
+        error_setg(errp, "tgpu: sm-clock-divider %u is out of range "
+                   "(1 to %u)", s->sm_clock_divider,
+                   TGPU_SM_CLOCK_DIVIDER_MAX);
+        return false;
+    }
     return true;
 }
 

@@ -247,6 +247,9 @@ typedef struct TGPUFaultInj {
     uint32_t remaining;         /* of a fired fault's count */
 } TGPUFaultInj;
 
+/* sm-clock-divider: from modelled speed down to a host's interpreter's */
+#define TGPU_SM_CLOCK_DIVIDER_MAX   100000
+
 #define TGPU_FAULT_INJ_MAX      64
 #define TGPU_FAULT_COUNT_MAX    1000000
 
@@ -267,6 +270,7 @@ struct TGPUState {
     uint32_t sm_count;          /* 0: the model's own */
     uint32_t num_channels;
     bool deterministic;         /* engines only on the virtual clock */
+    uint32_t sm_clock_divider;  /* kernels paced at 1/N of the SM clock */
 
     const TGPUModel *model;
 

@@ -4,8 +4,8 @@
  * the host drives through QMP (a "# host-qmp:" line that
  * tests/guest/host-relay carries out), while a compute workload runs:
  *
- *   test-thermal --slowdown-c=S [--down-c=75] [--up-c=65] [--down-mhz=5]
- *                [--up-mhz=10] [--step-ms=400]
+ *   test-thermal --slowdown-c=S --clock-divider=D [--down-c=75] [--up-c=65]
+ *                [--down-mhz=5] [--up-mhz=10] [--step-ms=400]
  *
  * The board goes from 60 °C to S + 2 (past the hardware slowdown, at S)
  * one degree each step-ms, then back down to 55 °C.  Every 100 ms the
@@ -20,11 +20,17 @@
  * sw_thermal_slowdown while it is lowered; the hardware slowdown above
  * S; the effective clock the lowest of the request and the slowdown;
  * the reason counters (sysfs clocks_event_reasons_counters/) grow by the
- * time the governor and the hardware slowdown held the clock.
+ * time the governor and the hardware slowdown held the clock; and the
+ * throughput follows the clock: the device runs with sm-clock-divider=D
+ * (docs/hw/thermal.md), so that a kernel does the clock's work over D
+ * per second of host time, which the interpreter can keep up with, and
+ * the compute engine's warp instructions (GR_WARP_INSNS, BAR0 through
+ * sysfs: iomem=relaxed) over each sample are the clock in use over D.
  * Output is TAP; the exit status is non-zero if any check failed.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,7 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+
 #include <libtgpu.h>
+#include <tgpu/isa.h>
+#include <tgpu/therm.h>
 
 #include "guest-tap.h"
 #include "guest-kernels.h"
@@ -43,6 +54,20 @@ static const char *node = "/dev/dri/renderD128";
 static char hwmon[300], pcidev[160], counters[200];
 
 static const char spin_src[] = GUEST_SPIN_KERNEL;
+
+/* BAR0 through sysfs (iomem=relaxed): the compute engine's counters */
+static volatile uint32_t *bar0;
+
+static uint64_t warp_insns(void)
+{
+	uint32_t hi, lo;
+
+	do {
+		hi = bar0[TGPU_GR_WARP_INSNS_HI / 4];
+		lo = bar0[TGPU_GR_WARP_INSNS_LO / 4];
+	} while (hi != bar0[TGPU_GR_WARP_INSNS_HI / 4]);
+	return (uint64_t)hi << 32 | lo;
+}
 
 static atomic_uint kernels_done;
 static atomic_bool stop;
@@ -59,7 +84,7 @@ static double now_s(void)
 static void *workload(void *arg)
 {
 	tgpu_device *dev = arg;
-	struct spin_params sp = { .iters = 20000 };
+	struct spin_params sp = { .iters = 100000 };
 	tgpu_function *fn;
 	tgpu_context *ctx;
 	tgpu_deviceptr out;
@@ -88,15 +113,17 @@ static struct sample {
 	unsigned int req;  /* the governor's request, MHz */
 	unsigned int eff;  /* the clock in use, MHz */
 	double kps;        /* kernels per second since the last sample */
+	double ips;        /* warp instructions per second, the same */
 	bool sw, hw;       /* sw_thermal_slowdown, hw_slowdown */
 } samples[MAX_SAMPLES];
 static int nsamples;
 
-static void sample(double t0, unsigned int *last_done, double *last_t)
+static void sample(double t0, unsigned int *last_done, double *last_t, uint64_t *last_insns)
 {
 	struct sample *s = &samples[nsamples];
 	char path[200], *r;
 	unsigned int done = atomic_load(&kernels_done);
+	uint64_t insns = warp_insns();
 	double t = now_s();
 
 	if (nsamples == MAX_SAMPLES)
@@ -111,34 +138,65 @@ static void sample(double t0, unsigned int *last_done, double *last_t)
 	s->hw = r && strstr(r, "hw_slowdown");
 	free(r);
 	s->kps = t > *last_t ? (done - *last_done) / (t - *last_t) : 0;
+	s->ips = t > *last_t ? (insns - *last_insns) / (t - *last_t) : 0;
 	*last_done = done;
+	*last_insns = insns;
 	*last_t = t;
-	printf("# csv: %.2f,%.3f,%u,%u,%.1f,%d,%d\n", s->t, s->temp, s->req, s->eff, s->kps,
-	       s->sw, s->hw);
+	printf("# csv: %.2f,%.3f,%u,%u,%.1f,%d,%d,%.0f\n", s->t, s->temp, s->req, s->eff, s->kps,
+	       s->sw, s->hw, s->ips);
 	nsamples++;
 }
 
-/*
- * Kernels a second at boost and at the lowest request, printed: against
- * host time the interpreter, not the modelled clock, sets the pace
- * (docs/hw/thermal.md), so this is a figure, not a criterion.
- */
-static void report_throughput(unsigned int boost, unsigned int lowest)
+static int cmp_double(const void *a, const void *b)
 {
-	double at_boost = 0, at_low = 0;
-	int i, nb = 0, nl = 0;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	for (i = 1; i < nsamples; i++) {
-		if (samples[i].eff == boost) {
-			at_boost += samples[i].kps;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The throughput follows the clock: over each sample whose clock in use
+ * did not change (in it or the one before), the warp instructions a
+ * second over the clock's over the divider are one ratio, the pacing's
+ * efficiency (the median: between 0.85 and 1.05), within 15% for nine
+ * samples in ten (a sample with a kernel's end loses the launch and the
+ * wait between two).  Then the figures at boost and at the hardware
+ * slowdown's clock, against the clocks' ratio.
+ */
+static void check_throughput(unsigned int boost, unsigned int slow_mhz, int divider)
+{
+	static double ratio[MAX_SAMPLES];
+	double at_boost = 0, at_slow = 0, med;
+	int i, n = 0, good = 0, nb = 0, ns = 0;
+
+	for (i = 2; i < nsamples; i++) {
+		struct sample *s = &samples[i];
+
+		if (s->eff != samples[i - 1].eff || s->eff != samples[i - 2].eff)
+			continue;
+		ratio[n++] = s->ips / (s->eff * 1e6 / divider);
+		if (s->eff == boost) {
+			at_boost += s->ips;
 			nb++;
-		} else if (samples[i].req == lowest) {
-			at_low += samples[i].kps;
-			nl++;
+		} else if (s->eff == slow_mhz) {
+			at_slow += s->ips;
+			ns++;
 		}
 	}
-	printf("# throughput: %.1f kernels/s at %u MHz, %.1f at the lowest request %u MHz\n",
-	       nb ? at_boost / nb : 0, boost, nl ? at_low / nl : 0, lowest);
+	qsort(ratio, n, sizeof(ratio[0]), cmp_double);
+	med = n ? ratio[n / 2] : 0;
+	for (i = 0; i < n; i++)
+		good += fabs(ratio[i] / med - 1) <= 0.15;
+	ok(n > 20 && med >= 0.85 && med <= 1.05 && good >= n * 9 / 10,
+	   "the throughput follows the clock: warp instructions/s over (clock / %d) %.3f (median), %d of %d steady samples within 15%% of it",
+	   divider, med, good, n);
+	at_boost = nb ? at_boost / nb : 0;
+	at_slow = ns ? at_slow / ns : 0;
+	ok(nb && ns && fabs(at_slow / at_boost - (double)slow_mhz / boost) <
+	   0.1 * slow_mhz / boost,
+	   "%.4g warp instructions/s at %u MHz, %.4g at the slowdown's %u MHz: %.3f of it (the clocks: %.3f)",
+	   at_boost, boost, at_slow, slow_mhz, at_boost ? at_slow / at_boost : 0,
+	   (double)slow_mhz / boost);
 }
 
 static void host_thermal(const char *args)
@@ -150,10 +208,12 @@ static void host_thermal(const char *args)
 
 int main(int argc, char **argv)
 {
-	int down = 75, up = 65, down_mhz = 5, up_mhz = 10, step_ms = 400, slow = 0;
+	int down = 75, up = 65, down_mhz = 5, up_mhz = 10, step_ms = 400, slow = 0, divider = 0;
 	int i, top, falls = 0, rises = 0, reversals = 0, dir = 0, bad_fall = 0;
 	int bad_rise = 0, bad_sw = 0, bad_eff = 0, hw_seen = 0;
-	unsigned int boost, last_done = 0, lowest;
+	unsigned int boost, last_done = 0, lowest, slow_mhz;
+	uint64_t last_insns;
+	int fd;
 	double t0, last_t, end, ramp_s, peak = 0, lowered_s = 0, hw_s = 0;
 	long long sw0, app0, hw0, sw_us, hw_us;
 	pthread_t th;
@@ -163,6 +223,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--slowdown-c=", 13))
 			slow = atoi(argv[i] + 13);
+		else if (!strncmp(argv[i], "--clock-divider=", 16))
+			divider = atoi(argv[i] + 16);
 		else if (!strncmp(argv[i], "--down-c=", 9))
 			down = atoi(argv[i] + 9);
 		else if (!strncmp(argv[i], "--up-c=", 7))
@@ -174,10 +236,15 @@ int main(int argc, char **argv)
 		else if (!strncmp(argv[i], "--step-ms=", 10))
 			step_ms = atoi(argv[i] + 10);
 	}
-	if (slow <= down) {
-		fprintf(stderr, "usage: test-thermal --slowdown-c=S [--down-c=75] [--up-c=65] [--down-mhz=5] [--up-mhz=10] [--step-ms=400]\n");
+	if (slow <= down || divider < 1) {
+		fprintf(stderr, "usage: test-thermal --slowdown-c=S --clock-divider=D [--down-c=75] [--up-c=65] [--down-mhz=5] [--up-mhz=10] [--step-ms=400]\n");
 		return 2;
 	}
+	node_device_path(node, "resource0", path, sizeof(path));
+	fd = open(path, O_RDONLY | O_SYNC | O_CLOEXEC);
+	bar0 = fd < 0 ? MAP_FAILED : mmap(NULL, 16 << 20, PROT_READ, MAP_SHARED, fd, 0);
+	if (bar0 == MAP_FAILED)
+		bail("cannot map BAR0 (iomem=relaxed?)");
 	node_device_path(node, "", path, sizeof(path));
 	snprintf(pcidev, sizeof(pcidev), "%.*s", (int)strlen(path) - 1, path);
 	if (!ok(find_hwmon("tgpu", hwmon, sizeof(hwmon)), "the tgpu hwmon device (%s)", hwmon))
@@ -199,8 +266,9 @@ int main(int argc, char **argv)
 	usleep(300000);
 	t0 = last_t = now_s();
 	last_done = atomic_load(&kernels_done);
+	last_insns = warp_insns();
 	ramp_s = (top - 60) * step_ms / 1000.0;
-	printf("# csv: time_s,temp_c,request_mhz,effective_mhz,kernels_per_s,sw_thermal,hw_slowdown\n");
+	printf("# csv: time_s,temp_c,request_mhz,effective_mhz,kernels_per_s,sw_thermal,hw_slowdown,warp_insns_per_s\n");
 	{
 		char a[160];
 
@@ -208,7 +276,7 @@ int main(int argc, char **argv)
 			 ramp_s);
 		host_thermal(a);
 		for (end = now_s() + ramp_s + 1.0; now_s() < end;) {
-			sample(t0, &last_done, &last_t);
+			sample(t0, &last_done, &last_t, &last_insns);
 			usleep(100000);
 		}
 		ramp_s = (top - 55) * step_ms / 1000.0;
@@ -216,7 +284,7 @@ int main(int argc, char **argv)
 			 ramp_s);
 		host_thermal(a);
 		for (end = now_s() + ramp_s + 1.5; now_s() < end;) {
-			sample(t0, &last_done, &last_t);
+			sample(t0, &last_done, &last_t, &last_insns);
 			usleep(100000);
 		}
 	}
@@ -300,6 +368,7 @@ int main(int argc, char **argv)
 	ok(hw_us >= hw_s * 1e6 - 250000 && hw_us <= hw_s * 1e6 + 250000,
 	   "hw_thermal_slowdown +%lld us: the %.2f s of the hardware slowdown", hw_us, hw_s);
 	(void)up_mhz;
-	report_throughput(boost, lowest);
+	slow_mhz = bar0[TGPU_THERM_CLK_SLOWDOWN / 4];
+	check_throughput(boost, slow_mhz, divider);
 	return tap_done();
 }

@@ -2,7 +2,8 @@
 # plotted by tests/guest/run:
 #   gnuplot -e "csv='ramp.csv'; png='ramp.png'" tests/guest/thermal.gp
 # Top: the temperature; bottom: the governor's request, the clock in use
-# and the kernels a second the workload finished.
+# and the warp instructions a second the compute engine ran (the device
+# paces kernels at the clock over sm-clock-divider).
 set datafile separator ','
 set terminal pngcairo size 1200,900 font ',10'
 set output png
@@ -15,9 +16,9 @@ plot csv using 1:2 with lines lw 2 title 'temperature', \
      85 with lines dt 3 title 'hw slowdown (p100)'
 set xlabel 'time (s)'
 set ylabel 'clock (MHz)'
-set y2label 'kernels/s'
+set y2label 'warp instructions/s'
 set y2tics
 plot csv using 1:3 with steps lw 2 title 'request', \
      csv using 1:4 with steps title 'in use', \
-     csv using 1:5 axes x1y2 with lines lc rgb 'gray' title 'kernels/s (host time)'
+     csv using 1:8 axes x1y2 with lines lc rgb 'gray' title 'warp instructions/s (host time)'
 unset multiplot

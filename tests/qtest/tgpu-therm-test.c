@@ -517,6 +517,51 @@ static void test_clocks(void)
     tgpu_stop(&t);
 }
 
+/*
+ * sm-clock-divider=1000: a thousandth of the work per slice, so the
+ * throughput is the clock over 1000, at boost and slowed, and a bad
+ * divider is refused at realize.
+ */
+static void test_clock_divider(void)
+{
+    const uint64_t window = 4000000;
+    double boost, slow;
+    T t;
+
+    therm_start(&t, "sm-clock-divider=1000");
+    spin_up_ts(&t, 100);
+    boost = throughput(&t, window);
+    g_test_message("boost / 1000: %.4g warp instructions per virtual second",
+                   boost);
+    g_assert_cmpfloat(fabs(boost / (BOOST_MHZ * 1e3) - 1), <, 0.1);
+    g_assert_cmpuint(rd(&t, TGPU_GR_CLOCK_KHZ), ==, BOOST_MHZ * 1000);
+    wr(&t, TGPU_THERM_SW_THERMAL, 1);
+    slow = throughput(&t, window);
+    g_assert_cmpfloat(fabs(slow / (810 * 1e3) - 1), <, 0.1);
+    tgpu_stop(&t);
+
+    for (int i = 0; i < 2; i++) {
+        unsigned div = i ? 100001 : 0;
+        g_autofree char *dev = g_strdup_printf("tgpu,sm-clock-divider=%u",
+                                               div);
+        g_autofree char *want = g_strdup_printf(
+            "sm-clock-divider %u is out of range (1 to 100000)", div);
+        g_autofree char *err = NULL;
+        const char *argv[] = {
+            g_getenv("QTEST_QEMU_BINARY"), "-M", "q35", "-nodefaults",
+            "-display", "none", "-device", dev, NULL,
+        };
+        int status;
+
+        g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL,
+                                   G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                   NULL, &err, &status, NULL));
+        g_test_message("%s", err);
+        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+        g_assert_nonnull(strstr(err, want));
+    }
+}
+
 /* ---- activity and reason time ------------------------------------------ */
 
 static uint64_t rd64(T *t, uint32_t lo)
@@ -617,5 +662,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/therm/clocks", test_clocks);
     qtest_add_func("/tgpu/therm/throughput", test_throughput);
     qtest_add_func("/tgpu/therm/activity", test_activity);
+    qtest_add_func("/tgpu/therm/clock-divider", test_clock_divider);
     return g_test_run();
 }

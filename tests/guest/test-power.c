@@ -90,6 +90,18 @@ static double counter_growth(const char *reason, unsigned int sleep_us, long lon
 	return (now_s() - t0) * 1e6;
 }
 
+/* The line of TEXT that holds KEY also holds VALUE. */
+static bool line_has(const char *text, const char *key, const char *value)
+{
+	const char *k = strstr(text, key), *end, *v;
+
+	if (!k)
+		return false;
+	end = strchr(k, '\n');
+	v = strstr(k, value);
+	return v && (!end || v < end);
+}
+
 /* Wait (up to 2 s) for the draw to settle on a tick: the model's power. */
 static double settled_power(void)
 {
@@ -197,6 +209,36 @@ int main(int argc, char **argv)
 	smi("--query-gpu=clocks_event_reasons_counters.sw_power_cap --format=csv,noheader,nounits",
 	    line, sizeof(line));
 	ok(atoll(line) >= cap0, "tgpu-smi clocks_event_reasons_counters.sw_power_cap %s us", line);
+	/* dmon's violations over the second under the cap, and -q -d */
+	{
+		char text[4096];
+		FILE *f = popen("tgpu-smi dmon -s v -c 2 -o T", "r");
+		size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+		char tm[16];
+		int idx, pviol = -1, tviol = -1;
+		const char *l;
+
+		if (f)
+			pclose(f);
+		text[n] = 0;
+		/* the second data line: HH:MM:SS gpu pviol tviol */
+		l = strrchr(text, ':');
+		while (l && l > text && l[-1] != '\n')
+			l--;
+		if (!l || sscanf(l, "%15s %d %d %d", tm, &idx, &pviol, &tviol) != 4)
+			pviol = -1;
+		ok(pviol >= 90 && tviol == 0,
+		   "tgpu-smi dmon -s v -o T under the cap: pviol %d%%, tviol %d", pviol, tviol);
+		f = popen("tgpu-smi -q -d PERFORMANCE", "r");
+		n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+		if (f)
+			pclose(f);
+		text[n] = 0;
+		ok(line_has(text, "Performance State", ": P0") &&
+		   line_has(text, "SW Power Cap ", ": Active") &&
+		   line_has(text, "SW Power Capping", " us") && !strstr(text, "FB Memory Usage"),
+		   "tgpu-smi -q -d PERFORMANCE: P0, SW Power Cap active, its counter, nothing else");
+	}
 	write_file(path, "250000000");
 	ok(counter_us("gpu_idle") - idle0 <= 30000, "no gpu_idle time while it runs (+%lld us)",
 	   counter_us("gpu_idle") - idle0);

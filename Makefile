@@ -5,7 +5,7 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check check-fresh bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize bench shell clean distclean help
 
 all: qemu kmd umd image
 
@@ -13,6 +13,7 @@ help:
 	@echo "make run     build everything, boot the guest, run the demo"
 	@echo "make check   build everything, run every test suite"
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
+	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
 	@echo "make qemu | kernel | kmd | umd | image   build one piece"
@@ -50,6 +51,10 @@ shell: all
 check: all
 	@scripts/check
 
+# check on a QEMU built with AddressSanitizer and UBSan (build/qemu-sanitize)
+check-sanitize: all
+	@scripts/check-sanitize
+
 # Needs nothing built here: it starts from a bare Debian root.
 check-fresh:
 	@scripts/check-fresh
@@ -58,7 +63,7 @@ bench: all
 	@scripts/bench
 
 clean:
-	rm -rf $(BUILD)/qemu $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
+	rm -rf $(BUILD)/qemu $(BUILD)/qemu-sanitize $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
 		$(BUILD)/images
 
 distclean:

@@ -136,6 +136,24 @@ static bool read_sysfs_num(const char *dir, const char *file, int64_t *v)
 	return !errno && end != buf;
 }
 
+/*
+ * dir/files[i], each a decimal number, into the uint64_t at base + to[i];
+ * the index of the first that is not readable, or -1.
+ */
+static int read_sysfs_u64s(const char *dir, const char *const *files, const size_t *to,
+			   unsigned int n, void *base)
+{
+	unsigned int i;
+	int64_t v;
+
+	for (i = 0; i < n; i++) {
+		if (!read_sysfs_num(dir, files[i], &v))
+			return (int)i;
+		*(uint64_t *)((char *)base + to[i]) = (uint64_t)v;
+	}
+	return -1;
+}
+
 tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_info *ecc)
 {
 	static const char *const counters[] = {
@@ -151,8 +169,9 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 	};
 	struct tgpu_device_info info;
 	char dir[256], buf[4096], *line, *save = NULL, cause[8], state[12];
-	unsigned int cur, pend, i;
+	unsigned int cur, pend;
 	int64_t v;
+	int bad;
 	tgpu_status st;
 
 	if (!ecc)
@@ -171,11 +190,9 @@ tgpu_status tgpu_device_get_ecc_info(const tgpu_device *dev, struct tgpu_ecc_inf
 			    dir, buf);
 	ecc->mode_current = cur;
 	ecc->mode_pending = pend;
-	for (i = 0; i < 4; i++) {
-		if (!read_sysfs_num(dir, counters[i], &v))
-			return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", dir, counters[i]);
-		*(uint64_t *)((char *)ecc + to[i]) = (uint64_t)v;
-	}
+	bad = read_sysfs_u64s(dir, counters, to, 4, ecc);
+	if (bad >= 0)
+		return fail(TGPU_ERROR_UNKNOWN, "%s/%s is not readable", dir, counters[bad]);
 	if (!read_sysfs_num(dir, "degraded", &v))
 		return fail(TGPU_ERROR_UNKNOWN, "%s/degraded is not readable", dir);
 	ecc->degraded = (uint32_t)v;
@@ -323,8 +340,7 @@ tgpu_status tgpu_device_get_clocks_event_counters(const tgpu_device *dev,
 	struct tgpu_device_info info;
 	char dir[256], sub[300];
 	tgpu_status st;
-	unsigned int i;
-	int64_t v;
+	int bad;
 
 	if (!c)
 		return fail(TGPU_ERROR_INVALID_VALUE,
@@ -335,13 +351,11 @@ tgpu_status tgpu_device_get_clocks_event_counters(const tgpu_device *dev,
 	memset(c, 0, sizeof(*c));
 	device_sysfs(&info, dir, sizeof(dir));
 	snprintf(sub, sizeof(sub), "%s/clocks_event_reasons_counters", dir);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (!read_sysfs_num(sub, files[i], &v))
-			return fail(i ? TGPU_ERROR_UNKNOWN : TGPU_ERROR_NOT_SUPPORTED,
-				    "%s/%s is not readable%s", sub, files[i],
-				    i ? "" : ": the driver does not count clock event time");
-		*(uint64_t *)((char *)c + to[i]) = (uint64_t)v;
-	}
+	bad = read_sysfs_u64s(sub, files, to, sizeof(files) / sizeof(files[0]), c);
+	if (bad >= 0)
+		return fail(bad ? TGPU_ERROR_UNKNOWN : TGPU_ERROR_NOT_SUPPORTED,
+			    "%s/%s is not readable%s", sub, files[bad],
+			    bad ? "" : ": the driver does not count clock event time");
 	return TGPU_SUCCESS;
 }
 

@@ -92,6 +92,13 @@ static tgpu_status read_retired(tgpu_device *dev, struct smi_state *st,
 	return TGPU_SUCCESS;
 }
 
+/* A read's outcome: known, or N/A from a driver without it, or the error. */
+static tgpu_status known(tgpu_status rc, bool *is_known)
+{
+	*is_known = rc == TGPU_SUCCESS;
+	return rc == TGPU_ERROR_NOT_SUPPORTED ? TGPU_SUCCESS : rc;
+}
+
 /*
  * Memory, the SM clock, ECC, thermal, utilization and the clocks event
  * counters now, and the retired pages unless retired is NULL (dmon shows
@@ -112,32 +119,15 @@ static tgpu_status read_live(tgpu_device *dev, struct smi_state *st,
 		return rc;
 	}
 
-	st->ecc_known = false;
-	rc = tgpu_device_get_ecc_info(dev, &st->ecc);
-	if (rc == TGPU_SUCCESS)
-		st->ecc_known = true;
-	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
-		return rc;
-
-	st->therm_known = false;
-	rc = tgpu_device_get_thermal_info(dev, &st->therm);
-	if (rc == TGPU_SUCCESS)
-		st->therm_known = true;
-	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
-		return rc;
-
-	st->util_known = false;
-	rc = tgpu_device_get_utilization(dev, &st->util);
-	if (rc == TGPU_SUCCESS)
-		st->util_known = true;
-	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
-		return rc;
-
-	st->counters_known = false;
-	rc = tgpu_device_get_clocks_event_counters(dev, &st->counters);
-	if (rc == TGPU_SUCCESS)
-		st->counters_known = true;
-	else if (rc != TGPU_ERROR_NOT_SUPPORTED)
+	rc = known(tgpu_device_get_ecc_info(dev, &st->ecc), &st->ecc_known);
+	if (!rc)
+		rc = known(tgpu_device_get_thermal_info(dev, &st->therm), &st->therm_known);
+	if (!rc)
+		rc = known(tgpu_device_get_utilization(dev, &st->util), &st->util_known);
+	if (!rc)
+		rc = known(tgpu_device_get_clocks_event_counters(dev, &st->counters),
+			   &st->counters_known);
+	if (rc)
 		return rc;
 
 	st->retired_known = false;

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	ok(grew >= dt * 0.85 && grew <= dt + 30000,
 	   "gpu_idle counts the idle time: +%lld us over %.0f us", grew, dt);
 
-	/* ---- eight kernels of about 0.7 s: busy for five ---- */
+	/* ---- sixteen kernels of about 0.7 s: busy for ten ---- */
 	if (tgpu_init(0) || tgpu_device_get(&dev, 0) || tgpu_ctx_create(&ctx, dev, 0) ||
 	    tgpu_mem_alloc(ctx, &out, 4096) || tgpu_module_load_data(ctx, &m, spin_src, 0) ||
 	    tgpu_module_get_function(&fn, m, "spin"))
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 	 * queued at once, back to back with no gap: each short enough for
 	 * the driver's hang check on a slow (sanitized) QEMU
 	 */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 16; i++)
 		if (tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, &sp, sizeof(sp)))
 			bail(tgpu_get_last_error_message());
 	usleep(1200000);

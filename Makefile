@@ -5,7 +5,7 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize fuzz bench shell clean distclean help
 
 all: qemu kmd umd image
 
@@ -14,6 +14,7 @@ help:
 	@echo "make check   build everything, run every test suite"
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
+	@echo "make fuzz    QEMU's generic fuzzer on tgpu for FUZZ_TIME seconds (600; SEED=1)"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
 	@echo "make qemu | kernel | kmd | umd | image   build one piece"
@@ -55,6 +56,14 @@ check: all
 check-sanitize: all
 	@scripts/check-sanitize
 
+# QEMU's generic fuzzer (libFuzzer, ASan, UBSan; clang-14) on tgpu, one
+# core, FUZZ_TIME seconds; corpus, crashes and coverage under build/fuzz
+FUZZ_TIME ?= 600
+SEED ?= 1
+fuzz:
+	@scripts/setup clang-14 libclang-rt-14-dev llvm-14
+	@FUZZ_TIME=$(FUZZ_TIME) SEED=$(SEED) scripts/fuzz
+
 # Needs nothing built here: it starts from a bare Debian root.
 check-fresh:
 	@scripts/check-fresh
@@ -63,7 +72,7 @@ bench: all
 	@scripts/bench
 
 clean:
-	rm -rf $(BUILD)/qemu $(BUILD)/qemu-sanitize $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
+	rm -rf $(BUILD)/qemu $(BUILD)/qemu-sanitize $(BUILD)/qemu-fuzz $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
 		$(BUILD)/images
 
 distclean:

@@ -19,6 +19,7 @@
 #include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "qemu/lockable.h"
+#include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
 #include "tgpu.h"
@@ -76,6 +77,25 @@ bool tgpu_vram_write(TGPUState *s, uint64_t addr, const void *buf,
 }
 
 /*
+ * QEMU's generic fuzzer (--enable-fuzzing) fills guest RAM as a device
+ * reads it, through fuzz_dma_read_cb, which address_space_map and
+ * pci_dma_read call for other devices; this mapping reads RAM directly,
+ * so it calls the hook itself.  The hook writes guest RAM through the
+ * in-process qtest server: that is safe under the BQL, and on an
+ * engine's thread only under deterministic=on, where the thread runs
+ * while the main loop waits for it.  Without CONFIG_FUZZ it is nothing.
+ */
+static void tgpu_fuzz_dma_read(TGPUState *s, uint64_t pa, uint64_t len,
+                               bool is_write, MemoryRegion *mr)
+{
+#ifdef CONFIG_FUZZ
+    if (!is_write && (bql_locked() || s->deterministic)) {
+        fuzz_dma_read_cb(pa, len, mr);
+    }
+#endif
+}
+
+/*
  * System memory: guest RAM reached through the device's PCI address space.
  * The translation and the host pointer come from one look at the memory
  * map (a MemoryRegionCache), so a region that stops being RAM in between
@@ -110,6 +130,7 @@ uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
     m->mapped = true;
     m->is_write = is_write;
     *len = l;
+    tgpu_fuzz_dma_read(s, pa, l, is_write, m->cache.mrs.mr);
     return m->cache.ptr;
 }
 

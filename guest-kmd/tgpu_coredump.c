@@ -222,7 +222,7 @@ static void dump_job(struct tgpu_dump *d, struct tgpu_queue *q,
 	for (i = 0; i <= job->count; i++)
 		dump_printf(d, "  - { slot: %u, entry: 0x%016llx }\n",
 			    (slot + i) & mask,
-			    readq(q->mem.cpu + TGPU_Q_GPFIFO +
+			    readq(q->gpfifo +
 				  ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE));
 	dump_printf(d, "pushbuffers:\n");
 	for (i = 0; i < job->count; i++)
@@ -250,7 +250,9 @@ static void dump_ring(struct tgpu_dump *d, struct tgpu_queue *q)
 	u64 entry, va;
 
 	get = tgpu_rd32(q->tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET));
-	put = READ_ONCE(q->gp_put);
+	/* a user-submit queue's GP_PUT is the process's */
+	put = q->user ? readl(q->userd + TGPU_USERD_GP_PUT) & mask :
+			READ_ONCE(q->gp_put);
 	slot = (get - 2) & mask;
 	n = min_t(u32, (put - slot) & mask, TGPU_DUMP_RING_ENTRIES);
 	dump_printf(d, "job:\n  seqno: 0\n  ranges: %u\n  semaphore: %llu\n  from_ring: true\n",
@@ -259,11 +261,11 @@ static void dump_ring(struct tgpu_dump *d, struct tgpu_queue *q)
 	for (i = 0; i < n; i++)
 		dump_printf(d, "  - { slot: %u, entry: 0x%016llx }\n",
 			    (slot + i) & mask,
-			    readq(q->mem.cpu + TGPU_Q_GPFIFO +
+			    readq(q->gpfifo +
 				  ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE));
 	dump_printf(d, "pushbuffers:\n");
 	for (i = 0; i < n; i++) {
-		entry = readq(q->mem.cpu + TGPU_Q_GPFIFO +
+		entry = readq(q->gpfifo +
 			      ((slot + i) & mask) * TGPU_GP_ENTRY_SIZE);
 		lo = lower_32_bits(entry);
 		hi = upper_32_bits(entry);

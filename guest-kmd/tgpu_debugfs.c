@@ -136,7 +136,7 @@ static void tgpu_debugfs_channel(struct seq_file *m, struct tgpu_queue *q)
 		   status & TGPU_CHAN_STATUS_ON_RUNLIST ? " on-runlist" : "",
 		   tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET)),
 		   tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT)),
-		   readl(q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT),
+		   readl(q->userd + TGPU_USERD_GP_PUT),
 		   READ_ONCE(q->gp_put));
 	seq_printf(m, "  seqno %llu semaphore %llu pending %u\n",
 		   READ_ONCE(q->seqno), readq(q->mem.cpu + TGPU_Q_SEM), pending);
@@ -303,14 +303,14 @@ static void tgpu_debugfs_ring(struct seq_file *m, struct tgpu_queue *q)
 	int ret;
 
 	get = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET));
-	put = readl(q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT) & mask;
+	put = readl(q->userd + TGPU_USERD_GP_PUT) & mask;
 	seq_printf(m, "queue %u pid %d comm %s channel %u engine %s gp_get %u gp_put %u\n",
 		   q->id, pid_vnr(q->pid), q->comm, q->chid,
 		   tgpu_engine_name(q->engine), get, put);
 
 	for (i = TGPU_DEBUGFS_RING_ENTRIES; i > 0; i--) {
 		slot = (put - i) & mask;
-		entry = readq(q->mem.cpu + TGPU_Q_GPFIFO +
+		entry = readq(q->gpfifo +
 			      slot * TGPU_GP_ENTRY_SIZE);
 		if (!entry)	/* the ring starts zeroed: never written */
 			continue;

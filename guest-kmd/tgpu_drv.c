@@ -28,6 +28,7 @@
 #include "tgpu_queue.h"
 #include "tgpu_reset.h"
 #include "tgpu_therm.h"
+#include "tgpu_uq.h"
 #include "tgpu_vm.h"
 #include "tgpu_vram.h"
 
@@ -195,6 +196,9 @@ static const struct drm_ioctl_desc tgpu_drm_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(TGPU_RESET_STATUS, tgpu_ioctl_reset_status,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_WAIT, tgpu_ioctl_wait, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(TGPU_USER_FENCE, tgpu_ioctl_user_fence,
+			  DRM_RENDER_ALLOW),
 };
 
 /* Each open file gets its own GPU address space and queues. */
@@ -227,7 +231,7 @@ static void tgpu_postclose(struct drm_device *ddev, struct drm_file *file)
 {
 	struct tgpu_file *tfile = to_tgpu_file(file);
 
-	tgpu_file_queues_fini(tfile);
+	tgpu_file_queues_fini(tfile, file);
 	tgpu_vm_fini(&tfile->vm);
 	kfree(tfile);
 }
@@ -256,9 +260,18 @@ static void tgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 		   atomic64_read(&to_tgpu_file(file)->missed_irqs));
 }
 
+/* DRM_GEM_FOPS, with an mmap that knows the doorbell page (tgpu_uq.c) */
 static const struct file_operations tgpu_drm_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = tgpu_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -281,6 +294,8 @@ static const struct file_operations tgpu_drm_fops = {
  *           fail with -ETIME (was -ETIMEDOUT) and its file's later
  *           submits with -ECANCELED
  * - 1.8.0 - a job timeout per queue: drm_tgpu_queue_create.timeout_ms
+ * - 1.9.0 - user-mode submission: DRM_TGPU_QUEUE_USER_SUBMIT,
+ *           DRM_IOCTL_TGPU_WAIT, DRM_IOCTL_TGPU_USER_FENCE
  */
 static const struct drm_driver tgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -297,7 +312,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.name = TGPU_DRIVER_NAME,
 	.desc = "tgpu emulated Tesla-class compute GPU",
 	.major = 1,
-	.minor = 8,
+	.minor = 9,
 	.patchlevel = 0,
 };
 

@@ -46,17 +46,22 @@ static void tgpu_bo_free_dummy(struct drm_device *ddev, void *page)
 	__free_page(page);
 }
 
-/*
- * After unplug BAR1 is no longer ours.  Rather than SIGBUS, which would
- * kill a process for touching a mapping it made while the device was
- * there, the whole mapping gets a zeroed page of its own (as TTM does):
- * the process carries on until its next ioctl answers -ENODEV.  One page
- * per mapping, so nothing written there reaches anyone else.
+/**
+ * tgpu_fault_unplugged() - a CPU fault on a BAR mapping after unplug
+ * @ddev: the DRM device
+ * @vmf: the fault
+ *
+ * After unplug the BARs are no longer ours.  Rather than SIGBUS, which
+ * would kill a process for touching a mapping it made while the device
+ * was there, the whole mapping gets a zeroed page of its own (as TTM
+ * does): the process carries on until its next ioctl answers -ENODEV.
+ * One page per mapping, so nothing written there reaches anyone else.
+ *
+ * Return: VM_FAULT_NOPAGE, or the error.
  */
-static vm_fault_t tgpu_bo_fault_unplugged(struct vm_fault *vmf)
+vm_fault_t tgpu_fault_unplugged(struct drm_device *ddev, struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct drm_gem_object *obj = vma->vm_private_data;
 	unsigned long addr, pfn;
 	struct page *page;
 	vm_fault_t ret;
@@ -64,7 +69,7 @@ static vm_fault_t tgpu_bo_fault_unplugged(struct vm_fault *vmf)
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!page)
 		return VM_FAULT_OOM;
-	if (drmm_add_action_or_reset(obj->dev, tgpu_bo_free_dummy, page))
+	if (drmm_add_action_or_reset(ddev, tgpu_bo_free_dummy, page))
 		return VM_FAULT_OOM;
 	pfn = page_to_pfn(page);
 	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
@@ -93,7 +98,7 @@ static vm_fault_t tgpu_bo_fault(struct vm_fault *vmf)
 	offset <<= PAGE_SHIFT;
 
 	if (!drm_dev_enter(obj->dev, &idx))
-		return tgpu_bo_fault_unplugged(vmf);
+		return tgpu_fault_unplugged(obj->dev, vmf);
 	/* not while a device reset has BAR1 off: it zapped the mapping */
 	if (tgpu_bars_enter_killable(tdev, &bars)) {
 		drm_dev_exit(idx);
@@ -175,7 +180,8 @@ static const struct drm_gem_object_funcs tgpu_bo_funcs = {
 	.vm_ops = &tgpu_bo_vm_ops,
 };
 
-static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size)
+static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size,
+				      u64 min_block)
 {
 	struct tgpu_bo *bo;
 	int ret;
@@ -189,7 +195,7 @@ static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size)
 	drm_gem_private_object_init(&tdev->base, &bo->base, size);
 
 	/* From here on the last put frees the blocks and the object. */
-	ret = tgpu_vram_alloc(tdev, size, PAGE_SIZE, tdev->vram.visible, 0,
+	ret = tgpu_vram_alloc(tdev, size, min_block, tdev->vram.visible, 0,
 			      &bo->blocks);
 	if (!ret)
 		ret = tgpu_vram_clear(tdev, &bo->blocks);
@@ -197,6 +203,30 @@ static struct tgpu_bo *tgpu_bo_create(struct tgpu_device *tdev, u64 size)
 		drm_gem_object_put(&bo->base);
 		return ERR_PTR(ret);
 	}
+	return bo;
+}
+
+/**
+ * tgpu_bo_create_contiguous() - a VRAM object in one block, for the driver
+ * @tdev: the device
+ * @size: its size, a power of two, at least a page
+ * @addr: its VRAM address (out)
+ *
+ * A user-submit queue's ring: the driver maps it into the GPU VM as one
+ * piece, the process maps it through its mmap offset.
+ *
+ * Return: the object, or an ERR_PTR() on failure.
+ */
+struct tgpu_bo *tgpu_bo_create_contiguous(struct tgpu_device *tdev, u64 size,
+					  u64 *addr)
+{
+	struct tgpu_bo *bo = tgpu_bo_create(tdev, size, size);
+	struct gpu_buddy_block *block;
+
+	if (IS_ERR(bo))
+		return bo;
+	block = list_first_entry(&bo->blocks, struct gpu_buddy_block, link);
+	*addr = gpu_buddy_block_offset(block);
 	return bo;
 }
 
@@ -306,7 +336,7 @@ int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
 	if (sysmem) {
 		obj = tgpu_sysmem_create(tdev, size);
 	} else {
-		bo = tgpu_bo_create(tdev, size);
+		bo = tgpu_bo_create(tdev, size, PAGE_SIZE);
 		obj = IS_ERR(bo) ? ERR_CAST(bo) : &bo->base;
 	}
 	drm_dev_exit(idx);

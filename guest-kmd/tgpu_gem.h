@@ -5,12 +5,15 @@
 #define __TGPU_GEM_H__
 
 #include <linux/list.h>
+#include <linux/mm_types.h>
 
 #include <drm/drm_gem.h>
 
 struct drm_device;
 struct drm_file;
 struct drm_printer;
+struct vm_fault;
+struct tgpu_device;
 
 /**
  * struct tgpu_bo - a buffer object in VRAM
@@ -31,6 +34,9 @@ static inline struct tgpu_bo *to_tgpu_bo(struct drm_gem_object *obj)
 struct drm_gem_object *tgpu_gem_create_object(struct drm_device *ddev,
 					      size_t size);
 bool tgpu_gem_is_sysmem(const struct drm_gem_object *obj);
+vm_fault_t tgpu_fault_unplugged(struct drm_device *ddev, struct vm_fault *vmf);
+struct tgpu_bo *tgpu_bo_create_contiguous(struct tgpu_device *tdev, u64 size,
+					  u64 *addr);
 
 int tgpu_ioctl_gem_create(struct drm_device *ddev, void *data,
 			  struct drm_file *file);

@@ -217,11 +217,15 @@ static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)
 	if (chid != TGPU_KCHAN_CHID) {
 		spin_lock(&tdev->queues_lock);
 		q = xa_load(&tdev->chan_queues, chid);
-		if (q)
+		if (q) {
 			snprintf(who, sizeof(who), "pid %d, %s",
 				 pid_nr(q->pid), q->comm);
-		else
+			/* for the channel error that follows (QUEUE_QUERY) */
+			WRITE_ONCE(q->mmu_fault_va,
+				   get_unaligned_le64(rec + TGPU_FAULT_REC_VA));
+		} else {
 			strscpy(who, "no queue");
+		}
 		spin_unlock(&tdev->queues_lock);
 	}
 	tgpu_xid(tdev, TGPU_XID_MMU_FAULT,

@@ -36,6 +36,7 @@
 #include "tgpu_file.h"
 #include "tgpu_queue.h"
 #include "tgpu_sched.h"
+#include "tgpu_uq.h"
 #include "tgpu_vm.h"
 
 static_assert(TGPU_Q_GPFIFO_ENTRIES * TGPU_GP_ENTRY_SIZE <= SZ_4K);
@@ -95,14 +96,16 @@ static void tgpu_queue_write_inst(struct tgpu_queue *q, u64 pdb)
 	tgpu_bars_exit(q->tdev, bars);
 }
 
-/* Map the queue's memory into the kernel part of its VM. */
-static int tgpu_queue_map(struct tgpu_queue *q)
+/*
+ * Map the queue's memory into the kernel part of its VM; the GPFIFO and
+ * USERD from @ring (a user-submit queue's own object).
+ */
+static int tgpu_queue_map(struct tgpu_queue *q, u64 ring)
 {
 	u64 phys = q->mem.addr;
 	int ret;
 
-	ret = tgpu_vm_map_kernel(q->vm, q->va + TGPU_Q_GPFIFO,
-				 phys + TGPU_Q_GPFIFO,
+	ret = tgpu_vm_map_kernel(q->vm, q->va + TGPU_Q_GPFIFO, ring,
 				 TGPU_Q_SEM - TGPU_Q_GPFIFO, TGPU_PTE_PRIV);
 	if (ret)
 		return ret;
@@ -179,20 +182,63 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	return 0;
 }
 
-/* Free what tgpu_queue_create() set up before the scheduler. */
-static void tgpu_queue_free(struct tgpu_queue *q)
+static void tgpu_queue_release(struct kref *ref)
 {
-	struct tgpu_device *tdev = q->tdev;
+	struct tgpu_queue *q = container_of(ref, struct tgpu_queue, ref);
 
-	tgpu_vram_obj_free(tdev, &q->mem);
-	if (q->chid)
-		ida_free(&tdev->chid_ida, q->chid);
 	put_pid(q->pid);
 	mutex_destroy(&q->submit_lock);
 	kfree(q);
 }
 
-static void tgpu_queue_destroy(struct tgpu_queue *q)
+/**
+ * tgpu_queue_put() - drop a reference to a queue
+ * @q: the queue
+ *
+ * The last one frees the structure; its hardware and memory went when
+ * it was destroyed.
+ */
+void tgpu_queue_put(struct tgpu_queue *q)
+{
+	kref_put(&q->ref, tgpu_queue_release);
+}
+
+/**
+ * tgpu_file_queue_get() - a file's queue, referenced
+ * @tfile: the file
+ * @id: the queue's ID
+ *
+ * For an ioctl that sleeps on the queue (DRM_IOCTL_TGPU_WAIT): a
+ * destroy meanwhile fails it and wakes the sleeper, the structure stays.
+ *
+ * Return: the queue (tgpu_queue_put() it), or NULL.
+ */
+struct tgpu_queue *tgpu_file_queue_get(struct tgpu_file *tfile, u32 id)
+{
+	struct tgpu_queue *q;
+
+	down_read(&tfile->queues_lock);
+	q = xa_load(&tfile->queues, id);
+	if (q)
+		kref_get(&q->ref);
+	up_read(&tfile->queues_lock);
+	return q;
+}
+
+/* Free what tgpu_queue_create() set up before the scheduler. */
+static void tgpu_queue_free(struct tgpu_queue *q, struct drm_file *file)
+{
+	struct tgpu_device *tdev = q->tdev;
+
+	if (q->user)
+		tgpu_uq_fini(q, file);
+	tgpu_vram_obj_free(tdev, &q->mem);
+	if (q->chid)
+		ida_free(&tdev->chid_ida, q->chid);
+	tgpu_queue_put(q);
+}
+
+static void tgpu_queue_destroy(struct tgpu_queue *q, struct drm_file *file)
 {
 	struct tgpu_device *tdev = q->tdev;
 	struct drm_sched_job *sjob, *next;
@@ -207,6 +253,9 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 	list_del_init(&q->rl_link);
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
+	/* what the channel's work had of its engine, before the reset */
+	if (q->user)
+		tgpu_uq_account(q);
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		/*
 		 * Disable, then reset: when the writes return no engine
@@ -225,6 +274,8 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 
 	/* Finished work signals; what the reset dropped is cancelled. */
 	tgpu_queue_fail(q, -ECANCELED);
+	if (q->user)
+		tgpu_uq_stop(q);
 
 	drm_sched_fini(&q->sched);
 	/* The scheduler is stopped: its finished jobs are ours to free. */
@@ -238,7 +289,7 @@ static void tgpu_queue_destroy(struct tgpu_queue *q)
 				     TGPU_Q_SIZE - TGPU_Q_GPFIFO);
 		drm_dev_exit(idx);
 	}
-	tgpu_queue_free(q);
+	tgpu_queue_free(q, file);
 }
 
 static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
@@ -263,7 +314,7 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	struct drm_gpu_scheduler *sched;
 	struct tgpu_queue *q;
 	int chid, ret;
-	u64 pdb;
+	u64 pdb, ring;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -281,6 +332,7 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	q->pid = get_pid(task_tgid(current));
 	get_task_comm(q->comm, current);
 	q->fence_ctx = dma_fence_context_alloc(1);
+	kref_init(&q->ref);
 
 	chid = ida_alloc_range(&tdev->chid_ida, 1, tdev->id.channels - 1,
 			       GFP_KERNEL);
@@ -294,10 +346,18 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	ret = tgpu_vram_obj_alloc(tdev, &q->mem, TGPU_Q_SIZE);
 	if (ret)
 		goto err_free;
+	q->gpfifo = q->mem.cpu + TGPU_Q_GPFIFO;
+	q->userd = q->mem.cpu + TGPU_Q_USERD;
+	ring = q->mem.addr + TGPU_Q_GPFIFO;
+	if (args->flags & DRM_TGPU_QUEUE_USER_SUBMIT) {
+		ret = tgpu_uq_init(q, file, &ring);
+		if (ret)
+			goto err_free;
+	}
 	ret = tgpu_vm_pdb(q->vm, &pdb);
 	if (ret)
 		goto err_free;
-	ret = tgpu_queue_map(q);
+	ret = tgpu_queue_map(q, ring);
 	if (ret)
 		goto err_free;
 	tgpu_queue_write_inst(q, pdb);
@@ -314,6 +374,8 @@ static int tgpu_queue_create(struct tgpu_device *tdev, struct drm_file *file,
 	ret = tgpu_queue_start(q);
 	if (ret)
 		goto err_entity;
+	if (q->user)
+		tgpu_uq_start(q);
 
 	*out = q;
 	return 0;
@@ -326,7 +388,7 @@ err_unmap:
 	tgpu_vm_unmap_kernel(q->vm, q->va + TGPU_Q_GPFIFO,
 			     TGPU_Q_SIZE - TGPU_Q_GPFIFO);
 err_free:
-	tgpu_queue_free(q);
+	tgpu_queue_free(q, file);
 	return ret;
 }
 
@@ -361,7 +423,8 @@ int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
 	int idx, ret;
 	u32 id;
 
-	if (args->flags || args->pad || args->engine >= TGPU_NR_RUNLISTS ||
+	if ((args->flags & ~DRM_TGPU_QUEUE_CREATE_FLAGS) || args->pad ||
+	    args->engine >= TGPU_NR_RUNLISTS ||
 	    !(tdev->id.engines & BIT(args->engine)) ||
 	    args->priority > TGPU_PRIORITY_MAX ||
 	    args->timeout_ms > DRM_TGPU_QUEUE_TIMEOUT_MAX_MS)
@@ -383,10 +446,12 @@ int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
 		q->id = id;
 	up_write(&tfile->queues_lock);
 	if (ret) {
-		tgpu_queue_destroy(q);
+		tgpu_queue_destroy(q, file);
 		goto out;
 	}
 	args->id = id;
+	if (q->user)
+		tgpu_uq_args(q, args);
 out:
 	drm_dev_exit(idx);
 	return ret;
@@ -415,7 +480,7 @@ int tgpu_ioctl_queue_destroy(struct drm_device *ddev, void *data,
 	up_write(&tfile->queues_lock);
 	if (!q)
 		return -ENOENT;
-	tgpu_queue_destroy(q);
+	tgpu_queue_destroy(q, file);
 	return 0;
 }
 
@@ -500,15 +565,16 @@ int tgpu_file_queues_wait(struct tgpu_file *tfile)
 /**
  * tgpu_file_queues_fini() - destroy every queue of a file
  * @tfile: the file, being closed
+ * @file: its DRM file
  */
-void tgpu_file_queues_fini(struct tgpu_file *tfile)
+void tgpu_file_queues_fini(struct tgpu_file *tfile, struct drm_file *file)
 {
 	struct tgpu_queue *q;
 	unsigned long id;
 
 	xa_for_each(&tfile->queues, id, q) {
 		xa_erase(&tfile->queues, id);
-		tgpu_queue_destroy(q);
+		tgpu_queue_destroy(q, file);
 	}
 	xa_destroy(&tfile->queues);
 }

@@ -4,16 +4,21 @@
 #ifndef __TGPU_QUEUE_H__
 #define __TGPU_QUEUE_H__
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <drm/gpu_scheduler.h>
 
+#include "tgpu_reset.h"
 #include "tgpu_vram.h"
 
 /*
@@ -25,6 +30,10 @@
  *   0x2000  USERD                                PRIV
  *   0x3000  fence semaphore (u64 at offset 0)    user, writable
  *   0x4000  fence pushbuffers, 32 bytes for each GPFIFO slot   PRIV
+ *
+ * A user-submit queue's GPFIFO and USERD are a GEM object of their own
+ * instead (struct tgpu_uq), mapped at the same GPU addresses, which the
+ * process maps too; the object outlives the queue while it is mapped.
  */
 #define TGPU_Q_INST		0x0000
 #define TGPU_Q_GPFIFO		0x1000
@@ -42,8 +51,37 @@
 struct drm_device;
 struct drm_file;
 struct tgpu_device;
+struct tgpu_bo;
 struct tgpu_file;
 struct tgpu_vm;
+
+/**
+ * struct tgpu_uq - what a user-submit queue has more (tgpu_uq.c)
+ * @ring: its GPFIFO and USERD, DRM_TGPU_USER_RING_SIZE bytes of VRAM in
+ *	one block, which the process maps
+ * @wait: DRM_IOCTL_TGPU_WAIT sleeps here; the non-stall interrupt, a
+ *	failure and the queue's end wake it
+ * @fences: its DRM_IOCTL_TGPU_USER_FENCE fences not signalled yet, under
+ *	the queue's fence_lock
+ * @watchdog: the hang check, every timeout_ms
+ * @snap: its channel and engine at the last check
+ * @rearms: checks in a row that found progress but GP_GET still
+ * @busy_seen: the channel's CHAN_BUSY_NS already counted for fdinfo
+ * @signals: non-stall events handled for it (a watchdog's poll that
+ *	handles one found a lost interrupt)
+ * @snap_signals: @signals at the last check
+ */
+struct tgpu_uq {
+	struct tgpu_bo *ring;
+	wait_queue_head_t wait;
+	struct list_head fences;
+	struct delayed_work watchdog;
+	struct tgpu_snap snap;
+	unsigned int rearms;
+	u64 busy_seen;
+	atomic_t signals;
+	int snap_signals;
+};
 
 /**
  * struct tgpu_queue - a submission queue: one hardware channel
@@ -57,6 +95,12 @@ struct tgpu_vm;
  *	job_timeout_ms parameter when it was created), 0 for none
  * @mem: instance block, GPFIFO, USERD, fence semaphore, fence pushbuffers
  * @va: GPU address of @mem in the kernel part of @vm
+ * @gpfifo: CPU address of its GPFIFO ring
+ * @userd: CPU address of its USERD
+ * @mmu_fault_va: the address of its channel's last MMU fault record
+ * @user: a user-submit queue (DRM_TGPU_QUEUE_USER_SUBMIT)
+ * @uq: with @user, the rest of it
+ * @ref: the file's reference, and a DRM_IOCTL_TGPU_WAIT's
  * @sched: its scheduler: one per queue, one entity on it
  * @entity: the scheduler entity jobs are pushed to
  * @submit_lock: makes arming and pushing a job one step
@@ -85,6 +129,11 @@ struct tgpu_queue {
 	unsigned int timeout_ms;
 	struct tgpu_vram_obj mem;
 	u64 va;
+	void __iomem *gpfifo;
+	void __iomem *userd;
+	bool user;
+	struct tgpu_uq uq;
+	struct kref ref;
 	struct drm_gpu_scheduler sched;
 	struct drm_sched_entity entity;
 	struct mutex submit_lock; /* job arm + push */
@@ -96,6 +145,7 @@ struct tgpu_queue {
 	int error;
 	u32 chan_error, chan_error_info;
 	u64 fault_va;
+	u64 mmu_fault_va;
 	struct list_head dev_link;
 	struct list_head rl_link;
 	bool stopped;
@@ -114,7 +164,9 @@ void tgpu_queues_fail_all(struct tgpu_device *tdev, int error);
 void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 			    u32 info, u64 fault_va);
 int tgpu_file_queues_wait(struct tgpu_file *tfile);
-void tgpu_file_queues_fini(struct tgpu_file *tfile);
+struct tgpu_queue *tgpu_file_queue_get(struct tgpu_file *tfile, u32 id);
+void tgpu_queue_put(struct tgpu_queue *q);
+void tgpu_file_queues_fini(struct tgpu_file *tfile, struct drm_file *file);
 
 int tgpu_ioctl_queue_create(struct drm_device *ddev, void *data,
 			    struct drm_file *file);

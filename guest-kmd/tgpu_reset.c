@@ -302,6 +302,34 @@ static void tgpu_queue_restart(struct tgpu_queue *q)
 }
 
 /*
+ * A user-submit queue has no jobs the driver knows: its channel starts
+ * again at the entry it fetched last (USERD's GP_GET, which the device
+ * wrote before the reset, less one), which may have been under way, so
+ * it runs again from its start, as a kernel queue's unfinished jobs do;
+ * then the rest of the process's ring, up to its GP_PUT.  Return: the
+ * entries handed back.
+ */
+static unsigned int tgpu_queue_replay_user(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
+	u32 get, put;
+
+	get = (readl(q->userd + TGPU_USERD_GP_GET) - 1) & mask;
+	put = readl(q->userd + TGPU_USERD_GP_PUT) & mask;
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_INST,
+		     q->mem.addr >> TGPU_PAGE_SHIFT);
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_GP_GET, get);
+	q->uq.snap.valid = false;
+	q->uq.rearms = 0;
+	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_ENABLE);
+	/* the device reads USERD's GP_PUT, the process's */
+	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+	return (put - get) & mask;
+}
+
+/*
  * Reset @q's channel and hand it its unfinished jobs again, from GPFIFO
  * slot 0.  Each one runs from its start: what a job did before the reset
  * it does again.  Return: how many.
@@ -314,15 +342,17 @@ static unsigned int tgpu_queue_replay(struct tgpu_queue *q)
 	unsigned int n = 0;
 
 	tgpu_queue_signal(q, 0);
+	if (q->user)
+		return tgpu_queue_replay_user(q);
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
-	writel(0, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
+	writel(0, q->userd + TGPU_USERD_GP_PUT);
 	q->gp_put = 0;
 	list_for_each_entry(sjob, &q->sched.pending_list, list) {
 		job = to_tgpu_job(sjob);
 		if (!job->fence || dma_fence_is_signaled(&job->fence->base))
 			continue;
 		tgpu_job_write(q, job);
-		job->snap_valid = false;
+		job->snap.valid = false;
 		job->rearms = 0;
 		n++;
 	}
@@ -342,6 +372,12 @@ static void tgpu_queue_innocent(struct tgpu_queue *q, unsigned int jobs,
 
 	if (READ_ONCE(tfile->reset_status) == DRM_TGPU_RESET_NONE)
 		WRITE_ONCE(tfile->reset_status, DRM_TGPU_RESET_INNOCENT);
+	if (q->user) {
+		tgpu_xid(q->tdev, TGPU_XID_CLEANUP,
+			 "channel %u (pid %d, %s) taken down by %s: its user-submitted ring runs again from its last fetched entry (%u entries)\n",
+			 q->chid, pid_nr(q->pid), q->comm, why, jobs);
+		return;
+	}
 	tgpu_xid(q->tdev, TGPU_XID_CLEANUP,
 		 "channel %u (pid %d, %s) taken down by %s: its %u unfinished jobs run again\n",
 		 q->chid, pid_nr(q->pid), q->comm, why, jobs);
@@ -710,12 +746,20 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	const char *engine = tgpu_engine_name(q->engine);
 	u64 t0 = ktime_get_ns();
 	struct tgpu_queue *other;
-	char why[32], how[64], reason[192];
-	bool fallback;
+	char why[32], how[64], what[64], reason[224];
+	bool fallback, engine_reset;
 	u32 status;
 
 	snprintf(why, sizeof(why), "the reset of engine %s", engine);
-	tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
+	if (bad)
+		tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
+	else
+		snprintf(what, sizeof(what), "user-submitted work (GP_GET %u, GP_PUT %u)",
+			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET),
+			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_PUT));
+	if (bad)
+		snprintf(what, sizeof(what), "job %llu",
+			 bad->s_fence->finished.seqno);
 	tgpu_reset_begin(tdev);
 	mutex_lock(&tdev->rl_lock);
 	/*
@@ -726,7 +770,8 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	if (list_empty(&q->rl_link)) {
 		mutex_unlock(&tdev->rl_lock);
 		tgpu_reset_end(tdev);
-		tgpu_job_requeue(bad);
+		if (bad)
+			tgpu_job_requeue(bad);
 		return;
 	}
 	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
@@ -735,16 +780,16 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	/* a job still moving when its re-arms ran out outlived its budget */
 	if (moved)
 		snprintf(how, sizeof(how), "%s, still moving after %u timeouts of %u ms",
-			 tgpu_chan_state_name(state), to_tgpu_job(bad)->rearms + 1,
+			 tgpu_chan_state_name(state),
+			 (bad ? to_tgpu_job(bad)->rearms : q->uq.rearms) + 1,
 			 q->timeout_ms);
 	else
 		snprintf(how, sizeof(how), "%s, no progress for %u ms",
 			 tgpu_chan_state_name(state), q->timeout_ms);
 	snprintf(reason, sizeof(reason),
-		 "channel %u (pid %d, %s) job %llu hung (%s), engine %s",
-		 q->chid, pid_nr(q->pid), q->comm, bad->s_fence->finished.seqno,
-		 how, engine);
-	tgpu_coredump_capture(tdev, q, to_tgpu_job(bad), reason);
+		 "channel %u (pid %d, %s) %s hung (%s), engine %s",
+		 q->chid, pid_nr(q->pid), q->comm, what, how, engine);
+	tgpu_coredump_capture(tdev, q, bad ? to_tgpu_job(bad) : NULL, reason);
 
 	/* KILL returns once the engine let go of the channel, or is ignored */
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_KILL);
@@ -781,21 +826,50 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 		return;
 	}
 
-	tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
-	atomic_inc(&tdev->reset.count);
+	/*
+	 * A user-submit channel blocked on an acquire held nothing on its
+	 * engine: the kill was enough, and the other channels of the engine
+	 * lose nothing.  One waiting for its engine may be behind a fetch
+	 * hang of the runlist, which only an engine reset clears.
+	 */
+	engine_reset = bad || state != TGPU_CHAN_STATE_BLOCKED;
+	if (engine_reset) {
+		tgpu_wr32(tdev, TGPU_PMC_ENGINE_RESET, BIT(q->engine));
+		atomic_inc(&tdev->reset.count);
+	}
 	tgpu_xid(tdev, TGPU_XID_STOPPED,
-		 "channel %u (pid %d, %s) stopped processing (job %llu, %s), engine %s reset\n",
-		 q->chid, pid_nr(q->pid), q->comm,
-		 bad->s_fence->finished.seqno, how, engine);
+		 "channel %u (pid %d, %s) stopped processing (%s, %s), %s%s%s\n",
+		 q->chid, pid_nr(q->pid), q->comm, what, how,
+		 engine_reset ? "engine " : "killed off engine ", engine,
+		 engine_reset ? " reset" : "");
 	tgpu_queue_guilty(q, -ETIME);
 	tdev->reset.fail_at_ns = ktime_get_ns();
 
-	tgpu_reset_replay_engine(tdev, q, why);
+	if (engine_reset)
+		tgpu_reset_replay_engine(tdev, q, why);
 	list_for_each_entry(other, &tdev->rl[q->engine].queues, rl_link)
 		tgpu_queue_restart(other);
 	mutex_unlock(&tdev->rl_lock);
 	tdev->reset.engine_ns = ktime_get_ns() - t0;
 	tgpu_reset_end(tdev);
+}
+
+/**
+ * tgpu_reset_user_hang() - a user-submit queue's hang check found it hung
+ * @tdev: the device
+ * @q: the queue
+ * @state: its channel's state
+ * @moved: it was still moving when its re-arms ran out
+ *
+ * The recovery of a hung job, without a job: the channel is killed, its
+ * engine reset, the queue fails with -ETIME and its file is guilty.
+ * With drm_dev_enter(), from the queue's watchdog on the recovery
+ * workqueue.
+ */
+void tgpu_reset_user_hang(struct tgpu_device *tdev, struct tgpu_queue *q,
+			  u32 state, bool moved)
+{
+	tgpu_reset_engine(tdev, q, NULL, state, moved);
 }
 
 /**
@@ -817,6 +891,51 @@ void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m)
 }
 
 /**
+ * tgpu_reset_moved() - did a channel or its engine move since the last check
+ * @tdev: the device
+ * @chid: the channel
+ * @engine: its engine
+ * @snap: the last check's snapshot, replaced by this one's
+ * @state: the channel's state now (out)
+ *
+ * Progress: the channel fetched a GPFIFO entry, or moved through its
+ * pushbuffer while it ran (a channel retrying an acquire goes back and
+ * forth over the same method), or the engine took a step while the
+ * channel was on it or waiting for it.
+ *
+ * Return: true when it moved.
+ */
+bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
+		      struct tgpu_snap *snap, u32 *state)
+{
+	u32 st, gp, pb, progress;
+	bool moved;
+
+	st = tgpu_chan_rd(tdev, chid, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK;
+	gp = tgpu_chan_rd(tdev, chid, TGPU_CHAN_GP_GET);
+	pb = tgpu_chan_rd(tdev, chid, TGPU_CHAN_PB_LO);
+	progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(engine));
+	moved = (snap->valid &&
+		 (gp != snap->gp ||
+		  (pb != snap->pb && st == TGPU_CHAN_STATE_RUNNING))) ||
+		((st == TGPU_CHAN_STATE_RUNNING ||
+		  st == TGPU_CHAN_STATE_PENDING) &&
+		 progress != snap->progress);
+	snap->gp = gp;
+	snap->pb = pb;
+	snap->progress = progress;
+	snap->valid = true;
+	*state = st;
+	return moved;
+}
+
+/* How many more timeouts work that keeps moving gets (hang_rearm_max). */
+unsigned int tgpu_reset_rearms_max(void)
+{
+	return READ_ONCE(tgpu_hang_rearms);
+}
+
+/**
  * tgpu_reset_timedout() - drm_sched's timedout_job
  * @sjob: the oldest unfinished job of a queue, past its timeout
  *
@@ -828,7 +947,7 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 	struct tgpu_job *job = to_tgpu_job(sjob);
 	struct tgpu_queue *q = job->q;
 	struct tgpu_device *tdev = q->tdev;
-	u32 status, state, gp, pb, progress;
+	u32 status, state, gp;
 	bool moved;
 	int idx;
 
@@ -897,27 +1016,7 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	/*
-	 * Progress: the channel fetched a GPFIFO entry, or moved through its
-	 * pushbuffer while it ran (a channel retrying an acquire goes back
-	 * and forth over the same method), or the engine took a step while
-	 * the channel was on it or waiting for it.
-	 */
-	status = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_STATUS);
-	state = status & TGPU_CHAN_STATE_MASK;
-	gp = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET);
-	pb = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_PB_LO);
-	progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
-	moved = (job->snap_valid &&
-		 (gp != job->snap_gp ||
-		  (pb != job->snap_pb && state == TGPU_CHAN_STATE_RUNNING))) ||
-		((state == TGPU_CHAN_STATE_RUNNING ||
-		  state == TGPU_CHAN_STATE_PENDING) &&
-		 progress != job->snap_progress);
-	job->snap_gp = gp;
-	job->snap_pb = pb;
-	job->snap_progress = progress;
-	job->snap_valid = true;
+	moved = tgpu_reset_moved(tdev, q->chid, q->engine, &job->snap, &state);
 	if (moved && job->rearms < READ_ONCE(tgpu_hang_rearms)) {
 		job->rearms++;
 		drm_dev_exit(idx);

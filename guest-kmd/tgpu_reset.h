@@ -103,7 +103,24 @@ struct tgpu_reset {
 	atomic_t dump_chid;
 };
 
+/**
+ * struct tgpu_snap - where a channel and its engine were at a hang check
+ * @gp: the channel's GP_GET
+ * @pb: its pushbuffer position (low 32 bits)
+ * @progress: its engine's ENGINE_PROGRESS (or at run_job)
+ * @valid: @gp and @pb were read (a check happened)
+ */
+struct tgpu_snap {
+	u32 gp, pb, progress;
+	bool valid;
+};
+
 int tgpu_reset_init(struct tgpu_device *tdev);
+bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
+		      struct tgpu_snap *snap, u32 *state);
+unsigned int tgpu_reset_rearms_max(void);
+void tgpu_reset_user_hang(struct tgpu_device *tdev, struct tgpu_queue *q,
+			  u32 state, bool moved);
 enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);
 bool tgpu_reset_check_bus(struct tgpu_device *tdev);
 void tgpu_reset_check_bus_soon(struct tgpu_device *tdev);

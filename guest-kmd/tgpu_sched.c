@@ -40,6 +40,7 @@
 #include "tgpu_queue.h"
 #include "tgpu_reset.h"
 #include "tgpu_sched.h"
+#include "tgpu_uq.h"
 #include "tgpu_vm.h"
 
 static const char *tgpu_fence_driver_name(struct dma_fence *fence)
@@ -68,14 +69,23 @@ static const struct dma_fence_ops tgpu_fence_ops = {
  */
 static void tgpu_queue_account(struct tgpu_queue *q, struct tgpu_fence *f)
 {
-	struct tgpu_file *tfile = tgpu_vm_file(q->vm);
 	u64 now = ktime_get_ns(), start = max(f->start_ns, q->busy_end_ns);
-	u64 ns;
 
 	if (!f->start_ns || now <= start)
 		return;
-	ns = now - start;
 	q->busy_end_ns = now;
+	tgpu_queue_add_busy(q, now - start);
+}
+
+/**
+ * tgpu_queue_add_busy() - time a queue's work had its engine, for fdinfo
+ * @q: the queue
+ * @ns: nanoseconds
+ */
+void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns)
+{
+	struct tgpu_file *tfile = tgpu_vm_file(q->vm);
+
 	if (q->engine == TGPU_RUNLIST_COMPUTE) {
 		atomic64_add(ns, &tfile->busy_ns[TGPU_FILE_ENGINE_COMPUTE]);
 		atomic64_add(div_u64(ns * READ_ONCE(q->tdev->therm.request),
@@ -119,6 +129,8 @@ void tgpu_queue_signal(struct tgpu_queue *q, int error)
 		dma_fence_put(&f->base);
 	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
+	if (q->user)
+		tgpu_uq_signal(q, error);
 }
 
 /* Mark @q dead with @error and fail its unfinished fences. */
@@ -212,6 +224,12 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 	list_for_each_entry(q, &tdev->queues, dev_link) {
 		if (q->chid != chid)
 			continue;
+		/* the host unit's faults: the MMU fault record had the address */
+		if (!fault_va && (code == TGPU_ERR_PB_FAULT ||
+				  code == TGPU_ERR_SEM_FAULT ||
+				  code == TGPU_ERR_GPFIFO_FAULT ||
+				  code == TGPU_ERR_USERD_FAULT))
+			fault_va = READ_ONCE(q->mmu_fault_va);
 		spin_lock(&q->fence_lock);
 		if (!q->error) {
 			q->chan_error = code;
@@ -242,7 +260,7 @@ void tgpu_queues_chan_error(struct tgpu_device *tdev, u32 chid, u32 code,
 
 static void tgpu_queue_write_gp(struct tgpu_queue *q, u32 slot, u64 entry)
 {
-	writeq(entry, q->mem.cpu + TGPU_Q_GPFIFO + slot * TGPU_GP_ENTRY_SIZE);
+	writeq(entry, q->gpfifo + slot * TGPU_GP_ENTRY_SIZE);
 }
 
 /*
@@ -296,7 +314,7 @@ void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job)
 void tgpu_queue_kick(struct tgpu_queue *q)
 {
 	wmb(); /* the entries and segments, then GP_PUT */
-	writel(q->gp_put, q->mem.cpu + TGPU_Q_USERD + TGPU_USERD_GP_PUT);
+	writel(q->gp_put, q->userd + TGPU_USERD_GP_PUT);
 	wmb(); /* GP_PUT, then the doorbell */
 	tgpu_wr32(q->tdev, TGPU_USERMODE_DOORBELL, q->chid);
 }
@@ -328,8 +346,8 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	dma_fence_get(&fence->base);
 	fence->start_ns = ktime_get_ns();
 	/* where the hang check starts from (tgpu_reset.c) */
-	job->snap_progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
-	job->snap_valid = false;
+	job->snap.progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
+	job->snap.valid = false;
 	job->rearms = 0;
 	job->run_ns = ktime_get_ns();
 

@@ -17,6 +17,8 @@
 #include <drm/gpu_scheduler.h>
 #include <drm/tgpu_drm.h>
 
+#include "tgpu_reset.h"
+
 struct tgpu_queue;
 
 /**
@@ -41,10 +43,7 @@ struct tgpu_fence {
  * @q: the queue
  * @hw_fence: allocated at submit, handed to the scheduler by run_job
  * @fence: the hardware fence once run_job made it (a reference)
- * @snap_gp: the channel's GP_GET at the last hang check
- * @snap_pb: its pushbuffer position (low 32 bits) then
- * @snap_progress: its engine's ENGINE_PROGRESS then, or at run_job
- * @snap_valid: @snap_gp and @snap_pb were read (a check happened)
+ * @snap: its channel and engine at the last hang check (or run_job)
  * @rearms: timeouts the hang check let pass because work moved
  * @run_ns: when run_job handed it to the hardware (ktime_get_ns())
  * @gp_slot: the GPFIFO slot of its first entry
@@ -56,8 +55,7 @@ struct tgpu_job {
 	struct tgpu_queue *q;
 	struct tgpu_fence *hw_fence;
 	struct tgpu_fence *fence;
-	u32 snap_gp, snap_pb, snap_progress;
-	bool snap_valid;
+	struct tgpu_snap snap;
 	u32 rearms;
 	u64 run_ns;
 	u32 gp_slot;
@@ -74,6 +72,7 @@ extern const struct drm_sched_backend_ops tgpu_sched_ops;
 
 void tgpu_queue_signal(struct tgpu_queue *q, int error);
 void tgpu_queue_fail(struct tgpu_queue *q, int error);
+void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns);
 void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job);
 void tgpu_queue_kick(struct tgpu_queue *q);
 int tgpu_queue_error(struct tgpu_queue *q);

@@ -140,6 +140,11 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 		ret = -ENOENT;
 		goto err_unlock;
 	}
+	/* the process feeds a user-submit queue's ring itself */
+	if (q->user) {
+		ret = -EINVAL;
+		goto err_unlock;
+	}
 	/* a file whose work hung is banned; a dead queue takes nothing */
 	if (READ_ONCE(tfile->reset_status) == DRM_TGPU_RESET_GUILTY)
 		ret = -ECANCELED;

@@ -550,6 +550,55 @@ static struct drm_gpuva *tgpu_vm_find(struct tgpu_vm *vm, u64 va)
 	return gpuva && gpuva->gem.obj ? gpuva : NULL;
 }
 
+/*
+ * Where @va lives: the object mapped there (@obj), and in it a
+ * system-memory page (@page, with the byte's offset in the object in
+ * @off), or a VRAM address (@vram).  With vm->lock held.  Return: 0,
+ * -ENOENT when nothing is mapped there, -EFAULT when the memory is not
+ * CPU-visible, -EIO for a page that holds an uncorrectable ECC error.
+ */
+static int tgpu_vm_locate(struct tgpu_vm *vm, u64 va,
+			  struct drm_gem_object **obj, u64 *off,
+			  struct page **page, u64 *vram)
+{
+	struct tgpu_device *tdev = vm->tdev;
+	struct gpu_buddy_block *block;
+	struct drm_gpuva *map;
+	u64 bsize;
+
+	*page = NULL;
+	map = tgpu_vm_find(vm, va);
+	if (!map)
+		return -ENOENT;
+	*obj = map->gem.obj;
+	*off = map->gem.offset + (va - map->va.addr);
+	if (tgpu_gem_is_sysmem(map->gem.obj)) {
+		struct drm_gem_shmem_object *shmem =
+			to_drm_gem_shmem_obj(map->gem.obj);
+
+		if (!shmem->pages)
+			return -EFAULT;
+		*page = shmem->pages[*off >> PAGE_SHIFT];
+		return 0;
+	}
+	*vram = *off;
+	list_for_each_entry(block, &to_tgpu_bo(map->gem.obj)->blocks, link) {
+		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
+		if (*vram >= bsize) {
+			*vram -= bsize;
+			continue;
+		}
+		*vram += gpu_buddy_block_offset(block);
+		/* a read would only raise its uncorrectable error again */
+		if (tgpu_ecc_page_poisoned(tdev, *vram))
+			return -EIO;
+		if (!tdev->vram.map || *vram + 8 > tdev->vram.visible)
+			return -EFAULT;
+		return 0;
+	}
+	return -EFAULT;
+}
+
 /**
  * tgpu_vm_read() - read user memory of a VM through the CPU, for debugfs
  * @vm: the VM
@@ -571,56 +620,91 @@ int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
 		 bool nowait)
 {
 	struct tgpu_device *tdev = vm->tdev;
-	struct gpu_buddy_block *block;
-	struct drm_gpuva *map;
-	u64 off, bsize;
+	struct drm_gem_object *obj;
+	struct page *page;
 	void *vaddr;
-	int ret = -ENOENT;
+	u64 off, vram;
+	int ret;
 
 	n = min_t(u64, n, (TGPU_PAGE_SIZE - (va & (TGPU_PAGE_SIZE - 1))) / 4);
 	if (!nowait)
 		mutex_lock(&vm->lock);
 	else if (!mutex_trylock(&vm->lock))
 		return -EBUSY;
-	map = tgpu_vm_find(vm, va);
-	if (!map)
+	ret = tgpu_vm_locate(vm, va, &obj, &off, &page, &vram);
+	if (ret)
 		goto out;
-	off = map->gem.offset + (va - map->va.addr);
-	if (tgpu_gem_is_sysmem(map->gem.obj)) {
-		struct drm_gem_shmem_object *shmem =
-			to_drm_gem_shmem_obj(map->gem.obj);
-
-		ret = -EFAULT;
-		if (!shmem->pages)
-			goto out;
-		vaddr = kmap_local_page(shmem->pages[off >> PAGE_SHIFT]);
+	if (page) {
+		vaddr = kmap_local_page(page);
 		memcpy(buf, vaddr + offset_in_page(off), n * 4);
 		kunmap_local(vaddr);
-		ret = n;
+	} else if (vram + n * 4 <= tdev->vram.visible) {
+		memcpy_fromio(buf, tdev->vram.map + vram, n * 4);
+	} else {
+		ret = -EFAULT;
 		goto out;
 	}
-	ret = -EFAULT;
-	list_for_each_entry(block, &to_tgpu_bo(map->gem.obj)->blocks, link) {
-		bsize = gpu_buddy_block_size(&tdev->vram.mm, block);
-		if (off >= bsize) {
-			off -= bsize;
-			continue;
-		}
-		off += gpu_buddy_block_offset(block);
-		/* a read would only raise its uncorrectable error again */
-		if (tgpu_ecc_page_poisoned(tdev, off)) {
-			ret = -EIO;
-			break;
-		}
-		if (tdev->vram.map && off + n * 4 <= tdev->vram.visible) {
-			memcpy_fromio(buf, tdev->vram.map + off, n * 4);
-			ret = n;
-		}
-		break;
-	}
+	ret = n;
 out:
 	mutex_unlock(&vm->lock);
 	return ret;
+}
+
+/**
+ * tgpu_vm_word() - find a 64-bit word of a VM for the CPU to read
+ * @vm: the VM
+ * @va: GPU virtual address, 8-byte aligned
+ * @w: where it is, with a reference to its object (tgpu_vm_word_put())
+ *
+ * For semaphores the CPU waits on (DRM_IOCTL_TGPU_WAIT): the object
+ * stays, and so does the word's place, while the reference is held,
+ * even once the process unmaps it (a system-memory object's pages are
+ * pinned for its life, VRAM objects do not move).
+ *
+ * Return: 0, -EINVAL for an unaligned @va, -ENOENT when nothing is
+ * mapped there, -EFAULT when the memory is not CPU-visible, -EIO for a
+ * page with an uncorrectable ECC error.
+ */
+int tgpu_vm_word(struct tgpu_vm *vm, u64 va, struct tgpu_vm_word *w)
+{
+	struct drm_gem_object *obj;
+	struct page *page;
+	u64 off, vram;
+	int ret;
+
+	if (va & 7)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	mutex_lock(&vm->lock);
+	ret = tgpu_vm_locate(vm, va, &obj, &off, &page, &vram);
+	if (ret)
+		goto out;
+	if (page) {
+		/* 64-bit only: system-memory pages are in the linear map */
+		if (PageHighMem(page)) {
+			ret = -EFAULT;
+			goto out;
+		}
+		w->ptr = page_address(page) + offset_in_page(off);
+	} else {
+		w->io = vm->tdev->vram.map + vram;
+	}
+	w->obj = obj;
+	drm_gem_object_get(obj);
+out:
+	mutex_unlock(&vm->lock);
+	return ret;
+}
+
+/**
+ * tgpu_vm_word_put() - drop what tgpu_vm_word() took
+ * @w: the word; may be one tgpu_vm_word() failed to fill
+ */
+void tgpu_vm_word_put(struct tgpu_vm_word *w)
+{
+	if (w->obj)
+		drm_gem_object_put(w->obj);
+	w->obj = NULL;
 }
 
 /**

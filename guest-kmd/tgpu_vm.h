@@ -4,6 +4,7 @@
 #ifndef __TGPU_VM_H__
 #define __TGPU_VM_H__
 
+#include <linux/io.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -53,6 +54,24 @@ struct tgpu_vm {
 	struct list_head deferred;
 };
 
+/**
+ * struct tgpu_vm_word - a 64-bit word of a VM the CPU reads
+ * @obj: the object that holds it (a reference)
+ * @ptr: its kernel address, for system memory
+ * @io: its address in the driver's VRAM mapping, for VRAM
+ */
+struct tgpu_vm_word {
+	struct drm_gem_object *obj;
+	u64 *ptr;
+	void __iomem *io;
+};
+
+/* The word's value; the caller is inside drm_dev_enter() for VRAM. */
+static inline u64 tgpu_vm_word_read(const struct tgpu_vm_word *w)
+{
+	return w->ptr ? READ_ONCE(*w->ptr) : readq(w->io);
+}
+
 int tgpu_vm_init(struct tgpu_device *tdev, struct tgpu_vm *vm);
 void tgpu_vm_fini(struct tgpu_vm *vm);
 int tgpu_vm_pdb(struct tgpu_vm *vm, u64 *pdb);
@@ -61,6 +80,8 @@ int tgpu_vm_map_kernel(struct tgpu_vm *vm, u64 va, u64 phys, u64 size,
 void tgpu_vm_unmap_kernel(struct tgpu_vm *vm, u64 va, u64 size);
 int tgpu_vm_read(struct tgpu_vm *vm, u64 va, u32 *buf, unsigned int n,
 		 bool nowait);
+int tgpu_vm_word(struct tgpu_vm *vm, u64 va, struct tgpu_vm_word *w);
+void tgpu_vm_word_put(struct tgpu_vm_word *w);
 bool tgpu_vm_maps_vram(struct tgpu_vm *vm, u64 page);
 unsigned int tgpu_vm_show(struct tgpu_vm *vm, struct seq_file *m);
 

@@ -459,6 +459,7 @@ tgpu_status tgpu_ctx_create(tgpu_context **out, tgpu_device *dev,
 	ctx->dev = dev;
 	snprintf(ctx->node, sizeof(ctx->node), "%s", info->render_node);
 	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->user_submit = -1;
 	pthread_mutex_init(&ctx->staging_lock, NULL);
 	pthread_mutex_init(&ctx->map_lock, NULL);
 	pthread_rwlock_init(&ctx->streams_rw, NULL);

@@ -104,7 +104,42 @@ struct tgpu_context {
 	struct tu_bo *staging[2];
 	uint32_t staging_sync[2];       /* last GPU use of each */
 	int staging_next;               /* the one to fill first */
+
+	/* user-mode submission: -1 not asked yet, 0 no, 1 yes (tgpu-uq.c) */
+	int user_submit;
 };
+
+/* A user-submit queue, mapped (tgpu-uq.c). */
+struct tu_uq {
+	uint32_t id;                    /* the kernel queue; 0: none */
+	void *ring, *bell_page;
+	volatile uint64_t *gpfifo;
+	volatile uint32_t *gp_put;      /* in USERD */
+	volatile uint32_t *doorbell;
+	uint32_t token;
+	uint32_t entries;
+	uint32_t put;
+};
+
+struct drm_tgpu_queue_create;
+
+/* Streams submit by themselves unless TGPU_SUBMIT=kernel or tgpu.ko < 1.9. */
+bool tu_uq_wanted(tgpu_context *ctx);
+/* Create a user-submit queue as *c asks and map it: 0 or the errno. */
+int tu_uq_open(tgpu_context *ctx, struct tu_uq *uq, struct drm_tgpu_queue_create *c);
+void tu_uq_close(tgpu_context *ctx, struct tu_uq *uq);
+/* Write GPFIFO entries, publish GP_PUT, ring the doorbell. */
+void tu_uq_push(struct tu_uq *uq, const uint64_t *entries, unsigned int n);
+/*
+ * Wait until *sem >= value (spin, then DRM_IOCTL_TGPU_WAIT); timeout_ns
+ * relative, negative for ever, 0 to check.  0, or the errno: ETIME, or
+ * the queue's error (EIO, ETIME, ECANCELED, ENODEV).
+ */
+int tu_uq_wait(tgpu_context *ctx, const struct tu_uq *uq, const volatile uint64_t *sem,
+	       uint64_t sem_va, uint64_t value, int64_t timeout_ns);
+/* Make a syncobj's fence *sem_va >= value (DRM_IOCTL_TGPU_USER_FENCE). */
+int tu_uq_fence(tgpu_context *ctx, const struct tu_uq *uq, uint32_t syncobj,
+		uint64_t sem_va, uint64_t value);
 
 /*
  * Check a context handle and its sticky error; fn names the API call

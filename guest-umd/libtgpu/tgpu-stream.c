@@ -11,6 +11,16 @@
  * covers everything before it.  Ring space and slots come back when
  * their submission is retired (waited for), oldest first.
  *
+ * User-mode submission (tgpu-uq.c, unless TGPU_SUBMIT=kernel): the
+ * queues are user-submit ones, and the stream writes their GPFIFO
+ * entries itself.  Submission n (from 1) ends with a segment that
+ * releases n to the stream's semaphore, a system-memory word, and raises
+ * the non-stall interrupt; one on another engine than the previous one
+ * starts with a segment that acquires n - 1.  Waiting is on that word;
+ * syncobjs (events, fence_to) get DRM_IOCTL_TGPU_USER_FENCE fences of
+ * it.  A wait for another stream's event is done on the host before
+ * the submission is written.
+ *
  * Failures: a failed job kills its queue in the kernel, so later jobs of
  * that queue fail too.  Checking the newest job of each engine when the
  * stream is retired is therefore enough to see every failure; that is
@@ -33,6 +43,7 @@
 #include <tgpu/copy.h>
 #include <tgpu/ecc.h>
 #include <tgpu/isa.h>
+#include <tgpu/mmu.h>
 #include <tgpu_drm.h>
 
 #include "tgpu-cmdbuf.h"
@@ -42,6 +53,12 @@
 #define RING_ALIGN      256u
 #define SLOTS           32
 #define NR_ENGINES      3
+/* user-mode submission: the acquire and the release segments */
+#define UQ_TAIL         64u
+#define UQ_ACQUIRE      0u
+#define UQ_RELEASE      32u
+_Static_assert(TGPU_SEM_DWORDS * 4 <= UQ_RELEASE - UQ_ACQUIRE, "acquire segment");
+_Static_assert((TGPU_SEM_DWORDS + 1) * 4 <= UQ_TAIL - UQ_RELEASE, "release segment");
 
 struct slot {
 	uint32_t syncobj;
@@ -66,6 +83,10 @@ struct tgpu_stream {
 	struct tu_ptr_list waits;       /* syncobjs for the next submission */
 	/* subchannel bindings of each queue, for tu_cb_validate() */
 	uint32_t subch_class[NR_ENGINES][8];
+	/* user-mode submission: its queues and semaphore (value = seq + 1) */
+	bool user;
+	struct tu_uq uq[NR_ENGINES];
+	struct tu_bo *sem;
 };
 
 static const char *const engine_names[NR_ENGINES] = {
@@ -134,7 +155,7 @@ static tgpu_status fence_status(int err, const char **why)
 		*why = "it stopped making progress for its job timeout (TGPU_LIMIT_JOB_TIMEOUT_MS, else tgpu.job_timeout_ms), or ran tgpu.hang_rearm_max + 1 of them: its engine was reset and the context banned (an \"Xid 8\" or \"Xid 109\" line in dmesg names the channel)";
 		return TGPU_ERROR_LAUNCH_TIMEOUT;
 	case -ENODEV:
-		*why = "the device went away";
+		*why = "the device is gone (unbound, or fallen off the bus: dmesg says which)";
 		return TGPU_ERROR_DEVICE_LOST;
 	case -ECANCELED:
 		*why = "its queue was destroyed under it";
@@ -231,6 +252,33 @@ static int queue_error(tgpu_stream *s, int engine)
 	return err ? -err : q.error;
 }
 
+/*
+ * User-mode submission: wait for the stream's semaphore to reach value,
+ * released by engine's queue.  0; a tgpu_status (positive) when the
+ * wait itself failed; the queue's error (negative errno) when its work
+ * failed.
+ */
+static int uq_wait(tgpu_stream *s, int engine, uint64_t value, int64_t timeout_ns)
+{
+	int err = tu_uq_wait(s->ctx, &s->uq[engine], s->sem->cpu, s->sem->va, value,
+			     timeout_ns);
+
+	switch (err) {
+	case 0:
+		return 0;
+	case EIO:
+	case ECANCELED:
+	case ENODEV:
+		return -err;
+	case ETIME:
+		/* a timed wait ran out, or the queue hung: ask which */
+		if (timeout_ns >= 0 && !queue_error(s, engine))
+			return TGPU_ERROR_NOT_READY;
+		return -ETIME;
+	}
+	return tu_ctx_ioctl_error(s->ctx, "waiting for a stream's work (DRM_IOCTL_TGPU_WAIT)", err);
+}
+
 /* Retire the oldest submission; check its fence if no newer job of its
  * engine will be checked later. */
 static tgpu_status retire_oldest(tgpu_stream *s)
@@ -239,6 +287,13 @@ static tgpu_status retire_oldest(tgpu_stream *s)
 	struct slot *sl = &s->slot[seq % SLOTS];
 	int fd = s->ctx->fd, err;
 
+	if (s->user) {
+		err = uq_wait(s, sl->engine, seq + 1, -1);
+		if (err)
+			return err > 0 ? (tgpu_status)err : job_failed(s, sl->engine, err);
+		s->tail++;
+		return TGPU_SUCCESS;
+	}
 	err = tu_syncobj_wait(fd, sl->syncobj, -1);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "waiting for a stream's work (DRM_IOCTL_SYNCOBJ_WAIT)", err);
@@ -260,6 +315,15 @@ static tgpu_status drain(tgpu_stream *s)
 
 	if (s->tail == s->head_seq)
 		return TGPU_SUCCESS;
+	if (s->user) {
+		/* the newest release comes after every earlier one */
+		err = uq_wait(s, s->last_engine, s->head_seq, -1);
+		if (err)
+			return err > 0 ? (tgpu_status)err : job_failed(s, s->last_engine, err);
+		s->tail = s->head_seq;
+		s->head = 0;
+		return TGPU_SUCCESS;
+	}
 	/* the newest fence covers every earlier one */
 	err = tu_syncobj_wait(fd, s->slot[(s->head_seq - 1) % SLOTS].syncobj, -1);
 	if (err)
@@ -293,6 +357,12 @@ tgpu_status tu_stream_fence_to(tgpu_stream *s, uint32_t dst)
 
 	if (s->tail == s->head_seq)
 		return TGPU_SUCCESS;
+	if (s->user) {
+		err = tu_uq_fence(s->ctx, &s->uq[s->last_engine], dst, s->sem->va,
+				  s->head_seq);
+		return err ? tu_ctx_ioctl_error(s->ctx, "DRM_IOCTL_TGPU_USER_FENCE", err) :
+			     TGPU_SUCCESS;
+	}
 	err = tu_syncobj_transfer(s->ctx->fd, dst,
 				  s->slot[(s->head_seq - 1) % SLOTS].syncobj);
 	return err ? tu_ctx_ioctl_error(s->ctx, "DRM_IOCTL_SYNCOBJ_TRANSFER", err) :
@@ -310,8 +380,14 @@ tgpu_status tu_stream_reserve(tgpu_stream *s, size_t bytes, void **cpu,
 	tgpu_status st;
 	uint32_t at;
 
-	bytes = (bytes + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
 	if (!bytes || bytes > RING_SIZE / 2)
+		goto too_big;
+	/* user-mode submission: room after it for the stream's own segments */
+	if (s->user)
+		bytes += UQ_TAIL;
+	bytes = (bytes + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
+	if (bytes > RING_SIZE / 2)
+too_big:
 		return tu_fail(TGPU_ERROR_INVALID_VALUE,
 			       "a submission of %zu bytes does not fit the stream's command ring (%u bytes)",
 			       bytes, RING_SIZE / 2);
@@ -363,7 +439,10 @@ static tgpu_status ensure_queue(tgpu_stream *s, int engine)
 	pthread_mutex_lock(&s->ctx->lock);
 	c.timeout_ms = s->ctx->job_timeout_ms;
 	pthread_mutex_unlock(&s->ctx->lock);
-	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
+	if (s->user)
+		err = tu_uq_open(s->ctx, &s->uq[engine], &c);
+	else
+		err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &c);
 	if (err == EPERM)
 		return tu_fail(TGPU_ERROR_PERMISSION_DENIED,
 			       "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE): a job timeout of %u ms (TGPU_LIMIT_JOB_TIMEOUT_MS) is longer than the driver's and needs CAP_SYS_NICE; lower it or raise tgpu.job_timeout_ms",
@@ -371,6 +450,41 @@ static tgpu_status ensure_queue(tgpu_stream *s, int engine)
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "creating a queue (DRM_IOCTL_TGPU_QUEUE_CREATE)", err);
 	s->queue[engine] = c.id;
+	return TGPU_SUCCESS;
+}
+
+/*
+ * User-mode submission of the commands at va: the waits first (on the
+ * host), then up to three GPFIFO entries: an acquire of the previous
+ * submission when it was on another engine, the commands, the release
+ * of this submission's value with the non-stall interrupt.
+ */
+static tgpu_status uq_commit(tgpu_stream *s, enum tgpu_engine engine, uint64_t va,
+			     uint32_t ndwords)
+{
+	uint32_t tail = s->res_end - UQ_TAIL, *p;
+	uint64_t value = s->head_seq + 1, seg = s->ring->va + tail, entry[3];
+	unsigned int n = 0, k;
+	int err;
+	size_t i;
+
+	for (i = 0; i < s->waits.n; i++) {
+		err = tu_syncobj_wait(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i], -1);
+		if (err)
+			return tu_ctx_ioctl_error(s->ctx, "waiting for an event (DRM_IOCTL_SYNCOBJ_WAIT)", err);
+	}
+	p = (uint32_t *)((char *)s->ring->cpu + tail);
+	if (s->tail != s->head_seq && s->last_engine != (int)engine) {
+		k = tgpu_pb_sem(p + UQ_ACQUIRE / 4, s->sem->va, value - 1,
+				TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
+		entry[n++] = TGPU_GP_ENTRY(seg + UQ_ACQUIRE, k, 0);
+	}
+	entry[n++] = TGPU_GP_ENTRY(va, ndwords, 0);
+	k = tgpu_pb_sem(p + UQ_RELEASE / 4, s->sem->va, value,
+			TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+	p[UQ_RELEASE / 4 + k++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
+	entry[n++] = TGPU_GP_ENTRY(seg + UQ_RELEASE, k, 0);
+	tu_uq_push(&s->uq[engine], entry, n);
 	return TGPU_SUCCESS;
 }
 
@@ -388,6 +502,12 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	st = ensure_queue(s, engine);
 	if (st)
 		return st;
+	if (s->user) {
+		st = uq_commit(s, engine, va, ndwords);
+		if (st)
+			return st;
+		goto done;
+	}
 	if (s->tail != s->head_seq && s->last_engine != (int)engine)
 		in[nin++] = s->slot[(s->head_seq - 1) % SLOTS].syncobj;
 	for (i = 0; i < s->waits.n && nin < DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS; i++)
@@ -406,6 +526,7 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	for (i = 0; i < s->waits.n; i++)
 		tu_syncobj_destroy(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
 	s->waits.n = 0;
+done:
 	sl->start = s->res_start;
 	sl->end = s->res_end;
 	sl->engine = engine;
@@ -434,6 +555,7 @@ tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
 	s->ctx = ctx;
 	s->priority = priority;
 	s->last_engine = -1;
+	s->user = tu_uq_wanted(ctx);
 	pthread_mutex_init(&s->lock, NULL);
 	for (i = 0; i < SLOTS; i++) {
 		err = tu_syncobj_create(ctx->fd, &s->slot[i].syncobj, false);
@@ -445,6 +567,12 @@ tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
 	st = tu_bo_create(ctx, RING_SIZE, false, true, &s->ring);
 	if (st)
 		goto err;
+	/* cached for the host's spin, written by the device through DMA */
+	if (s->user) {
+		st = tu_bo_create(ctx, TGPU_PAGE_SIZE, true, true, &s->sem);
+		if (st)
+			goto err_ring;
+	}
 	pthread_mutex_lock(&ctx->lock);
 	if (!tu_list_add(&ctx->streams, s)) {
 		pthread_mutex_unlock(&ctx->lock);
@@ -463,6 +591,8 @@ tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
 	return TGPU_SUCCESS;
 
 err_ring:
+	if (s->sem)
+		tu_bo_destroy(ctx, s->sem);
 	tu_bo_destroy(ctx, s->ring);
 err:
 	for (i = 0; i < SLOTS; i++)
@@ -489,7 +619,9 @@ void tu_stream_free(tgpu_stream *s)
 	for (i = 0; i < NR_ENGINES; i++) {
 		struct drm_tgpu_queue_destroy d = { .id = s->queue[i] };
 
-		if (s->queue[i])
+		if (s->user)
+			tu_uq_close(ctx, &s->uq[i]);
+		else if (s->queue[i])
 			tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
 	}
 	for (i = 0; i < SLOTS; i++)
@@ -497,6 +629,8 @@ void tu_stream_free(tgpu_stream *s)
 	for (i = 0; i < (int)s->waits.n; i++)
 		tu_syncobj_destroy(ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
 	free(s->waits.v);
+	if (s->sem)
+		tu_bo_destroy(ctx, s->sem);
 	tu_bo_destroy(ctx, s->ring);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -597,6 +731,16 @@ tgpu_status tgpu_stream_query(tgpu_stream *stream)
 	if (st)
 		return st;
 	pthread_mutex_lock(&stream->lock);
+	if (stream->user) {
+		err = stream->tail == stream->head_seq ? 0 :
+		      uq_wait(stream, stream->last_engine, stream->head_seq, 0);
+		if (!err)
+			st = drain(stream);
+		else
+			st = err > 0 ? (tgpu_status)err : job_failed(stream, stream->last_engine, err);
+		pthread_mutex_unlock(&stream->lock);
+		return st;
+	}
 	if (stream->tail != stream->head_seq)
 		err = tu_syncobj_wait(stream->ctx->fd,
 				   stream->slot[(stream->head_seq - 1) % SLOTS].syncobj, 0);

@@ -118,6 +118,27 @@ static void *engine_thread(void *opaque)
 
 /* ---- under the BQL ------------------------------------------------------ */
 
+/* The channel's work leaves the engine: its time there (CHAN_BUSY_NS). */
+static void engine_account(TGPUEngine *e, uint32_t chid)
+{
+    TGPUChannel *ch = &e->s->chan[chid];
+
+    ch->busy_ns += qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - e->queued_ns;
+    ch->engine_wait = false;
+}
+
+/**
+ * tgpu_engine_chan_busy_ns: the virtual time channel CH's work had the
+ * engine, counting the work on it now.
+ */
+uint64_t tgpu_engine_chan_busy_ns(TGPUEngine *e, TGPUChannel *ch)
+{
+    if (!ch->engine_wait) {
+        return ch->busy_ns;
+    }
+    return ch->busy_ns + qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - e->queued_ns;
+}
+
 static void engine_done_bh(void *opaque)
 {
     TGPUEngine *e = opaque;
@@ -129,7 +150,7 @@ static void engine_done_bh(void *opaque)
         /* the thread leaves the work alone until the next queue */
         e->state = TGPU_ENGINE_IDLE;
     }
-    e->s->chan[e->chid].engine_wait = false;
+    engine_account(e, e->chid);
     e->ops->done(e);
 }
 
@@ -176,6 +197,7 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
     e->chid = chid;
     e->state = TGPU_ENGINE_QUEUED;
     e->s->chan[chid].engine_wait = true;
+    e->queued_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     qemu_cond_signal(&e->wake);
     if (e->det) {
         e->grant = 0;
@@ -263,7 +285,7 @@ int tgpu_engine_cancel(TGPUEngine *e)
         e->state = TGPU_ENGINE_IDLE;
     }
     if (chid >= 0) {
-        e->s->chan[chid].engine_wait = false;
+        engine_account(e, chid);
     }
     if (e->ops->cancelled) {
         e->ops->cancelled(e, chid);

@@ -592,6 +592,15 @@ static uint32_t chan_read(TGPUState *s, TGPUChannel *ch, hwaddr reg, bool *ok)
         return ch->error;
     case TGPU_CHAN_ERROR_INFO:
         return ch->error_info;
+    case TGPU_CHAN_BUSY_NS_LO: {
+        TGPUEngine *e = tgpu_chan_engine(s, ch);
+        uint64_t ns = e ? tgpu_engine_chan_busy_ns(e, ch) : ch->busy_ns;
+
+        ch->busy_hi = ns >> 32;
+        return (uint32_t)ns;
+    }
+    case TGPU_CHAN_BUSY_NS_HI:
+        return ch->busy_hi;
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -611,6 +620,27 @@ static bool chan_write(TGPUState *s, TGPUChannel *ch, hwaddr reg,
     switch (reg) {
     case TGPU_CHAN_INST:
         ch->inst = val;
+        return true;
+    case TGPU_CHAN_GP_GET:
+        /*
+         * Where fetching starts, for a driver that restores a channel
+         * after a reset: only while it is disabled, and it drops the
+         * pushbuffer position.  GP_PUT follows, until a doorbell.
+         */
+        if (ch->enabled || ch->error) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "tgpu: channel %u: GP_GET written while %s: "
+                          "ignored\n", ch->id,
+                          ch->error ? "in error" : "enabled");
+            trace_tgpu_chan_gp_get_ignored(ch->id, val);
+            return true;
+        }
+        ch->gp_get = val;
+        ch->gp_put = val;
+        ch->pb_cur = 0;
+        ch->pb_end = 0;
+        ch->pb_buf_len = 0;
+        ch->mthd_count = 0;
         return true;
     case TGPU_CHAN_CTRL:
         /*

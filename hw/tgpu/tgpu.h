@@ -59,6 +59,9 @@ typedef struct TGPUChannel {
     bool enabled;               /* CHAN_CTRL.ENABLE */
     uint32_t error;             /* TGPU_ERR_*, 0 when none */
     uint32_t error_info;
+    /* virtual ns its work had an engine (CHAN_BUSY_NS); HI latched */
+    uint64_t busy_ns;
+    uint32_t busy_hi;
     uint32_t gp_get;
     uint32_t gp_put;
     bool gp_put_dirty;          /* a doorbell came: re-read USERD.GP_PUT */

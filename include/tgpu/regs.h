@@ -151,12 +151,15 @@
 #define   TGPU_CHAN_STATE_BLOCKED   4   /* waiting on a semaphore acquire */
 #define   TGPU_CHAN_STATE_ERROR     5
 #define   TGPU_CHAN_STATUS_ON_RUNLIST (1u << 8)
-#define TGPU_CHAN_GP_GET            0x0c    /* RO */
+#define TGPU_CHAN_GP_GET            0x0c    /* RW: writable while disabled */
 #define TGPU_CHAN_GP_PUT            0x10    /* RO, as last read from USERD */
 #define TGPU_CHAN_PB_LO             0x14    /* RO, next pushbuffer dword */
 #define TGPU_CHAN_PB_HI             0x18
 #define TGPU_CHAN_ERROR             0x1c    /* RO, TGPU_ERR_* */
 #define TGPU_CHAN_ERROR_INFO        0x20    /* RO, detail of the error */
+/* RO, virtual ns the channel's work had its engine; LO latches HI */
+#define TGPU_CHAN_BUSY_NS_LO        0x24
+#define TGPU_CHAN_BUSY_NS_HI        0x28
 
 /* USERMODE: the user-mappable doorbell page, as NVIDIA's NV_USERMODE. */
 #define TGPU_USERMODE_BASE          0x810000u

@@ -75,7 +75,25 @@ static double pct(double *v, size_t n, double p)
 /* A NOP method: the smallest command buffer there is. */
 static const uint32_t nop[2] = { TGPU_PB_HDR(TGPU_PB_OP_INC, 0, TGPU_M_NOP, 1), 0 };
 
-static void null_roundtrip(tgpu_context *ctx)
+/*
+ * The submission rows run on both paths, each in a context of its own:
+ * PATH "user" (streams write their rings, the default) and "kernel"
+ * (TGPU_SUBMIT=kernel: DRM_IOCTL_TGPU_SUBMIT).  The rows without a path
+ * are the default's, under their old names.
+ */
+static tgpu_context *path_ctx(const char *path)
+{
+	tgpu_context *ctx;
+
+	if (!strcmp(path, "kernel"))
+		setenv("TGPU_SUBMIT", "kernel", 1);
+	else
+		unsetenv("TGPU_SUBMIT");
+	CHECK(tgpu_ctx_create(&ctx, dev, 0));
+	return ctx;
+}
+
+static void null_roundtrip(tgpu_context *ctx, const char *path)
 {
 	size_t n = quick ? 1000 : 10000, i;
 	double *lat = malloc(n * sizeof(*lat));
@@ -93,8 +111,12 @@ static void null_roundtrip(tgpu_context *ctx)
 		CHECK(tgpu_stream_synchronize(s));
 		lat[i] = now_us() - t0;
 	}
-	printf("bench: job.null_roundtrip_p50_us %.2f us\n", pct(lat, n, 0.5));
-	printf("bench: job.null_roundtrip_p99_us %.2f us\n", pct(lat, n, 0.99));
+	printf("bench: job.null_roundtrip_%s_p50_us %.2f us\n", path, pct(lat, n, 0.5));
+	printf("bench: job.null_roundtrip_%s_p99_us %.2f us\n", path, pct(lat, n, 0.99));
+	if (!strcmp(path, "user")) {
+		printf("bench: job.null_roundtrip_p50_us %.2f us\n", pct(lat, n, 0.5));
+		printf("bench: job.null_roundtrip_p99_us %.2f us\n", pct(lat, n, 0.99));
+	}
 	CHECK(tgpu_stream_destroy(s));
 	free(lat);
 }
@@ -155,7 +177,7 @@ static void *submitter(void *arg)
 	return NULL;
 }
 
-static void submit_throughput(tgpu_context *ctx, int nthreads)
+static void submit_throughput(tgpu_context *ctx, int nthreads, const char *path)
 {
 	size_t per = (quick ? 4000 : 20000) / (size_t)nthreads;
 	struct thr t[16];
@@ -178,13 +200,16 @@ static void submit_throughput(tgpu_context *ctx, int nthreads)
 	dt = now_us() - t0;
 	printf("bench: job.submit_per_s_%dt %.0f jobs/s\n", nthreads,
 	       (double)per * nthreads / (dt / 1e6));
+	if (path)
+		printf("bench: job.submit_per_s_%dt_%s %.0f jobs/s\n", nthreads, path,
+		       (double)per * nthreads / (dt / 1e6));
 	for (i = 0; i < nthreads; i++)
 		CHECK(tgpu_stream_destroy(t[i].s));
 }
 
 /* ---- kernels ---------------------------------------------------------------- */
 
-static void empty_launch(tgpu_context *ctx)
+static void empty_launch(tgpu_context *ctx, const char *path)
 {
 	size_t n = quick ? 300 : 2000, i;
 	double *lat = malloc(n * sizeof(*lat)), t0;
@@ -201,6 +226,14 @@ static void empty_launch(tgpu_context *ctx)
 		CHECK(tgpu_stream_synchronize(s));
 		if (i >= 50)
 			lat[i - 50] = now_us() - t0;
+	}
+	printf("bench: kernel.empty_launch_sync_%s_p50_us %.2f us\n", path, pct(lat, n, 0.5));
+	if (strcmp(path, "user")) {
+		/* the second path: the rest was measured on the first */
+		CHECK(tgpu_stream_destroy(s));
+		CHECK(tgpu_module_unload(m));
+		free(lat);
+		return;
 	}
 	printf("bench: kernel.empty_launch_sync_p50_us %.2f us\n", pct(lat, n, 0.5));
 	/* launch overhead alone: many launches, one sync */
@@ -531,6 +564,30 @@ static double time_copy(tgpu_context *ctx, int kind, tgpu_deviceptr d,
 	return best;
 }
 
+/* A 4 KiB copy from pinned memory, synchronous: p50 of 500. */
+static void h2d_4k(tgpu_context *ctx, const char *path)
+{
+	size_t n = quick ? 100 : 500, i;
+	double *lat = malloc(n * sizeof(*lat));
+	tgpu_deviceptr d;
+	void *h;
+
+	CHECK(tgpu_mem_alloc(ctx, &d, 4096));
+	CHECK(tgpu_mem_alloc_host(ctx, &h, 4096));
+	memset(h, 3, 4096);
+	for (i = 0; i < n + 20; i++) {
+		double t0 = now_us();
+
+		CHECK(tgpu_memcpy_htod(ctx, d, h, 4096));
+		if (i >= 20)
+			lat[i - 20] = now_us() - t0;
+	}
+	printf("bench: stack.h2d_pinned_4k_%s_us %.2f us\n", path, pct(lat, n, 0.5));
+	CHECK(tgpu_mem_free_host(ctx, h));
+	CHECK(tgpu_mem_free(ctx, d));
+	free(lat);
+}
+
 static void copies(tgpu_context *ctx)
 {
 	static const size_t sizes[] = { 4096, 256 << 10, 4 << 20, 64 << 20 };
@@ -790,18 +847,26 @@ int main(int argc, char **argv)
 	}
 	CHECK(tgpu_init(0));
 	CHECK(tgpu_device_get(&dev, 0));
-	CHECK(tgpu_ctx_create(&ctx, dev, 0));
 	if (repeat) {
+		CHECK(tgpu_ctx_create(&ctx, dev, 0));
 		repeat_copy(ctx, repeat);
 		return 0;
 	}
-	null_roundtrip(ctx);
+	/* the kernel path first, then the default (user), which goes on */
+	ctx = path_ctx("kernel");
+	null_roundtrip(ctx, "kernel");
+	empty_launch(ctx, "kernel");
+	h2d_4k(ctx, "kernel");
+	CHECK(tgpu_ctx_destroy(ctx));
+	ctx = path_ctx("user");
+	null_roundtrip(ctx, "user");
 	if (nvme)
 		nvme_peer(nvme);
-	submit_throughput(ctx, 1);
-	submit_throughput(ctx, 4);
-	submit_throughput(ctx, 16);
-	empty_launch(ctx);
+	submit_throughput(ctx, 1, "user");
+	submit_throughput(ctx, 4, NULL);
+	submit_throughput(ctx, 16, "user");
+	empty_launch(ctx, "user");
+	h2d_4k(ctx, "user");
 	alloc_cost(ctx);
 	sgemm(ctx);
 	saxpy(ctx);

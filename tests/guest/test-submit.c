@@ -449,10 +449,10 @@ static void test_queue_errors(struct ctx *c)
 	err = queue_create(c->fd, 0, 4, &q);
 	ok(err == EINVAL, "QUEUE_CREATE priority 4: %s (want %s)", strerror(err),
 	   strerror(EINVAL));
-	qc = (struct drm_tgpu_queue_create){ .flags = 1 };
+	qc = (struct drm_tgpu_queue_create){ .flags = 2 };
 	err = xioctl(c->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, &qc);
-	ok(err == EINVAL, "QUEUE_CREATE flags 1: %s (want %s)", strerror(err),
-	   strerror(EINVAL));
+	ok(err == EINVAL, "QUEUE_CREATE flags 2 (unknown): %s (want %s)",
+	   strerror(err), strerror(EINVAL));
 	err = queue_destroy(c->fd, 999);
 	ok(err == ENOENT, "QUEUE_DESTROY of an unknown ID: %s (want %s)",
 	   strerror(err), strerror(ENOENT));

@@ -790,6 +790,17 @@ static bool dmesg_match(const char *pattern)
 	return dmesg_count(pattern) > 0;
 }
 
+/* libtgpu's streams write their rings themselves unless TGPU_SUBMIT=kernel */
+static bool user_submit(void)
+{
+	const char *e = getenv("TGPU_SUBMIT");
+
+	return !e || strcmp(e, "kernel");
+}
+
+/* What an Xid 8 line calls the hung work: a job, or a user queue's ring */
+#define HUNG_WORK "(job [0-9]+|user-submitted work \\(GP_GET [0-9]+, GP_PUT [0-9]+\\))"
+
 /* Wait up to @seconds for the @n-th kernel log line matching @pattern. */
 static bool dmesg_wait(const char *pattern, int n, double seconds)
 {
@@ -1024,7 +1035,11 @@ static void check_waiters(struct waiter *w, bool device_reset)
 	   WAITERS, good);
 	fail_at = recovery_value("last_fail_at_ns");
 	ok(fail_at > 0, "debugfs recovery: last_fail_at_ns %" PRIu64, fail_at);
-	if (device_reset)
+	/*
+	 * The waiters wake when the guilty fences fail, before the device
+	 * reset that follows: its time is there once it is done.
+	 */
+	if (device_reset && dmesg_wait("device reset done", 1, 10.0))
 		reset_ms = recovery_value("last_device_reset_us") / 1e3;
 	for (i = 0; i < WAITERS; i++)
 		lat[i] = w[i].woke_ns > fail_at ? w[i].woke_ns - fail_at : 0;
@@ -1092,7 +1107,7 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 	struct waiter waiters[WAITERS];
 	int ready[2], done[2], status;
 	tgpu_context *ctx = NULL;
-	char pat[192], path[128];
+	char pat[320], path[128];
 	tgpu_status st;
 	pid_t child = -1;
 	double t0, dt;
@@ -1157,6 +1172,22 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 				ok(!st && back[0] == 7 && back[1023] == 7,
 				   "and wrote what it should (%s, 0x%x)", S(st), back[0]);
 			}
+		} else if (lost_irq && user_submit()) {
+			/*
+			 * A stream that submits by itself sees its semaphore
+			 * without the interrupt when its spin is still on;
+			 * the queue's watchdog finds the interrupt missing at
+			 * its next check either way.
+			 */
+			is(st, TGPU_SUCCESS, "the job whose interrupt was lost completes");
+			ok(dt < timeout_ms / 1000.0 + 2.0,
+			   "by the watchdog's check at the latest (%.2f s, timeout %u ms)", dt,
+			   timeout_ms);
+			ok(dmesg_wait("was done, its interrupt never came \\(missed interrupt [1-9]",
+				      1, timeout_ms / 1000.0 + 2.0),
+			   "dmesg: the work was done, its interrupt never came");
+			ok(system("grep -qs 'tgpu-missed-irqs:.*[1-9]' /proc/$PPID/fdinfo/*") == 0,
+			   "fdinfo: tgpu-missed-irqs counts it");
 		} else if (lost_irq) {
 			is(st, TGPU_SUCCESS, "the job whose interrupt was lost completes");
 			ok(dt >= timeout_ms / 1000.0 - 0.2 && dt < timeout_ms / 1000.0 + 2.0,
@@ -1195,12 +1226,12 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 					 (int)getpid());
 			else if (cancel)
 				snprintf(pat, sizeof(pat),
-					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(job [0-9]+, RUNNING, still moving after %u timeouts of %u ms\\), engine compute reset",
-					 (int)getpid(), rearm_max() + 1, CANCEL_TIMEOUT_MS);
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(%s, RUNNING, still moving after %u timeouts of %u ms\\), engine compute reset",
+					 (int)getpid(), HUNG_WORK, rearm_max() + 1, CANCEL_TIMEOUT_MS);
 			else
 				snprintf(pat, sizeof(pat),
-					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(job [0-9]+, [A-Z]+, no progress for %u ms\\), engine compute reset",
-					 (int)getpid(), timeout_ms);
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(%s, [A-Z]+, no progress for %u ms\\), engine compute reset",
+					 (int)getpid(), HUNG_WORK, timeout_ms);
 			ok(dmesg_match(pat), "dmesg: %s", pat);
 			if (hang)
 				check_waiters(waiters, wedge);

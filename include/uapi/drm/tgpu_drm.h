@@ -25,6 +25,8 @@ extern "C" {
 #define DRM_TGPU_SUBMIT             0x07
 #define DRM_TGPU_QUEUE_QUERY        0x08
 #define DRM_TGPU_RESET_STATUS       0x09
+#define DRM_TGPU_WAIT               0x0a
+#define DRM_TGPU_USER_FENCE         0x0b
 
 /* Parameters for DRM_IOCTL_TGPU_GET_PARAM. */
 enum drm_tgpu_param {
@@ -257,7 +259,7 @@ struct drm_tgpu_vm_unbind {
  *	(1) or TGPU_RUNLIST_CE1 (2), as in <tgpu/channel.h> (in)
  * @priority: 0 (lowest) to 3; the device runs a higher-priority queue of
  *	an engine before any lower one (in)
- * @flags: must be zero
+ * @flags: DRM_TGPU_QUEUE_USER_SUBMIT, or zero (in)
  * @id: the queue's ID, local to this file, never 0 (out)
  * @timeout_ms: the job timeout of this queue, in milliseconds: 0 for
  *	the driver's (the tgpu.job_timeout_ms module parameter, 2000 unless
@@ -267,6 +269,17 @@ struct drm_tgpu_vm_unbind {
  *	is checked for progress as after the driver's (DRM_IOCTL_TGPU_SUBMIT)
  *	(in)
  * @pad: must be zero
+ * @ring_offset: with DRM_TGPU_QUEUE_USER_SUBMIT, the mmap offset of the
+ *	queue's GPFIFO ring (DRM_TGPU_USER_RING_GPFIFO) and USERD
+ *	(DRM_TGPU_USER_RING_USERD), DRM_TGPU_USER_RING_SIZE bytes (out)
+ * @doorbell_offset: with DRM_TGPU_QUEUE_USER_SUBMIT, the mmap offset of
+ *	the device's doorbell page, DRM_TGPU_DOORBELL_PAGE_SIZE bytes (out)
+ * @ring_gpu_va: with DRM_TGPU_QUEUE_USER_SUBMIT, the GPU address of the
+ *	ring, in the kernel part of the file's VM (out)
+ * @ring_entries: with DRM_TGPU_QUEUE_USER_SUBMIT, the number of GPFIFO
+ *	entries, a power of two (out)
+ * @doorbell_token: with DRM_TGPU_QUEUE_USER_SUBMIT, the value to write to
+ *	the doorbell (DRM_TGPU_DOORBELL_OFFSET): the channel's ID (out)
  *
  * A queue is a hardware channel in the file's VM.  Its GPFIFO ring,
  * USERD and fence pushbuffers are privileged pages in the kernel part of
@@ -275,8 +288,33 @@ struct drm_tgpu_vm_unbind {
  * process can signal its own queue's fences early (and so only break
  * itself), never another's.
  *
+ * With DRM_TGPU_QUEUE_USER_SUBMIT the process submits by itself, without
+ * DRM_IOCTL_TGPU_SUBMIT (which then answers -EINVAL): it maps the ring and
+ * the doorbell page (mmap() on the DRM file at @ring_offset and
+ * @doorbell_offset, MAP_SHARED), writes GPFIFO entries (TGPU_GP_ENTRY() of
+ * <tgpu/channel.h>) from USERD's GP_PUT on, publishes the new GP_PUT in
+ * USERD and writes @doorbell_token to the doorbell.  A store fence (x86:
+ * sfence, or a full barrier) is needed after the pushbuffers and entries
+ * and before GP_PUT, and another between GP_PUT and the doorbell: the ring
+ * is write-combined and the doorbell uncached, and the device reads GP_PUT
+ * when the doorbell rings, and the entries when GP_PUT says so
+ * (docs/hw/channels.md, "User-mode submission").  Completion is a
+ * semaphore release the process puts in its own pushbuffer, followed by
+ * the NON_STALL_INTERRUPT method: DRM_IOCTL_TGPU_WAIT sleeps on it, and
+ * DRM_IOCTL_TGPU_USER_FENCE turns it into a syncobj fence.
+ *
+ * The channel stays the driver's: it is unprivileged and bound to the
+ * file's VM, so its entries reach only what the file maps.  An error
+ * (a fault, an illegal method, GP_PUT out of range) kills the queue as
+ * above.  A queue whose GP_GET stays behind GP_PUT, with neither the
+ * channel nor its engine making progress, for the queue's job timeout is
+ * hung: it is killed, its engine reset, its file is guilty, and its
+ * waits and fences fail with -ETIME.  A reset that takes down a user
+ * queue's work (of another file's hang, or of the device) cannot replay
+ * it: the queue dies with -ECANCELED.
+ *
  * Errors: -EINVAL for an unknown @engine, an engine the board does not
- * have, @priority above 3, non-zero @flags or @pad, or @timeout_ms above
+ * have, @priority above 3, unknown @flags, non-zero @pad, or @timeout_ms above
  * DRM_TGPU_QUEUE_TIMEOUT_MAX_MS; -EPERM for a @timeout_ms longer than the
  * driver's without CAP_SYS_NICE; -EBUSY when every hardware
  * channel is in use; -ENOSPC when VRAM has no room for the queue's
@@ -290,7 +328,24 @@ struct drm_tgpu_queue_create {
 	__u32 id;
 	__u32 timeout_ms;
 	__u32 pad;
+	__u64 ring_offset;
+	__u64 doorbell_offset;
+	__u64 ring_gpu_va;
+	__u32 ring_entries;
+	__u32 doorbell_token;
 };
+
+/* struct drm_tgpu_queue_create flags */
+#define DRM_TGPU_QUEUE_USER_SUBMIT  (1u << 0)   /* the process submits */
+#define DRM_TGPU_QUEUE_CREATE_FLAGS DRM_TGPU_QUEUE_USER_SUBMIT
+
+/* A user-submit queue's ring mapping: GPFIFO, then USERD. */
+#define DRM_TGPU_USER_RING_GPFIFO   0x0000
+#define DRM_TGPU_USER_RING_USERD    0x1000
+#define DRM_TGPU_USER_RING_SIZE     0x2000
+/* The doorbell page: write a doorbell token at DRM_TGPU_DOORBELL_OFFSET. */
+#define DRM_TGPU_DOORBELL_PAGE_SIZE 0x1000
+#define DRM_TGPU_DOORBELL_OFFSET    0x090
 
 /* the longest struct drm_tgpu_queue_create.timeout_ms: one minute */
 #define DRM_TGPU_QUEUE_TIMEOUT_MAX_MS 60000
@@ -458,6 +513,78 @@ struct drm_tgpu_reset_status {
 	__u32 pad;
 };
 
+/* struct drm_tgpu_wait flags */
+#define DRM_TGPU_WAIT_FLAGS         0
+
+/**
+ * struct drm_tgpu_wait - DRM_IOCTL_TGPU_WAIT: sleep until a semaphore in
+ *	the file's memory reaches a value
+ * @queue: a user-submit queue of the file, whose work releases the
+ *	semaphore (in)
+ * @flags: must be zero (in)
+ * @va: GPU address of the 64-bit semaphore, 8-byte aligned, mapped in
+ *	the file's VM (a VRAM object in the CPU-visible part, or a
+ *	system-memory object) (in)
+ * @value: the wait ends when the semaphore is at least this (unsigned)
+ *	(in)
+ * @timeout_nsec: absolute CLOCK_MONOTONIC time at which the wait gives
+ *	up, as DRM_IOCTL_SYNCOBJ_WAIT's; 0 or a time in the past only
+ *	checks, INT64_MAX waits for ever (in)
+ *
+ * The non-stall interrupt of the queue's channel wakes the sleeper (put
+ * the NON_STALL_INTERRUPT method after the release); the driver does not
+ * poll.  A signal ends the wait with -ERESTARTSYS, and the ioctl is
+ * restarted with the same absolute timeout.
+ *
+ * Errors: -EINVAL for non-zero @flags, an unaligned @va, or a queue that
+ * is not user-submit; -ENOENT for an unknown @queue or nothing mapped at
+ * @va; -EFAULT when the memory at @va is not CPU-visible; -ETIME when the
+ * timeout passed first; the queue's error (-EIO, -ETIME, -ECANCELED or
+ * -ENODEV, as DRM_IOCTL_TGPU_QUEUE_QUERY reports it) when the queue died
+ * before the semaphore reached @value.
+ */
+struct drm_tgpu_wait {
+	__u32 queue;
+	__u32 flags;
+	__u64 va;
+	__u64 value;
+	__s64 timeout_nsec;
+};
+
+/**
+ * struct drm_tgpu_user_fence - DRM_IOCTL_TGPU_USER_FENCE: a syncobj fence
+ *	for a semaphore reaching a value
+ * @queue: a user-submit queue of the file, whose work releases the
+ *	semaphore (in)
+ * @syncobj: a syncobj handle; its fence is replaced by the new one (in)
+ * @va: GPU address of the 64-bit semaphore, as struct drm_tgpu_wait's
+ *	(in)
+ * @value: the fence signals when the semaphore is at least this (in)
+ * @flags: must be zero (in)
+ * @pad: must be zero (in)
+ *
+ * Other processes and drivers can then wait for user-submitted work as
+ * for any other: DRM_IOCTL_SYNCOBJ_WAIT, or poll()/epoll on the sync_file
+ * exported from the syncobj.  Attach the fence after the work that
+ * releases the semaphore is submitted.  A fence must signal in finite
+ * time, so it fails: with the queue's error when the queue dies; with
+ * -ETIME when the queue's channel is found idle (all its work fetched
+ * and done) without the semaphore at @value, or when the queue is found
+ * hung; with -ECANCELED when the queue is destroyed first.
+ *
+ * Errors: as DRM_IOCTL_TGPU_WAIT's for @queue, @va and @flags, plus
+ * -EINVAL for non-zero @pad and -ENOENT for an unknown @syncobj; -ENOMEM
+ * when kernel memory runs out.
+ */
+struct drm_tgpu_user_fence {
+	__u32 queue;
+	__u32 syncobj;
+	__u64 va;
+	__u64 value;
+	__u32 flags;
+	__u32 pad;
+};
+
 #define DRM_IOCTL_TGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_GET_PARAM, struct drm_tgpu_get_param)
 #define DRM_IOCTL_TGPU_GEM_CREATE \
@@ -483,6 +610,11 @@ struct drm_tgpu_reset_status {
 #define DRM_IOCTL_TGPU_RESET_STATUS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TGPU_RESET_STATUS, \
 		 struct drm_tgpu_reset_status)
+#define DRM_IOCTL_TGPU_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_WAIT, struct drm_tgpu_wait)
+#define DRM_IOCTL_TGPU_USER_FENCE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_TGPU_USER_FENCE, \
+		struct drm_tgpu_user_fence)
 
 #if defined(__cplusplus)
 }

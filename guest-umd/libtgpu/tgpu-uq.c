@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtgpu: user-mode submission (DRM_TGPU_QUEUE_USER_SUBMIT).
+ *
+ * A user queue's GPFIFO ring and USERD are mapped into the process with
+ * the device's doorbell page.  Submitting is three stores: the GPFIFO
+ * entries, GP_PUT in USERD, the channel's token to the doorbell, with a
+ * full barrier before each of the last two (the ring is write-combined
+ * and the doorbell uncached: docs/hw/channels.md, "User-mode
+ * submission").  Completion is the stream's semaphore, which the work
+ * releases itself: a waiter spins on it for a little while, then sleeps
+ * in DRM_IOCTL_TGPU_WAIT until the non-stall interrupt.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <xf86drm.h>
+
+#include <tgpu/channel.h>
+#include <tgpu_drm.h>
+
+#include "tgpu-internal.h"
+
+/* How long a waiter spins on the semaphore before it sleeps. */
+#define SPIN_NS         20000
+
+bool tu_uq_wanted(tgpu_context *ctx)
+{
+	const char *env = getenv("TGPU_SUBMIT");
+	drmVersionPtr ver;
+	bool ok;
+
+	if (env && !strcmp(env, "kernel"))
+		return false;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->user_submit < 0) {
+		ver = drmGetVersion(ctx->fd);
+		ok = ver && (ver->version_major > 1 ||
+			     (ver->version_major == 1 && ver->version_minor >= 9));
+		drmFreeVersion(ver);
+		ctx->user_submit = ok;
+	}
+	ok = ctx->user_submit > 0;
+	pthread_mutex_unlock(&ctx->lock);
+	return ok;
+}
+
+int tu_uq_open(tgpu_context *ctx, struct tu_uq *uq, struct drm_tgpu_queue_create *c)
+{
+	struct drm_tgpu_queue_destroy d = { 0 };
+	void *ring, *bell;
+	int err;
+
+	c->flags = DRM_TGPU_QUEUE_USER_SUBMIT;
+	err = tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_CREATE, c);
+	if (err)
+		return err;
+	ring = mmap(NULL, DRM_TGPU_USER_RING_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, ctx->fd, (off_t)c->ring_offset);
+	if (ring == MAP_FAILED)
+		goto err_queue;
+	bell = mmap(NULL, DRM_TGPU_DOORBELL_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
+		    ctx->fd, (off_t)c->doorbell_offset);
+	if (bell == MAP_FAILED) {
+		err = errno;
+		munmap(ring, DRM_TGPU_USER_RING_SIZE);
+		errno = err;
+		goto err_queue;
+	}
+	uq->id = c->id;
+	uq->ring = ring;
+	uq->gpfifo = (volatile uint64_t *)((char *)ring + DRM_TGPU_USER_RING_GPFIFO);
+	uq->gp_put = (volatile uint32_t *)((char *)ring + DRM_TGPU_USER_RING_USERD +
+					   TGPU_USERD_GP_PUT);
+	uq->bell_page = bell;
+	uq->doorbell = (volatile uint32_t *)((char *)bell + DRM_TGPU_DOORBELL_OFFSET);
+	uq->token = c->doorbell_token;
+	uq->entries = c->ring_entries;
+	uq->put = 0;
+	return 0;
+
+err_queue:
+	err = errno;
+	d.id = c->id;
+	tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
+	return err;
+}
+
+void tu_uq_close(tgpu_context *ctx, struct tu_uq *uq)
+{
+	struct drm_tgpu_queue_destroy d = { .id = uq->id };
+
+	if (!uq->id)
+		return;
+	tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_QUEUE_DESTROY, &d);
+	munmap(uq->ring, DRM_TGPU_USER_RING_SIZE);
+	munmap(uq->bell_page, DRM_TGPU_DOORBELL_PAGE_SIZE);
+	memset(uq, 0, sizeof(*uq));
+}
+
+void tu_uq_push(struct tu_uq *uq, const uint64_t *entries, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uq->gpfifo[uq->put] = entries[i];
+		uq->put = (uq->put + 1) & (uq->entries - 1);
+	}
+	/* the pushbuffers and entries (write-combined), then GP_PUT */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*uq->gp_put = uq->put;
+	/* GP_PUT, then the doorbell (uncached) that makes the device read it */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*uq->doorbell = uq->token;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int tu_uq_wait(tgpu_context *ctx, const struct tu_uq *uq, const volatile uint64_t *sem,
+	       uint64_t sem_va, uint64_t value, int64_t timeout_ns)
+{
+	struct drm_tgpu_wait w = {
+		.queue = uq->id,
+		.va = sem_va,
+		.value = value,
+	};
+	int64_t start = now_ns();
+
+	do {
+		if (*sem >= value)
+			return 0;
+		/* a check: the caller asks the queue whether it died */
+		if (!timeout_ns)
+			return ETIME;
+		__builtin_ia32_pause();
+	} while (now_ns() - start < SPIN_NS);
+	w.timeout_nsec = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
+	return tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_WAIT, &w);
+}
+
+int tu_uq_fence(tgpu_context *ctx, const struct tu_uq *uq, uint32_t syncobj,
+		uint64_t sem_va, uint64_t value)
+{
+	struct drm_tgpu_user_fence f = {
+		.queue = uq->id,
+		.syncobj = syncobj,
+		.va = sem_va,
+		.value = value,
+	};
+
+	return tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_USER_FENCE, &f);
+}

@@ -17,27 +17,48 @@
 #include "tgpu-qtest.h"
 #include "tgpu/copy.h"
 
-/* VRAM (see tgpu-qtest.h for L_RUNLIST and L_INST) */
-#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
-#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define L_PB_SIZE           0x8000u
-#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
-#define L_SEM               0x400000u
-#define L_FAULTBUF          0x500000u       /* 64 records */
-#define L_DESC              0x580000u       /* descriptors */
-#define L_TABLES            0x600000u
-#define L_TABLES_END        0xa00000u
-#define L_A                 0x1000000u      /* data, 8 MiB each */
-#define L_B                 0x1800000u
-#define L_BIG               0x2000000u      /* 32 MiB */
+#define PB_SIZE             0x8000u
+#define FAULTBUF_SIZE       64
 
-/* guest RAM */
-#define G_MSI               0x300000u
-#define G_DESC              0x400000u
-#define G_A                 0x1000000u
-#define G_B                 0x1800000u
-#define G_BIG               0x2000000u      /* 32 MiB */
-#define G_BIG2              0x4000000u      /* 32 MiB */
+/*
+ * Where the tests put things (besides the runlists and instance blocks
+ * of tgpu-qtest.h), allocated at every start (ce_start): the data areas
+ * first, on 2 MiB pages.
+ */
+static struct {                 /* VRAM */
+    uint64_t a, b;              /* data, 8 MiB each */
+    uint64_t big;               /* 32 MiB */
+    ChanMem ch[NR_TEST_CHANNELS];
+    uint64_t sem;
+    uint64_t faultbuf;          /* FAULTBUF_SIZE records */
+    uint64_t desc;              /* descriptors */
+} L;
+
+static struct {                 /* guest RAM */
+    uint64_t big, big2;         /* 32 MiB each */
+    uint64_t a, b;              /* 8 MiB each */
+    uint64_t desc;
+} G;
+
+static void ce_mem_init(T *t)
+{
+    /*
+     * One block: test_concurrent's second 32 MiB copy, to L.a, runs on
+     * over L.b into L.big, which 64 MiB of VRAM leave no room to avoid.
+     */
+    L.a = vram_alloc_aligned(t, 48 * MiB, TGPU_LARGE_PAGE_SIZE);
+    L.b = L.a + 8 * MiB;
+    L.big = L.a + 16 * MiB;
+    chan_mem_alloc(t, L.ch, PB_SIZE);
+    L.sem = vram_alloc(t, 1 * MiB);
+    L.faultbuf = vram_alloc(t, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
+    L.desc = vram_alloc(t, 512 * KiB);
+    G.big = ram_alloc_aligned(t, 32 * MiB, TGPU_LARGE_PAGE_SIZE);
+    G.big2 = ram_alloc_aligned(t, 32 * MiB, TGPU_LARGE_PAGE_SIZE);
+    G.a = ram_alloc_aligned(t, 8 * MiB, TGPU_LARGE_PAGE_SIZE);
+    G.b = ram_alloc_aligned(t, 8 * MiB, TGPU_LARGE_PAGE_SIZE);
+    G.desc = ram_alloc(t, 1 * MiB);
+}
 
 /* GPU virtual addresses of the paged channel */
 #define V_CHAN              0x0040000000ull
@@ -48,8 +69,6 @@
 #define CH_CE0              16              /* bypass, runlist CE0 */
 #define CH_CE1              24              /* bypass, runlist CE1 */
 #define CH_PAGED            17              /* paged, runlist CE0 */
-
-#define FAULTBUF_SIZE       64
 
 static uint32_t seq;
 
@@ -82,7 +101,7 @@ static void pa_fill(T *t, uint64_t pa, uint8_t v, size_t len)
 
 static Chan *chan_cfg(T *t, int ch)
 {
-    return chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch), L_PB_SIZE);
+    return chan_init_mem(t, ch, L.ch);
 }
 
 /* Configure, enable and bind the copy class on subchannel SC. */
@@ -99,13 +118,12 @@ static Chan *ce_chan_up(T *t, int ch)
 static void ce_start(T *t, const char *opts)
 {
     tgpu_start(t, opts);
+    ce_mem_init(t);
     runlists_std(t);
-    t->next_table = L_TABLES;
-    t->tables_end = L_TABLES_END;
-    wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
+    wr(t, TGPU_MMU_FAULT_BUF_LO, L.faultbuf);
     wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
     wr(t, TGPU_MMU_FAULT_BUF_SIZE, FAULTBUF_SIZE);
-    pa_zero(t, L_FAULTBUF, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
+    pa_zero(t, L.faultbuf, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
     ce_chan_up(t, CH_CE0);
     ce_chan_up(t, CH_CE1);
 }
@@ -156,12 +174,12 @@ static void pb_remap(PB *pb, uint32_t a, uint32_t b, uint32_t comps)
     pb_dw(pb, comps);
 }
 
-/* LAUNCH_DMA with FLAGS, releasing the next sequence number at L_SEM. */
+/* LAUNCH_DMA with FLAGS, releasing the next sequence number at L.sem. */
 static uint32_t pb_launch(PB *pb, uint32_t flags)
 {
     pb_hdr(pb, TGPU_PB_OP_INC, SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
     pb_dw(pb, 0);
-    pb_dw(pb, L_SEM);
+    pb_dw(pb, L.sem);
     pb_dw(pb, ++seq);
     pb_m(pb, SC, TGPU_CE_M_LAUNCH_DMA,
          TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
@@ -173,7 +191,7 @@ static uint32_t pb_launch(PB *pb, uint32_t flags)
 static void ce_run(T *t, Chan *c, const PB *pb, uint32_t sem)
 {
     run(t, c, pb);
-    g_assert_cmphex(pa_rd32(t, L_SEM), ==, sem);
+    g_assert_cmphex(pa_rd32(t, L.sem), ==, sem);
     g_assert_cmpuint(cerd(t, ce_of(c), TGPU_CE_ERROR), ==, 0);
     g_assert_cmpuint(cerd(t, ce_of(c), TGPU_CE_CHID), ==, c->id);
     g_assert_cmphex(cerd(t, ce_of(c), TGPU_CE_STATUS), ==, 0);
@@ -194,6 +212,34 @@ static void expect_bytes(T *t, uint64_t dst, const uint8_t *old,
     g_assert_cmpmem(got + 64 + len, 64, old + 64 + len, 64);
 }
 
+/*
+ * The data areas as the static case tables below name them (the areas
+ * are allocated at start): a tag in bits 56 and up, and an offset.
+ */
+#define IN_LA               (1ull << 56)
+#define IN_LB               (2ull << 56)
+#define IN_GA               (3ull << 56)
+#define IN_GB               (4ull << 56)
+
+static uint64_t area(uint64_t v)
+{
+    uint64_t off = v & (IN_LA - 1);
+
+    switch (v >> 56) {
+    case 0:
+        return v;
+    case 1:
+        return L.a + off;
+    case 2:
+        return L.b + off;
+    case 3:
+        return SYS(G.a) + off;
+    case 4:
+        return SYS(G.b) + off;
+    }
+    g_assert_not_reached();
+}
+
 /* ---- 1D copies ---------------------------------------------------------- */
 
 static void test_copy_1d(void)
@@ -202,15 +248,15 @@ static void test_copy_1d(void)
         uint64_t src, dst;
         uint32_t len;
     } cases[] = {
-        { L_A, L_B, 1 },
-        { L_A + 1, L_B + 3, 3 },
-        { L_A + 0xfff, L_B + 0x1001, 4097 },
-        { L_A + 5, L_B + 6, 65536 + 13 },
-        { SYS(G_A) + 7, L_B + 1, 1 * MiB + 7 },
-        { L_A + 3, SYS(G_B) + 0xffd, 300001 },
-        { SYS(G_A) + 0x800, SYS(G_B) + 2, 2 * MiB + 1 },
-        { SYS(G_A), SYS(G_B), 4096 },
-        { L_A, L_B, 5 * MiB + 3 },
+        { IN_LA, IN_LB, 1 },
+        { IN_LA + 1, IN_LB + 3, 3 },
+        { IN_LA + 0xfff, IN_LB + 0x1001, 4097 },
+        { IN_LA + 5, IN_LB + 6, 65536 + 13 },
+        { IN_GA + 7, IN_LB + 1, 1 * MiB + 7 },
+        { IN_LA + 3, IN_GB + 0xffd, 300001 },
+        { IN_GA + 0x800, IN_GB + 2, 2 * MiB + 1 },
+        { IN_GA, IN_GB, 4096 },
+        { IN_LA, IN_LB, 5 * MiB + 3 },
     };
     T t;
 
@@ -227,16 +273,16 @@ static void test_copy_1d(void)
         g_test_message("1D copy case %zu: %u bytes on CE%d", i, len,
                        ce_of(c));
         fill_random(src, len, i);
-        pa_write(&t, cases[i].src, src, len);
+        pa_write(&t, area(cases[i].src), src, len);
         fill_random(old, len + 128, 100 + i);
-        pa_write(&t, cases[i].dst - 64, old, len + 128);
+        pa_write(&t, area(cases[i].dst) - 64, old, len + 128);
 
-        pb_offsets(pb, cases[i].src, cases[i].dst);
+        pb_offsets(pb, area(cases[i].src), area(cases[i].dst));
         pb_shape(pb, 0, 0, len, 0);
         sem = pb_launch(pb, 0);
         ce_run(&t, c, pb, sem);
 
-        expect_bytes(&t, cases[i].dst, old, src, len);
+        expect_bytes(&t, area(cases[i].dst), old, src, len);
         g_assert_cmpuint(cerd64(&t, ce_of(c), TGPU_CE_PROGRESS_LO), ==, len);
         g_assert_cmpuint(cerd64(&t, ce_of(c), TGPU_CE_BYTES_LO), ==,
                          before + len);
@@ -263,11 +309,11 @@ static void test_copy_2d(void)
         uint64_t src, dst;
         uint32_t len, lines, pin, pout;
     } cases[] = {
-        { L_A + 1, L_B + 3, 100, 37, 128, 301 },
-        { SYS(G_A) + 9, L_B, 4097, 9, 8192, 4099 },
-        { L_A, SYS(G_B) + 1, 1, 1000, 3, 7 },
-        { SYS(G_A), SYS(G_B) + 17, 777, 64, 777, 1024 },
-        { L_A + 2, L_B + 2, 64, 3, 0, 64 },         /* one source line */
+        { IN_LA + 1, IN_LB + 3, 100, 37, 128, 301 },
+        { IN_GA + 9, IN_LB, 4097, 9, 8192, 4099 },
+        { IN_LA, IN_GB + 1, 1, 1000, 3, 7 },
+        { IN_GA, IN_GB + 17, 777, 64, 777, 1024 },
+        { IN_LA + 2, IN_LB + 2, 64, 3, 0, 64 },         /* one source line */
     };
     T t;
 
@@ -286,18 +332,18 @@ static void test_copy_2d(void)
 
         g_test_message("2D copy case %zu", i);
         fill_random(src, sspan, 200 + i);
-        pa_write(&t, cases[i].src, src, sspan);
+        pa_write(&t, area(cases[i].src), src, sspan);
         fill_random(old, dspan + 128, 300 + i);
-        pa_write(&t, cases[i].dst - 64, old, dspan + 128);
+        pa_write(&t, area(cases[i].dst) - 64, old, dspan + 128);
         memcpy(want, old + 64, dspan);
         model_pitch(want, src, len, lines, pin, pout);
 
-        pb_offsets(pb, cases[i].src, cases[i].dst);
+        pb_offsets(pb, area(cases[i].src), area(cases[i].dst));
         pb_shape(pb, pin, pout, len, lines);
         sem = pb_launch(pb, TGPU_CE_LAUNCH_MULTI_LINE);
         ce_run(&t, c, pb, sem);
 
-        expect_bytes(&t, cases[i].dst, old, want, dspan);
+        expect_bytes(&t, area(cases[i].dst), old, want, dspan);
         g_assert_cmpuint(cerd64(&t, ce_of(c), TGPU_CE_PROGRESS_LO), ==,
                          (uint64_t)len * lines);
     }
@@ -340,17 +386,17 @@ static void test_fill_remap(void)
         uint32_t comps, elems, lines, pin, pout;
     } cases[] = {
         /* fills: memset32, memset8, 6-byte elements, 2D */
-        { 0, L_B + 1, TGPU_CE_REMAP(A, 0, 0, 0, 4, 1, 1), 300001, 1, 0, 0 },
-        { 0, SYS(G_B) + 3, TGPU_CE_REMAP(A, 0, 0, 0, 1, 1, 1), 70001, 1,
+        { 0, IN_LB + 1, TGPU_CE_REMAP(A, 0, 0, 0, 4, 1, 1), 300001, 1, 0, 0 },
+        { 0, IN_GB + 3, TGPU_CE_REMAP(A, 0, 0, 0, 1, 1, 1), 70001, 1,
           0, 0 },
-        { 0, L_B + 5, TGPU_CE_REMAP(A, B, 0, 0, 3, 1, 2), 12345, 1, 0, 0 },
-        { 0, L_B, TGPU_CE_REMAP(B, A, B, 0, 2, 1, 3), 33, 17, 0, 250 },
+        { 0, IN_LB + 5, TGPU_CE_REMAP(A, B, 0, 0, 3, 1, 2), 12345, 1, 0, 0 },
+        { 0, IN_LB, TGPU_CE_REMAP(B, A, B, 0, 2, 1, 3), 33, 17, 0, 250 },
         /* swizzles: RGBA to ABGR, with constants, with NO_WRITE */
-        { L_A + 1, L_B + 2, TGPU_CE_REMAP(W, Z, Y, X, 1, 4, 4), 10007, 1,
+        { IN_LA + 1, IN_LB + 2, TGPU_CE_REMAP(W, Z, Y, X, 1, 4, 4), 10007, 1,
           0, 0 },
-        { SYS(G_A), L_B, TGPU_CE_REMAP(Y, A, X, B, 2, 2, 4), 5000, 3,
+        { IN_GA, IN_LB, TGPU_CE_REMAP(Y, A, X, B, 2, 2, 4), 5000, 3,
           20000, 40011 },
-        { L_A, SYS(G_B) + 1, TGPU_CE_REMAP(X, N, Z, N, 4, 3, 4), 4099, 1,
+        { IN_LA, IN_GB + 1, TGPU_CE_REMAP(X, N, Z, N, 4, 3, 4), 4099, 1,
           0, 0 },
     };
     T t;
@@ -374,24 +420,24 @@ static void test_fill_remap(void)
 
         g_test_message("fill/remap case %zu", i);
         fill_random(src, sspan, 400 + i);
-        if (cases[i].src) {
-            pa_write(&t, cases[i].src, src, sspan);
+        if (area(cases[i].src)) {
+            pa_write(&t, area(cases[i].src), src, sspan);
         }
         fill_random(old, dspan + 128, 500 + i);
-        pa_write(&t, cases[i].dst - 64, old, dspan + 128);
+        pa_write(&t, area(cases[i].dst) - 64, old, dspan + 128);
         memcpy(want, old + 64, dspan);
         for (uint32_t l = 0; l < lines; l++) {
             model_remap(want + (size_t)l * cases[i].pout,
                         src + (size_t)l * cases[i].pin, elems, comps, a, b);
         }
 
-        pb_offsets(pb, cases[i].src, cases[i].dst);
+        pb_offsets(pb, area(cases[i].src), area(cases[i].dst));
         pb_shape(pb, cases[i].pin, cases[i].pout, elems, lines);
         pb_remap(pb, a, b, comps);
         sem = pb_launch(pb, TGPU_CE_LAUNCH_REMAP |
                         (lines > 1 ? TGPU_CE_LAUNCH_MULTI_LINE : 0));
         ce_run(&t, c, pb, sem);
-        expect_bytes(&t, cases[i].dst, old, want, dspan);
+        expect_bytes(&t, area(cases[i].dst), old, want, dspan);
     }
     tgpu_stop(&t);
 }
@@ -427,9 +473,7 @@ static uint32_t pb_list(PB *pb, uint64_t head, uint32_t fill)
 static void test_linked_list(void)
 {
     enum { N = 24 };
-    const uint64_t src_base[2] = { L_A, SYS(G_A) };
-    const uint64_t dst_base[2] = { L_B, SYS(G_B) };
-    const uint64_t desc_base[2] = { L_DESC, SYS(G_DESC) };
+    uint64_t src_base[2], dst_base[2], desc_base[2];
     const uint32_t span = 4 * MiB;
     g_autofree uint8_t *src = g_malloc(span);
     g_autofree uint8_t *want[2] = { g_malloc(span), g_malloc(span) };
@@ -441,6 +485,12 @@ static void test_linked_list(void)
     T t;
 
     ce_start(&t, NULL);
+    src_base[0] = L.a;
+    src_base[1] = SYS(G.a);
+    dst_base[0] = L.b;
+    dst_base[1] = SYS(G.b);
+    desc_base[0] = L.desc;
+    desc_base[1] = SYS(G.desc);
     fill_random(src, span, 7);
     pa_write(&t, src_base[0], src, span);
     pa_write(&t, src_base[1], src, span);
@@ -506,9 +556,9 @@ static Chan *paged_up(T *t, Ctx *x)
     c->log2 = 6;
     c->userd = V_CHAN + 0x800;
     c->pb = V_CHAN + 0x1000;
-    c->pb_size = L_PB_SIZE;
-    map2m(t, x, V_CHAN, L_BIG + 30 * MiB, 0);
-    map4k(t, x, L_SEM, L_SEM, 0);       /* the semaphores, as in bypass */
+    c->pb_size = PB_SIZE;
+    map2m(t, x, V_CHAN, L.big + 30 * MiB, 0);
+    map4k(t, x, L.sem, L.sem, 0);       /* the semaphores, as in bypass */
     return ce_chan_up_cfg(t, c);
 }
 
@@ -531,21 +581,21 @@ static void test_mmu(void)
     /* source: 4 KiB system pages in reverse order; dest: a 2 MiB VRAM page */
     fill_random(src, PAGES * 4096, 11);
     for (int i = 0; i < PAGES; i++) {
-        uint64_t pa = SYS(G_A) + (PAGES - 1 - i) * 4096;
+        uint64_t pa = SYS(G.a) + (PAGES - 1 - i) * 4096;
 
         map4k(&t, &x, V_SRC + i * 4096, pa, 0);
         pa_write(&t, pa, src + i * 4096, 4096);
     }
-    map2m(&t, &x, V_DST, L_BIG, 0);
+    map2m(&t, &x, V_DST, L.big, 0);
     fill_random(old, len + 128, 12);
-    pa_write(&t, L_BIG + 0x1000 - 64, old, len + 128);
+    pa_write(&t, L.big + 0x1000 - 64, old, len + 128);
 
     miss = rd(&t, TGPU_MMU_TLB_MISSES);
     pb_offsets(pb, V_SRC + 0x123, V_DST + 0x1000);
     pb_shape(pb, 0, 0, len, 0);
     sem = pb_launch(pb, 0);
     ce_run(&t, c, pb, sem);
-    expect_bytes(&t, L_BIG + 0x1000, old, src + 0x123, len);
+    expect_bytes(&t, L.big + 0x1000, old, src + 0x123, len);
     /* every source page and the destination page missed once */
     g_assert_cmpuint(rd(&t, TGPU_MMU_TLB_MISSES) - miss, >=, PAGES + 1);
     tgpu_stop(&t);
@@ -579,12 +629,12 @@ static void check_alive(T *t, Chan *c)
         chan_reset(t, c->id);
         ce_chan_up(t, c->id);
     }
-    pa_wr32(t, L_A + 0x7000, 0x5a5a0000 + seq);
-    pb_offsets(pb, L_A + 0x7000, L_B + 0x7000);
+    pa_wr32(t, L.a + 0x7000, 0x5a5a0000 + seq);
+    pb_offsets(pb, L.a + 0x7000, L.b + 0x7000);
     pb_shape(pb, 0, 0, 4, 0);
     sem = pb_launch(pb, 0);
     ce_run(t, c, pb, sem);
-    g_assert_cmphex(pa_rd32(t, L_B + 0x7000), ==, 0x5a5a0000 + sem - 1);
+    g_assert_cmphex(pa_rd32(t, L.b + 0x7000), ==, 0x5a5a0000 + sem - 1);
     assert_no_error_pending(t);
 }
 
@@ -620,9 +670,9 @@ static void test_err_launch(void)
         g_autofree PB *pb = pb_new();
 
         g_test_message("launch error case %zu", i);
-        pa_wr32(&t, L_B, 0x11111111);
-        pa_wr32(&t, L_A, 0x22222222);
-        pb_offsets(pb, L_A, L_B);
+        pa_wr32(&t, L.b, 0x11111111);
+        pa_wr32(&t, L.a, 0x22222222);
+        pb_offsets(pb, L.a, L.b);
         pb_shape(pb, 0, 0, 4, 1);
         pb_remap(pb, 0, 0, cases[i].comps);
         pb_m(pb, SC, TGPU_CE_M_LAUNCH_DMA, cases[i].launch);
@@ -630,7 +680,7 @@ static void test_err_launch(void)
              TGPU_CE_LAUNCH(1, 0, 0));              /* never runs */
         submit(&t, c, pb);
         expect_copy_err(&t, c, cases[i].err);
-        g_assert_cmphex(pa_rd32(&t, L_B), ==, 0x11111111);
+        g_assert_cmphex(pa_rd32(&t, L.b), ==, 0x11111111);
         check_alive(&t, c);
     }
     tgpu_stop(&t);
@@ -644,7 +694,7 @@ static void expect_fault_record(T *t, uint32_t i, uint64_t va, uint32_t asid,
     uint8_t rec[TGPU_FAULT_RECORD_SIZE];
 
     g_assert_cmpuint(rd(t, TGPU_MMU_FAULT_BUF_PUT), ==, i + 1);
-    pa_read(t, L_FAULTBUF + i * TGPU_FAULT_RECORD_SIZE, rec, sizeof(rec));
+    pa_read(t, L.faultbuf + i * TGPU_FAULT_RECORD_SIZE, rec, sizeof(rec));
     g_assert_cmphex(ldq_le_p(rec + TGPU_FAULT_REC_VA), ==, va);
     g_assert_cmpuint(ldl_le_p(rec + TGPU_FAULT_REC_ASID), ==, asid);
     g_assert_cmpuint(ldl_le_p(rec + TGPU_FAULT_REC_CHID), ==, ch);
@@ -671,13 +721,13 @@ static void test_err_fault(void)
     c = paged_up(&t, &x);
     fill_random(src, PAGES * 4096, 21);
     for (int i = 0; i < PAGES; i++) {
-        map4k(&t, &x, V_SRC + i * 4096, SYS(G_A) + i * 4096, 0);
+        map4k(&t, &x, V_SRC + i * 4096, SYS(G.a) + i * 4096, 0);
     }
-    pa_write(&t, SYS(G_A), src, PAGES * 4096);
-    map2m(&t, &x, V_DST, L_BIG, 0);
-    map4k(&t, &x, V_DST + TGPU_LARGE_PAGE_SIZE, L_BIG + 4 * MiB,
+    pa_write(&t, SYS(G.a), src, PAGES * 4096);
+    map2m(&t, &x, V_DST, L.big, 0);
+    map4k(&t, &x, V_DST + TGPU_LARGE_PAGE_SIZE, L.big + 4 * MiB,
           TGPU_PTE_READ_ONLY);
-    pa_zero(&t, L_BIG, (PAGES + 1) * 4096);
+    pa_zero(&t, L.big, (PAGES + 1) * 4096);
 
     /* the source runs into an unmapped page mid-copy */
     pb_offsets(pb, V_SRC + 0x10, V_DST);
@@ -689,7 +739,7 @@ static void test_err_fault(void)
     g_assert_cmphex(cerd64(&t, 0, TGPU_CE_ERROR_VA_LO), ==, hole);
     expect_fault_record(&t, 0, hole, 0x77, CH_PAGED, TGPU_FAULT_ENGINE_CE0,
                         TGPU_FAULT_ACCESS_READ, TGPU_FAULT_NOT_PRESENT);
-    pa_read(&t, L_BIG, got, (PAGES + 1) * 4096);
+    pa_read(&t, L.big, got, (PAGES + 1) * 4096);
     g_assert_cmpmem(got, done, src + 0x10, done);
     g_assert_true(all_zero(got + done, (PAGES + 1) * 4096 - done));
 
@@ -708,7 +758,7 @@ static void test_err_fault(void)
 
     /* bypass CE1: past the end of VRAM, and guest memory that is not RAM */
     pb->n = 0;
-    pb_offsets(pb, L_A, VRAM_SIZE - 8);
+    pb_offsets(pb, L.a, VRAM_SIZE - 8);
     pb_shape(pb, 0, 0, 16, 0);
     pb_launch(pb, 0);
     submit(&t, &t.ch[CH_CE1], pb);
@@ -718,7 +768,7 @@ static void test_err_fault(void)
                         TGPU_FAULT_ACCESS_WRITE, TGPU_FAULT_BAD_APERTURE);
     ce_chan_up(&t, CH_CE1);
     pb->n = 0;
-    pb_offsets(pb, SYS(G_UNMAPPED), L_B);
+    pb_offsets(pb, SYS(G_UNMAPPED), L.b);
     pb_shape(pb, 0, 0, 16, 0);
     pb_launch(pb, 0);
     submit(&t, &t.ch[CH_CE1], pb);
@@ -733,12 +783,13 @@ static void test_err_fault(void)
 
 static void test_err_chain(void)
 {
-    const uint64_t d = L_DESC;
     g_autofree PB *pb = pb_new();
+    uint64_t d;
     Chan *c;
     T t;
 
     ce_start(&t, NULL);
+    d = L.desc;
     c = &t.ch[CH_CE0];
 
     /* a self loop, a loop of three after a tail of five */
@@ -747,12 +798,12 @@ static void test_err_chain(void)
 
         for (int i = 0; i < n; i++) {
             Desc e = {
-                .src = L_A, .dst = L_B + 16 * i, .len = 16,
+                .src = L.a, .dst = L.b + 16 * i, .len = 16,
                 .next = d + TGPU_CE_DESC_SIZE * (i + 1 < n ? i + 1 : back),
             };
             desc_write(&t, d + TGPU_CE_DESC_SIZE * i, &e);
         }
-        pa_zero(&t, L_B, 256);
+        pa_zero(&t, L.b, 256);
         pb->n = 0;
         pb_list(pb, d, 0);
         submit(&t, c, pb);
@@ -760,7 +811,7 @@ static void test_err_chain(void)
         /* the chain is checked before anything is copied */
         g_assert_cmpuint(cerd(&t, 0, TGPU_CE_DESC_DONE), ==, 0);
         g_assert_cmpuint(cerd64(&t, 0, TGPU_CE_PROGRESS_LO), ==, 0);
-        g_assert_cmphex(pa_rd64(&t, L_B), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L.b), ==, 0);
         check_alive(&t, c);
     }
 
@@ -772,40 +823,40 @@ static void test_err_chain(void)
         for (uint32_t i = 0; i < n; i++) {
             uint8_t *e = raw + (size_t)i * TGPU_CE_DESC_SIZE;
 
-            stq_le_p(e + TGPU_CE_DESC_SRC, L_A);
-            stq_le_p(e + TGPU_CE_DESC_DST, L_B);
+            stq_le_p(e + TGPU_CE_DESC_SRC, L.a);
+            stq_le_p(e + TGPU_CE_DESC_DST, L.b);
             stq_le_p(e + TGPU_CE_DESC_NEXT, i + 1 < n ?
-                     SYS(G_BIG) + (uint64_t)(i + 1) * TGPU_CE_DESC_SIZE : 0);
+                     SYS(G.big) + (uint64_t)(i + 1) * TGPU_CE_DESC_SIZE : 0);
             stl_le_p(e + TGPU_CE_DESC_LENGTH, 1);
         }
-        pa_write(&t, SYS(G_BIG), raw, (size_t)n * TGPU_CE_DESC_SIZE);
+        pa_write(&t, SYS(G.big), raw, (size_t)n * TGPU_CE_DESC_SIZE);
         pb->n = 0;
-        pb_list(pb, SYS(G_BIG), 0);
+        pb_list(pb, SYS(G.big), 0);
         submit(&t, c, pb);
         expect_copy_err(&t, c, TGPU_CE_ERR_CHAIN_LONG);
         g_assert_cmphex(cerd64(&t, 0, TGPU_CE_ERROR_VA_LO), ==,
-                        SYS(G_BIG) + (uint64_t)TGPU_CE_CHAIN_MAX *
+                        SYS(G.big) + (uint64_t)TGPU_CE_CHAIN_MAX *
                         TGPU_CE_DESC_SIZE);
         check_alive(&t, c);
 
         /* exactly the limit is fine */
         stq_le_p(raw + (size_t)(n - 2) * TGPU_CE_DESC_SIZE +
                  TGPU_CE_DESC_NEXT, 0);
-        pa_write(&t, SYS(G_BIG) + (size_t)(n - 2) * TGPU_CE_DESC_SIZE,
+        pa_write(&t, SYS(G.big) + (size_t)(n - 2) * TGPU_CE_DESC_SIZE,
                  raw + (size_t)(n - 2) * TGPU_CE_DESC_SIZE,
                  TGPU_CE_DESC_SIZE);
         pb->n = 0;
-        ce_run(&t, c, pb, pb_list(pb, SYS(G_BIG), 0));
+        ce_run(&t, c, pb, pb_list(pb, SYS(G.big), 0));
         g_assert_cmpuint(cerd(&t, 0, TGPU_CE_DESC_DONE), ==,
                          TGPU_CE_CHAIN_MAX);
     }
 
     /* bad flags, a misaligned next, an unreachable descriptor */
     {
-        Desc ok = { .src = L_A, .dst = L_B, .len = 8, .next = d + 32 };
-        Desc bad = { .src = L_A, .dst = L_B, .len = 8, .flags = 2 };
-        Desc mis = { .src = L_A, .dst = L_B, .len = 8, .next = d + 72 };
-        Desc far = { .src = L_A, .dst = L_B, .len = 8, .next = VRAM_GAP };
+        Desc ok = { .src = L.a, .dst = L.b, .len = 8, .next = d + 32 };
+        Desc bad = { .src = L.a, .dst = L.b, .len = 8, .flags = 2 };
+        Desc mis = { .src = L.a, .dst = L.b, .len = 8, .next = d + 72 };
+        Desc far = { .src = L.a, .dst = L.b, .len = 8, .next = VRAM_GAP };
 
         desc_write(&t, d, &ok);
         desc_write(&t, d + 32, &bad);
@@ -867,8 +918,8 @@ static void test_concurrent(void)
     T t;
 
     ce_start(&t, NULL);
-    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
-    submit_slow(&t, &t.ch[CH_CE1], SYS(G_BIG2), L_A);
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G.big), L.big);
+    submit_slow(&t, &t.ch[CH_CE1], SYS(G.big2), L.a);
     /* CE1 is busy between two reads that both find CE0 busy */
     for (int i = 0; i < 100 && !both; i++) {
         both = ce_busy(&t, 0) && ce_busy(&t, 1) && ce_busy(&t, 0);
@@ -897,13 +948,13 @@ static void test_acquire_behind_launch(void)
 
     ce_start(&t, NULL);
     waiter = ce_chan_up(&t, CH_CE0 + 2);
-    pa_wr32(&t, L_SEM + 0x100, 0);
-    pb_acquire(pb, L_SEM + 0x100, 1);
+    pa_wr32(&t, L.sem + 0x100, 0);
+    pb_acquire(pb, L.sem + 0x100, 1);
     submit_blocked(&t, waiter, pb);
 
     /* the same 64-byte line 2^24 times: a second or more of copying */
     pb->n = 0;
-    pb_offsets(pb, SYS(G_A), L_A);
+    pb_offsets(pb, SYS(G.a), L.a);
     pb_shape(pb, 0, 0, 64, 1u << 24);
     pb_launch(pb, TGPU_CE_LAUNCH_MULTI_LINE);
     submit(&t, &t.ch[CH_CE0], pb);
@@ -915,7 +966,7 @@ static void test_acquire_behind_launch(void)
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
     wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
     err_ack(&t, CH_CE0);
-    pa_wr32(&t, L_SEM + 0x100, 1);
+    pa_wr32(&t, L.sem + 0x100, 1);
     step(&t, TGPU_ACQUIRE_POLL_NS);
     wait_done(&t, waiter);
     tgpu_stop(&t);
@@ -931,7 +982,7 @@ static void test_reset(void)
     ce_start(&t, NULL);
 
     /* engine reset: the channel hears ENGINE_RESET, the engine is idle */
-    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G.big), L.big);
     g_assert_true(ce_busy(&t, 0));
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
     g_assert_false(ce_busy(&t, 0));
@@ -945,7 +996,7 @@ static void test_reset(void)
     check_alive(&t, &t.ch[CH_CE0]);
 
     /* a kill: the engine stops too */
-    submit_slow(&t, &t.ch[CH_CE1], SYS(G_BIG), L_BIG);
+    submit_slow(&t, &t.ch[CH_CE1], SYS(G.big), L.big);
     g_assert_true(ce_busy(&t, 1));
     chan_kill(&t, CH_CE1);
     g_assert_false(ce_busy(&t, 1));
@@ -953,8 +1004,8 @@ static void test_reset(void)
     check_alive(&t, &t.ch[CH_CE1]);
 
     /* a VM stop holds both engines; they go on when it runs again */
-    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
-    submit_slow(&t, &t.ch[CH_CE1], SYS(G_BIG2), L_A);
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G.big), L.big);
+    submit_slow(&t, &t.ch[CH_CE1], SYS(G.big2), L.a);
     qtest_qmp_assert_success(t.qts, "{'execute': 'stop'}");
     for (int ce = 0; ce < 2; ce++) {
         g_assert_cmphex(cerd(&t, ce, TGPU_CE_STATUS), ==,
@@ -970,8 +1021,8 @@ static void test_reset(void)
     g_assert_cmpuint(cerd64(&t, 1, TGPU_CE_PROGRESS_LO), ==, total);
 
     /* a system reset in the middle of two copies */
-    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
-    submit_slow(&t, &t.ch[CH_CE1], SYS(G_BIG2), L_A);
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G.big), L.big);
+    submit_slow(&t, &t.ch[CH_CE1], SYS(G.big2), L.a);
     g_assert_true(ce_busy(&t, 0));
     tgpu_system_reset(&t);
     g_assert_cmphex(cerd(&t, 0, TGPU_CE_STATUS), ==, 0);
@@ -1000,7 +1051,7 @@ static void test_progress(void)
     g_usleep(20000);
     g_assert_cmpuint(rd(&t, reg), ==, p);
 
-    submit_slow(&t, &t.ch[CH_CE0], SYS(G_BIG), L_BIG);
+    submit_slow(&t, &t.ch[CH_CE0], SYS(G.big), L.big);
     q = p;
     for (int i = 0; i < 1000 && q - p < 2; i++) {
         g_usleep(1000);
@@ -1034,30 +1085,30 @@ static void test_semaphore_intr(void)
 
     /* no transfer: a four-word release with its time, and an interrupt */
     step(&t, 1000000);
-    pa_fill(&t, L_SEM + 0x40, 0xff, 16);
+    pa_fill(&t, L.sem + 0x40, 0xff, 16);
     pb_hdr(pb, TGPU_PB_OP_INC, SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
     pb_dw(pb, 0);
-    pb_dw(pb, L_SEM + 0x40);
+    pb_dw(pb, L.sem + 0x40);
     pb_dw(pb, 0xfeedf00d);
     pb_m(pb, SC, TGPU_CE_M_LAUNCH_DMA,
          TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NONE, TGPU_CE_SEM_FOUR_WORD,
                         TGPU_CE_INTR_NON_BLOCKING));
     run(&t, c, pb);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x40), ==, 0xfeedf00d);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x44), ==, 0);
-    g_assert_cmpuint(pa_rd64(&t, L_SEM + 0x48), >=, 1000000);
-    g_assert_cmpuint(pa_rd64(&t, L_SEM + 0x48), <=, ptimer(&t));
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x40), ==, 0xfeedf00d);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x44), ==, 0);
+    g_assert_cmpuint(pa_rd64(&t, L.sem + 0x48), >=, 1000000);
+    g_assert_cmpuint(pa_rd64(&t, L.sem + 0x48), <=, ptimer(&t));
     g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_INTR), ==,
                     TGPU_FIFO_NONSTALL_INTR_PENDING);
     wr(&t, TGPU_FIFO_NONSTALL_INTR, TGPU_FIFO_NONSTALL_INTR_PENDING);
 
     /* a misaligned four-word semaphore after a copy: SEM_FAULT */
     pb->n = 0;
-    pb_offsets(pb, L_A, L_B);
+    pb_offsets(pb, L.a, L.b);
     pb_shape(pb, 0, 0, 8, 0);
     pb_hdr(pb, TGPU_PB_OP_INC, SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
     pb_dw(pb, 0);
-    pb_dw(pb, L_SEM + 0x48);
+    pb_dw(pb, L.sem + 0x48);
     pb_dw(pb, 1);
     pb_m(pb, SC, TGPU_CE_M_LAUNCH_DMA,
          TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_PIPELINED, TGPU_CE_SEM_FOUR_WORD,
@@ -1066,7 +1117,7 @@ static void test_semaphore_intr(void)
     wait_state(&t, CH_CE1, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, CH_CE1, TGPU_CHAN_ERROR), ==,
                      TGPU_ERR_SEM_FAULT);
-    g_assert_cmphex(crd(&t, CH_CE1, TGPU_CHAN_ERROR_INFO), ==, L_SEM + 0x48);
+    g_assert_cmphex(crd(&t, CH_CE1, TGPU_CHAN_ERROR_INFO), ==, L.sem + 0x48);
     g_assert_cmphex(rd(&t, TGPU_FIFO_NONSTALL_INTR), ==, 0);
     err_ack(&t, CH_CE1);
     check_alive(&t, c);

@@ -34,9 +34,9 @@ static void test_reset_channel(void)
     /* a blocked channel with a bound subchannel and a PB position */
     c = chan_up(&t, 1);
     pb_m(pb, 1, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
-    pb_release(pb, L_SEM + 0x10, 1);
-    pb_acquire(pb, L_SEM, 1);
-    pb_release(pb, L_SEM + 0x10, 2);
+    pb_release(pb, L.sem + 0x10, 1);
+    pb_acquire(pb, L.sem, 1);
+    pb_release(pb, L.sem + 0x10, 2);
     submit_blocked(&t, c, pb);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_PUT), ==, 1);
@@ -54,11 +54,11 @@ static void test_reset_channel(void)
     /* memory is not touched */
     g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==, 1);
     g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_PUT), ==, 1);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
     /* no semaphore state: the acquire is gone */
-    pa_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L.sem, 1);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
 
     /* no subchannel binding: an engine method on it is ILLEGAL_SUBCH */
     c = chan_up(&t, 1);
@@ -74,7 +74,7 @@ static void test_reset_channel(void)
     run(&t, c, pb);
     chan_reset(&t, 1);
     c = chan_up(&t, 1);
-    run_release(&t, c, L_SEM + 0x20, 0x20);
+    run_release(&t, c, L.sem + 0x20, 0x20);
 
     /* RESET of a failed channel clears its ERR_PENDING without an ack */
     pb->n = 0;
@@ -88,7 +88,7 @@ static void test_reset_channel(void)
 
     /* and it works afterwards */
     c = chan_up(&t, 1);
-    run_release(&t, c, L_SEM + 0x20, 0x21);
+    run_release(&t, c, L.sem + 0x20, 0x21);
     tgpu_stop(&t);
 }
 
@@ -124,17 +124,17 @@ static void check_device_reset(T *t, Chan *blocked, Chan *busy)
     g_assert_cmphex(rd(t, TGPU_FIFO_CTXSW_COUNT), ==, 0);
 
     /* queued work is dropped, never finished afterwards */
-    qtest_writel(t->qts, G_SEM, 1);
+    qtest_writel(t->qts, G.sem, 1);
     v = pa_rd32(t, busy_get);
     step(t, 5 * TGPU_ACQUIRE_POLL_NS);
     settle(t);
-    g_assert_cmphex(qtest_readl(t->qts, G_SEM + 4), ==, 0);
+    g_assert_cmphex(qtest_readl(t->qts, G.sem + 4), ==, 0);
     g_assert_cmphex(pa_rd32(t, busy_get), ==, v);
     g_assert_cmphex(crd(t, busy->id, TGPU_CHAN_GP_GET), ==, 0);
     g_assert_cmphex(crd(t, blocked->id, TGPU_CHAN_STATUS), ==, 0);
 
     runlists_std(t);
-    run_release(t, chan_up(t, 0), L_SEM, 0x600d);
+    run_release(t, chan_up(t, 0), L.sem, 0x600d);
 }
 
 /*
@@ -146,14 +146,14 @@ static void tgpu_start_dirty(T *t, Chan **blocked, Chan **busy)
     g_autofree PB *pb = pb_new();
     Chan *a, *z, *e;
 
-    tgpu_start(t, NULL);
-    qtest_writel(t->qts, G_SEM, 0);
-    qtest_writel(t->qts, G_SEM + 4, 0);
+    chan_start(t, NULL);
+    qtest_writel(t->qts, G.sem, 0);
+    qtest_writel(t->qts, G.sem + 4, 0);
     runlists_std(t);
     enable_all_interrupts(t);
     a = chan_up(t, 1);
-    pb_acquire(pb, SYS(G_SEM), 1);
-    pb_release(pb, SYS(G_SEM + 4), 0xdead);
+    pb_acquire(pb, SYS(G.sem), 1);
+    pb_release(pb, SYS(G.sem + 4), 0xdead);
     submit_blocked(t, a, pb);
 
     e = chan_up(t, 2);
@@ -165,7 +165,7 @@ static void tgpu_start_dirty(T *t, Chan **blocked, Chan **busy)
 
     z = chan_cfg(t, 17);
     z->log2 = TGPU_GPFIFO_LOG2_MAX;
-    z->gpfifo = L_BIGRING;
+    z->gpfifo = L.bigring;
     chan_up_cfg(t, z);
     z->put = (1u << TGPU_GPFIFO_LOG2_MAX) - 1;
     chan_kick(t, z);
@@ -221,10 +221,10 @@ static void test_reset_engine(void)
     idle = chan_up(&t, 1);
     a = chan_up(&t, 2);
     ce = chan_up(&t, 16);
-    run_release(&t, idle, L_SEM, 1);
+    run_release(&t, idle, L.sem, 1);
 
-    pb_acquire(pb, L_SEM + 0x10, 1);
-    pb_release(pb, L_SEM + 0x14, 0xdead);
+    pb_acquire(pb, L.sem + 0x10, 1);
+    pb_release(pb, L.sem + 0x14, 0xdead);
     submit(&t, a, pb);
     submit(&t, ce, pb);
     wait_state(&t, 2, TGPU_CHAN_STATE_BLOCKED);
@@ -245,10 +245,10 @@ static void test_reset_engine(void)
     g_assert_cmpuint(chan_state(&t, 16), ==, TGPU_CHAN_STATE_BLOCKED);
 
     /* the rest of the runlist, and CE0, go on */
-    run_release(&t, idle, L_SEM, 2);
-    pa_wr32(&t, L_SEM + 0x10, 1);
+    run_release(&t, idle, L.sem, 2);
+    pa_wr32(&t, L.sem + 0x10, 1);
     poll_done(&t, ce);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x14), ==, 0xdead);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x14), ==, 0xdead);
     g_assert_cmpuint(chan_state(&t, 2), ==, TGPU_CHAN_STATE_ERROR);
     tgpu_stop(&t);
 }
@@ -262,8 +262,8 @@ static void test_runlist(void)
     T t;
     Chan *a, *b, *x;
 
-    tgpu_start(&t, NULL);
-    msix_setup(&t, G_MSI, true);
+    chan_start(&t, NULL);
+    msix_setup(&t, true);
     enable_all_interrupts(&t);
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         g_assert_cmphex(rd(&t, TGPU_FIFO_RUNLIST_STATUS(r)), ==, 0);
@@ -274,11 +274,11 @@ static void test_runlist(void)
     b = chan_up(&t, 2);
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_STATUS) &
                     TGPU_CHAN_STATUS_ON_RUNLIST, ==, 0);
-    pb_release(pb, L_SEM, 0xa);
+    pb_release(pb, L.sem, 0xa);
     submit(&t, a, pb);
     settle(&t);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 0);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem), ==, 0);
     /* work, waiting for an engine */
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_STATUS), ==,
                     TGPU_CHAN_STATE_PENDING);
@@ -290,7 +290,7 @@ static void test_runlist(void)
                     TGPU_CHAN_STATUS_ON_RUNLIST);
     doorbell(&t, 1);
     wait_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0xa);
+    g_assert_cmpuint(pa_rd32(&t, L.sem), ==, 0xa);
     g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, 0);
 
     /* refused lists: the previous one stays */
@@ -336,7 +336,7 @@ static void test_runlist(void)
         /* still on the old list, and running */
         g_assert_cmphex(crd(&t, 2, TGPU_CHAN_STATUS), ==,
                         TGPU_CHAN_STATE_IDLE | TGPU_CHAN_STATUS_ON_RUNLIST);
-        run_release(&t, b, L_SEM + 4, i + 1);
+        run_release(&t, b, L.sem + 4, i + 1);
         /* RUNLIST is write-1-to-clear */
         wr(&t, TGPU_FIFO_INTR, TGPU_FIFO_INTR_RUNLIST);
         g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, 0);
@@ -357,10 +357,10 @@ static void test_runlist(void)
     x = chan_up(&t, 3);
     runlist_set(&t, TGPU_RUNLIST_CE0, (const uint32_t[]){ 3 }, 1);
     pb->n = 0;
-    pb_release(pb, L_SEM + 8, 0xc);
+    pb_release(pb, L.sem + 8, 0xc);
     submit(&t, x, pb);
     settle(&t);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 8), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 8), ==, 0);
     g_assert_cmpuint(crd(&t, 3, TGPU_CHAN_GP_GET), ==, 0);
 
     /* an empty list takes channels off */
@@ -368,10 +368,10 @@ static void test_runlist(void)
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_STATUS) &
                     TGPU_CHAN_STATUS_ON_RUNLIST, ==, 0);
     pb->n = 0;
-    pb_release(pb, L_SEM, 0xb);
+    pb_release(pb, L.sem, 0xb);
     submit(&t, a, pb);
     settle(&t);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 0xa);
+    g_assert_cmpuint(pa_rd32(&t, L.sem), ==, 0xa);
     g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, 0);
     tgpu_stop(&t);
 }
@@ -386,9 +386,9 @@ static void nonstall(T *t, Chan *c, uint32_t tag)
     g_autofree PB *pb = pb_new();
 
     pb_m(pb, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
-    pb_release(pb, L_SEM + 0x80, tag);
+    pb_release(pb, L.sem + 0x80, tag);
     run(t, c, pb);
-    g_assert_cmphex(pa_rd32(t, L_SEM + 0x80), ==, tag);
+    g_assert_cmphex(pa_rd32(t, L.sem + 0x80), ==, tag);
     settle(t);
 }
 
@@ -399,7 +399,7 @@ static void test_msix(void)
     Chan *c, *e;
 
     tgpu_start_std(&t);
-    msix_setup(&t, G_MSI, false);
+    msix_setup(&t, false);
     c = chan_up(&t, 0);
 
     /* nothing enabled: status only, and which channel it was */
@@ -513,7 +513,7 @@ static void test_intx(void)
     T t;
     Chan *c, *e;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
     qtest_irq_intercept_in(t.qts, "ioapic");
     runlists_std(&t);
     c = chan_up(&t, 0);
@@ -566,7 +566,7 @@ static void test_ptimer(void)
     uint32_t lo, hi;
     T t;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
     now = vclock(&t);
     g_assert_cmpuint(ptimer(&t), ==, now);
     g_assert_cmpuint(qpci_io_readq(t.dev, t.bar0, TGPU_PTIMER_TIME_0), ==,
@@ -637,11 +637,11 @@ static void test_channels_property(void)
     T t;
     Chan *c;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
     check_channel_count(&t, TGPU_CHANNELS_DEFAULT);
     tgpu_stop(&t);
 
-    tgpu_start(&t, "channels=8");
+    chan_start(&t, "channels=8");
     check_channel_count(&t, 8);
     /* the count bounds doorbells and runlists */
     doorbell(&t, 8);
@@ -657,18 +657,18 @@ static void test_channels_property(void)
     wr(&t, TGPU_FIFO_INTR, TGPU_FIFO_INTR_RUNLIST);
     runlist_set(&t, 0, eight, 8);
     c = chan_up(&t, 7);
-    pb_release(pb, L_SEM, 7);
+    pb_release(pb, L.sem, 7);
     run(&t, c, pb);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, 7);
+    g_assert_cmpuint(pa_rd32(&t, L.sem), ==, 7);
     tgpu_stop(&t);
 
-    tgpu_start(&t, "channels=512");
+    chan_start(&t, "channels=512");
     check_channel_count(&t, TGPU_CHANNELS_MAX);
     g_assert_cmphex(rd(&t, TGPU_FIFO_ERR_PENDING(TGPU_CHANNELS_MAX / 32 - 1)),
                     ==, 0);
     tgpu_stop(&t);
 
-    tgpu_start(&t, "channels=1");
+    chan_start(&t, "channels=1");
     check_channel_count(&t, 1);
     tgpu_stop(&t);
 }
@@ -699,7 +699,7 @@ static void test_channel_registers(void)
 {
     T t;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
     for (int ch = 0; ch < (int)t.nch; ch += 21) {
         g_assert_cmphex(crd(&t, ch, TGPU_CHAN_INST), ==, 0);
         g_assert_cmphex(crd(&t, ch, TGPU_CHAN_CTRL), ==, 0);

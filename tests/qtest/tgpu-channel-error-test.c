@@ -84,7 +84,7 @@ static void test_err_instance(void)
         case 11:
             /* paged: the PDB must be 8 KiB aligned ... */
             c->flags = TGPU_INST_FLAGS_PAGED;
-            c->pdb = L_SCRATCH + TGPU_PDB_ALIGN / 2;
+            c->pdb = L.scratch + TGPU_PDB_ALIGN / 2;
             info = TGPU_INST_PDB;
             break;
         case 12:
@@ -101,13 +101,13 @@ static void test_err_instance(void)
         case 14:
             /* ASIDs are 16 bits */
             c->flags = TGPU_INST_FLAGS_PAGED;
-            c->pdb = L_SCRATCH;
+            c->pdb = L.scratch;
             c->asid = 0x10000;
             info = TGPU_INST_ASID;
             break;
         case 15:
             c->flags = TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV;
-            c->pdb = L_SCRATCH;
+            c->pdb = L.scratch;
             c->asid = 0xffffffff;
             info = TGPU_INST_ASID;
             break;
@@ -127,12 +127,12 @@ static void test_err_instance(void)
         c = chan_cfg(&t, 2);
         c->flags = TGPU_INST_FLAGS_PRIV;
         c->log2 = i ? TGPU_GPFIFO_LOG2_MAX : TGPU_GPFIFO_LOG2_MIN;
-        c->gpfifo = i ? L_BIGRING : c->gpfifo;
+        c->gpfifo = i ? L.bigring : c->gpfifo;
         c->prio = TGPU_PRIORITY_MAX;
         c->ts_us = i ? TGPU_TIMESLICE_MAX_US : 1;
         c->acq_to_us = i ? TGPU_ACQ_TIMEOUT_MAX_US : 1;
         chan_up_cfg(&t, c);
-        run_release(&t, c, L_SEM, 0x1000 + i);
+        run_release(&t, c, L.sem, 0x1000 + i);
         chan_reset(&t, 2);
     }
     /* paged: the last PD1 table that fits in VRAM, the largest ASID */
@@ -207,7 +207,7 @@ static void test_err_fetch(void)
 
         c = chan_up(&t, 1);
         pb->n = 0;
-        pb_release(pb, L_SEM + 0x10, 0x50 + i);
+        pb_release(pb, L.sem + 0x10, 0x50 + i);
         chan_push(&t, c, pb);
         va = chan_seg(&t, c, pb->dw, 1);
         if (i == 0) {
@@ -219,10 +219,10 @@ static void test_err_fetch(void)
         }
         chan_gp(&t, c, bad);
         pb->n = 0;
-        pb_release(pb, L_SEM + 0x14, 0xdead);
+        pb_release(pb, L.sem + 0x14, 0xdead);
         chan_push(&t, c, pb);
         chan_kick(&t, c);
-        expect_err_after(&t, c, TGPU_ERR_GPFIFO_ENTRY, 1, L_SEM + 0x10,
+        expect_err_after(&t, c, TGPU_ERR_GPFIFO_ENTRY, 1, L.sem + 0x10,
                          0x50 + i);
     }
 
@@ -251,12 +251,12 @@ static void test_err_fetch(void)
 
         c = chan_up(&t, 1);
         pb->n = 0;
-        pb_release(pb, L_SEM + 0x20, i + 1);
+        pb_release(pb, L.sem + 0x20, i + 1);
         pb_dw(pb, hdr);
         pb_dw(pb, 0);
-        pb_release(pb, L_SEM + 0x24, 0xdead);
+        pb_release(pb, L.sem + 0x24, 0xdead);
         submit(&t, c, pb);
-        expect_err_after(&t, c, TGPU_ERR_PB_HEADER, hdr, L_SEM + 0x20, i + 1);
+        expect_err_after(&t, c, TGPU_ERR_PB_HEADER, hdr, L.sem + 0x20, i + 1);
     }
 
     check_alive(&t, 2);
@@ -313,15 +313,23 @@ static void test_err_method(void)
         if (m->bind_class) {
             pb_m(pb, m->bind_subch, TGPU_M_SET_OBJECT, m->bind_class);
         }
-        pb_release(pb, L_SEM + 0x10, i + 1);
+        pb_release(pb, L.sem + 0x10, i + 1);
         pb_m(pb, m->subch, m->method, m->data);
-        pb_release(pb, L_SEM + 0x14, 0xdead);
+        pb_release(pb, L.sem + 0x14, 0xdead);
         submit(&t, c, pb);
         /* the work before the error ran, nothing after it */
-        expect_err_after(&t, c, m->code, m->info, L_SEM + 0x10, i + 1);
+        expect_err_after(&t, c, m->code, m->info, L.sem + 0x10, i + 1);
         check_alive(&t, 0x100 + i);
     }
     tgpu_stop(&t);
+}
+
+/* In the static table below, AT_SEM + offset stands for L.sem + offset. */
+#define AT_SEM              (1ull << 56)
+
+static uint64_t sem_at(uint64_t v)
+{
+    return v & AT_SEM ? L.sem + (v & ~AT_SEM) : v;
 }
 
 static void test_err_semaphore(void)
@@ -329,25 +337,26 @@ static void test_err_semaphore(void)
     static const struct {
         uint64_t addr;
         uint32_t exec;
-        uint32_t code, info;
+        uint32_t code;
+        uint64_t info;
     } cases[] = {
         /* 11: misaligned for 64 bits, for a timestamp; unreachable */
-        { L_SEM + 4, TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
-          TGPU_ERR_SEM_FAULT, L_SEM + 4 },
-        { L_SEM + 8, TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP,
-          TGPU_ERR_SEM_FAULT, L_SEM + 8 },
-        { L_SEM + 8, TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP |
-          TGPU_SEM_PAYLOAD_64, TGPU_ERR_SEM_FAULT, L_SEM + 8 },
-        { L_SEM + 0x24, TGPU_SEM_OP_ACQUIRE | TGPU_SEM_PAYLOAD_64,
-          TGPU_ERR_SEM_FAULT, L_SEM + 0x24 },
+        { AT_SEM + 4, TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64,
+          TGPU_ERR_SEM_FAULT, AT_SEM + 4 },
+        { AT_SEM + 8, TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP,
+          TGPU_ERR_SEM_FAULT, AT_SEM + 8 },
+        { AT_SEM + 8, TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP |
+          TGPU_SEM_PAYLOAD_64, TGPU_ERR_SEM_FAULT, AT_SEM + 8 },
+        { AT_SEM + 0x24, TGPU_SEM_OP_ACQUIRE | TGPU_SEM_PAYLOAD_64,
+          TGPU_ERR_SEM_FAULT, AT_SEM + 0x24 },
         { VRAM_GAP, TGPU_SEM_OP_RELEASE,
           TGPU_ERR_SEM_FAULT, (uint32_t)VRAM_GAP },
         { VRAM_SIZE, TGPU_SEM_OP_ACQ_GEQ, TGPU_ERR_SEM_FAULT, VRAM_SIZE },
         { SYS(G_UNMAPPED), TGPU_SEM_OP_RELEASE,
           TGPU_ERR_SEM_FAULT, (uint32_t)G_UNMAPPED },
         /* 12 */
-        { L_SEM, 3, TGPU_ERR_SEM_INVALID_OP, 3 },
-        { L_SEM, 7 | TGPU_SEM_PAYLOAD_64, TGPU_ERR_SEM_INVALID_OP,
+        { AT_SEM, 3, TGPU_ERR_SEM_INVALID_OP, 3 },
+        { AT_SEM, 7 | TGPU_SEM_PAYLOAD_64, TGPU_ERR_SEM_INVALID_OP,
           7 | TGPU_SEM_PAYLOAD_64 },
     };
     g_autofree PB *pb = pb_new();
@@ -361,16 +370,16 @@ static void test_err_semaphore(void)
         g_test_message("semaphore error case %zu", i);
         c = chan_up(&t, 1);
         pb->n = 0;
-        pb_release(pb, L_SEM + 0x40, i + 1);
-        pb_sem(pb, cases[i].addr, 1, cases[i].exec);
-        pb_release(pb, L_SEM + 0x44, 0xdead);
+        pb_release(pb, L.sem + 0x40, i + 1);
+        pb_sem(pb, sem_at(cases[i].addr), 1, cases[i].exec);
+        pb_release(pb, L.sem + 0x44, 0xdead);
         submit(&t, c, pb);
-        expect_err_after(&t, c, cases[i].code, cases[i].info, L_SEM + 0x40,
-                         i + 1);
+        expect_err_after(&t, c, cases[i].code, sem_at(cases[i].info),
+                         L.sem + 0x40, i + 1);
         /* nothing was written at a misaligned address either */
-        g_assert_cmphex(pa_rd64(&t, L_SEM), ==, 0);
-        g_assert_cmphex(pa_rd64(&t, L_SEM + 8), ==, 0);
-        g_assert_cmphex(pa_rd64(&t, L_SEM + 0x10), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L.sem), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L.sem + 8), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L.sem + 0x10), ==, 0);
     }
 
     /* 13: a 64-bit GEQ acquire that times out after 10 us */
@@ -378,11 +387,11 @@ static void test_err_semaphore(void)
     c->acq_to_us = 10;
     chan_up_cfg(&t, c);
     pb->n = 0;
-    pb_sem(pb, SYS(G_SEM + 0x10), 1, TGPU_SEM_OP_ACQ_GEQ |
+    pb_sem(pb, SYS(G.sem + 0x10), 1, TGPU_SEM_OP_ACQ_GEQ |
            TGPU_SEM_PAYLOAD_64);
     submit_blocked(&t, c, pb);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
-    expect_err(&t, c, TGPU_ERR_ACQUIRE_TIMEOUT, G_SEM + 0x10);
+    expect_err(&t, c, TGPU_ERR_ACQUIRE_TIMEOUT, G.sem + 0x10);
 
     check_alive(&t, 2);
     tgpu_stop(&t);
@@ -396,7 +405,7 @@ static void test_err_reset_kill(void)
     Chan *c, *d;
 
     tgpu_start_std(&t);
-    msix_setup(&t, G_MSI, true);
+    msix_setup(&t, true);
     enable_all_interrupts(&t);
     check_alive(&t, 1);
 
@@ -415,15 +424,15 @@ static void test_err_reset_kill(void)
 
     /* KILL a blocked channel: its work never finishes */
     c = chan_up(&t, 1);
-    pb_acquire(pb, L_SEM, 1);
-    pb_release(pb, L_SEM + 0x10, 0xdead);
+    pb_acquire(pb, L.sem, 1);
+    pb_release(pb, L.sem + 0x10, 0xdead);
     submit_blocked(&t, c, pb);
     chan_kill(&t, 1);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
-    pa_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L.sem, 1);
     step(&t, 2 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
     assert_no_error_pending(&t);
     g_assert_false(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_STALL));
     chan_reset(&t, 1);
@@ -432,8 +441,8 @@ static void test_err_reset_kill(void)
     c = chan_up(&t, 2);
     d = chan_up(&t, 24);
     pb->n = 0;
-    pb_acquire(pb, L_SEM + 0x20, 1);
-    pb_release(pb, L_SEM + 0x24, 0xdead);
+    pb_acquire(pb, L.sem + 0x20, 1);
+    pb_release(pb, L.sem + 0x24, 0xdead);
     submit(&t, c, pb);
     submit(&t, d, pb);
     wait_state(&t, 2, TGPU_CHAN_STATE_BLOCKED);
@@ -450,9 +459,9 @@ static void test_err_reset_kill(void)
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE1);
     expect_err(&t, d, TGPU_ERR_ENGINE_RESET, TGPU_ENGINE_CE1);
 
-    pa_wr32(&t, L_SEM + 0x20, 1);
+    pa_wr32(&t, L.sem + 0x20, 1);
     step(&t, 2 * TGPU_ACQUIRE_POLL_NS);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x24), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x24), ==, 0);
 
     /* the rest of the runlist goes on */
     check_alive(&t, 2);
@@ -577,9 +586,9 @@ static void test_hostile_huge(void)
     for (int i = 0; i < TGPU_PB_COUNT_MASK; i++) {
         pb_dw(pb, 0);       /* as a header, 0 would be PB_HEADER */
     }
-    pb_release(pb, L_SEM, 0x1fff);
+    pb_release(pb, L.sem, 0x1fff);
     run(&t, c, pb);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x1fff);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0x1fff);
 
     /* the largest length, running into the end of VRAM */
     c = chan_up(&t, 2);
@@ -594,7 +603,7 @@ static void test_hostile_huge(void)
 
     /* the largest length in zeroed VRAM: the first zero is no header */
     c = chan_up(&t, 2);
-    chan_gp(&t, c, TGPU_GP_ENTRY((uint64_t)L_SCRATCH,
+    chan_gp(&t, c, TGPU_GP_ENTRY((uint64_t)L.scratch,
                                  TGPU_GP_ENTRY1_LENGTH_MASK, 0));
     chan_kick(&t, c);
     expect_err(&t, c, TGPU_ERR_PB_HEADER, 0);
@@ -648,7 +657,7 @@ static void test_hostile_many(void)
     tgpu_start_std(&t);
     a = chan_cfg(&t, 1);
     a->log2 = 12;
-    a->gpfifo = L_SCRATCH;
+    a->gpfifo = L.scratch;
     chan_up_cfg(&t, a);
 
     pb_nops(pb, seg_dw);
@@ -661,7 +670,7 @@ static void test_hostile_many(void)
 
     z = chan_cfg(&t, 17);
     z->log2 = TGPU_GPFIFO_LOG2_MAX;
-    z->gpfifo = L_BIGRING;
+    z->gpfifo = L.bigring;
     chan_up_cfg(&t, z);
     z->put = (1u << TGPU_GPFIFO_LOG2_MAX) - 1;
 
@@ -670,7 +679,7 @@ static void test_hostile_many(void)
     chan_kick(&t, a);
     chan_kick(&t, z);
     g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
-    run_release(&t, b, L_SEM, 1);
+    run_release(&t, b, L.sem, 1);
     g_assert_cmphex(rd(&t, TGPU_PMC_SCRATCH), ==, 0);
 
     wait_done(&t, a);
@@ -680,7 +689,7 @@ static void test_hostile_many(void)
     g_assert_cmpuint(pa_rd32(&t, z->userd + TGPU_USERD_GP_GET), ==,
                      z->put);
     assert_no_error_pending(&t);
-    run_release(&t, b, L_SEM, 2);
+    run_release(&t, b, L.sem, 2);
     tgpu_stop(&t);
 }
 
@@ -706,13 +715,13 @@ static void test_hostile_self_dma(void)
     bells = rd(&t, TGPU_FIFO_DOORBELLS);
     bad = rd(&t, TGPU_FIFO_DOORBELLS_BAD);
     pb_release(pb, SYS(bar0_gpa + TGPU_USERMODE_DOORBELL), 1);
-    pb_release(pb, L_SEM, 0x5e1f);
+    pb_release(pb, L.sem, 0x5e1f);
     submit(&t, c, pb);
     expect_err(&t, c, TGPU_ERR_SEM_FAULT,
                (uint32_t)(bar0_gpa + TGPU_USERMODE_DOORBELL));
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, bells + 1);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, bad);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0);
 
     /* a pushbuffer fetched from its own registers */
     c = chan_up(&t, 1);
@@ -722,17 +731,17 @@ static void test_hostile_self_dma(void)
 
     /* a GPFIFO ring in its own VRAM, reached through BAR1 by DMA */
     c = chan_cfg(&t, 1);
-    c->gpfifo = SYS(t.bar1.addr + L_GPFIFO(1));
+    c->gpfifo = SYS(t.bar1.addr + L.ch[1].gpfifo);
     chan_up_cfg(&t, c);
     pb->n = 0;
-    pb_release(pb, L_SEM, 0xb1);
+    pb_release(pb, L.sem, 0xb1);
     run(&t, c, pb);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0xb1);
-    g_assert_cmpuint(pa_rd32(&t, L_USERD(1) + TGPU_USERD_GP_GET), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0xb1);
+    g_assert_cmpuint(pa_rd32(&t, L.ch[1].userd + TGPU_USERD_GP_GET), ==, 1);
     chan_reset(&t, 1);
 
     /* an MSI-X message aimed at its own doorbell */
-    msix_setup(&t, G_MSI, false);
+    msix_setup(&t, false);
     bar0_gpa = t.bar0.addr;
     wr(&t, t.dev->msix_table_off + PCI_MSIX_ENTRY_LOWER_ADDR,
        bar0_gpa + TGPU_USERMODE_DOORBELL);
@@ -844,25 +853,25 @@ static void test_hostile_no_bus_master(void)
     tgpu_start_std(&t);
     cmd = qpci_config_readw(t.dev, PCI_COMMAND);
     qpci_config_writew(t.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
-    qtest_writel(t.qts, G_SEM, 0x1111);
+    qtest_writel(t.qts, G.sem, 0x1111);
 
     c = chan_up(&t, 1);
-    pb_release(pb, L_SEM, 0x600d);
-    pb_release(pb, SYS(G_SEM), 0x2222);
+    pb_release(pb, L.sem, 0x600d);
+    pb_release(pb, SYS(G.sem), 0x2222);
     submit(&t, c, pb);
-    expect_err(&t, c, TGPU_ERR_SEM_FAULT, G_SEM);
-    g_assert_cmphex(qtest_readl(t.qts, G_SEM), ==, 0x1111);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x600d);
+    expect_err(&t, c, TGPU_ERR_SEM_FAULT, G.sem);
+    g_assert_cmphex(qtest_readl(t.qts, G.sem), ==, 0x1111);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0x600d);
 
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 1));
     doorbell(&t, 1);
-    expect_err(&t, c, TGPU_ERR_USERD_FAULT, G_USERD);
+    expect_err(&t, c, TGPU_ERR_USERD_FAULT, G.userd);
 
     /* with it back on, the same work goes through */
     qpci_config_writew(t.dev, PCI_COMMAND, cmd);
     c = chan_up(&t, 1);
     run(&t, c, pb);
-    g_assert_cmphex(qtest_readl(t.qts, G_SEM), ==, 0x2222);
+    g_assert_cmphex(qtest_readl(t.qts, G.sem), ==, 0x2222);
     tgpu_stop(&t);
 }
 

@@ -41,28 +41,28 @@ static void test_release(void)
     now = qtest_clock_step(t.qts, 5000000000ll + 123457);
     g_assert_cmpuint(ptimer(&t), ==, now);
 
-    pa_wr32(&t, L_SEM + 0x04, 0xa5a5a5a5);     /* guard */
-    pa_wr32(&t, L_SEM + 0x24, 0xa5a5a5a5);     /* guard */
-    pa_wr64(&t, L_SEM + 0x10, 0);
+    pa_wr32(&t, L.sem + 0x04, 0xa5a5a5a5);     /* guard */
+    pa_wr32(&t, L.sem + 0x24, 0xa5a5a5a5);     /* guard */
+    pa_wr64(&t, L.sem + 0x10, 0);
 
     /* entry 0: the plain forms */
     pb_m(pb, 0, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
-    pb_release(pb, L_SEM, 0xcafef00d);
-    pb_sem(pb, L_SEM + 0x10, 0x1122334455667788ull,
+    pb_release(pb, L.sem, 0xcafef00d);
+    pb_sem(pb, L.sem + 0x10, 0x1122334455667788ull,
            TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
-    pb_sem(pb, L_SEM + 0x20, 0x600d,
+    pb_sem(pb, L.sem + 0x20, 0x600d,
            TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP);
-    pb_sem(pb, SYS(G_SEM), 0xfeedfacecafebeefull,
+    pb_sem(pb, SYS(G.sem), 0xfeedfacecafebeefull,
            TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64 | TGPU_SEM_TIMESTAMP |
            TGPU_SEM_RELEASE_WFI);
-    pb_release(pb, SYS(G_SEM + 0x20), 0x1234);
+    pb_release(pb, SYS(G.sem + 0x20), 0x1234);
     /* methods that are accepted and change nothing visible here */
     pb_m(pb, 5, TGPU_M_NOP, 0);
     pb_m(pb, 0, TGPU_M_WFI, 0);
     pb_mem_op(pb, 0, 0, TGPU_MEM_OP_MEMBAR);
     pb_mem_op(pb, 0, 0, TGPU_MEM_OP_TLB_INVALIDATE);
     pb_mem_op(pb, 0x10, 4, TGPU_MEM_OP_TLB_INVALIDATE_RANGE);
-    pb_release(pb, L_SEM + 0x30, 1);
+    pb_release(pb, L.sem + 0x30, 1);
     chan_push(&t, c, pb);
 
     /*
@@ -72,7 +72,7 @@ static void test_release(void)
      */
     pb->n = 0;
     pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 2);
-    pb_dw(pb, L_SEM + 0x40);
+    pb_dw(pb, L.sem + 0x40);
     pb_dw(pb, 0);
     pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_PAYLOAD_LO, 0);
     pb_hdr(pb, TGPU_PB_OP_NON_INC, 0, TGPU_M_SEM_PAYLOAD_LO, 3);
@@ -84,7 +84,7 @@ static void test_release(void)
     pb_dw(pb, TGPU_SEM_OP_RELEASE);
     pb_immd(pb, TGPU_M_SEM_ADDR_LO, 0x44);      /* replaced below */
     pb_hdr(pb, TGPU_PB_OP_INC, 3, TGPU_M_SEM_ADDR_LO, 1);
-    pb_dw(pb, L_SEM + 0x50);
+    pb_dw(pb, L.sem + 0x50);
     pb_immd(pb, TGPU_M_SEM_PAYLOAD_LO, 0x1abc);
     pb_immd(pb, TGPU_M_SEM_EXECUTE, TGPU_SEM_OP_RELEASE);
     chan_push(&t, c, pb);
@@ -92,7 +92,7 @@ static void test_release(void)
     /* entries 2 and 3: a method's data continues in the next segment */
     pb->n = 0;
     pb_hdr(pb, TGPU_PB_OP_INC, 0, TGPU_M_SEM_ADDR_LO, 5);
-    pb_dw(pb, L_SEM + 0x60);
+    pb_dw(pb, L.sem + 0x60);
     pb_dw(pb, 0);
     chan_push(&t, c, pb);
     pb->n = 0;
@@ -104,7 +104,7 @@ static void test_release(void)
     /* entry 4: a control NOP; entry 5: SYNC set */
     chan_gp(&t, c, TGPU_GP_ENTRY(0ull, 0, 0));
     pb->n = 0;
-    pb_release(pb, L_SEM + 0x70, 0x7070);
+    pb_release(pb, L.sem + 0x70, 0x7070);
     seg = chan_seg(&t, c, pb->dw, pb->n);
     chan_gp(&t, c, TGPU_GP_ENTRY(seg, pb->n, 1));
     last_seg = seg;
@@ -114,20 +114,20 @@ static void test_release(void)
     chan_kick(&t, c);
     wait_done(&t, c);
 
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0xcafef00d);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x04), ==, 0xa5a5a5a5);
-    g_assert_cmphex(pa_rd64(&t, L_SEM + 0x10), ==, 0x1122334455667788ull);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x20), ==, 0x600d);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x24), ==, 0xa5a5a5a5);
-    g_assert_cmpuint(pa_rd64(&t, L_SEM + 0x28), ==, now);
-    g_assert_cmphex(pa_rd64(&t, SYS(G_SEM)), ==, 0xfeedfacecafebeefull);
-    g_assert_cmpuint(pa_rd64(&t, SYS(G_SEM + 8)), ==, now);
-    g_assert_cmphex(pa_rd32(&t, SYS(G_SEM + 0x20)), ==, 0x1234);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x30), ==, 1);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x40), ==, 0x3333);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x50), ==, 0x1abc);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x60), ==, 0x6060);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x70), ==, 0x7070);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0xcafef00d);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x04), ==, 0xa5a5a5a5);
+    g_assert_cmphex(pa_rd64(&t, L.sem + 0x10), ==, 0x1122334455667788ull);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x20), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x24), ==, 0xa5a5a5a5);
+    g_assert_cmpuint(pa_rd64(&t, L.sem + 0x28), ==, now);
+    g_assert_cmphex(pa_rd64(&t, SYS(G.sem)), ==, 0xfeedfacecafebeefull);
+    g_assert_cmpuint(pa_rd64(&t, SYS(G.sem + 8)), ==, now);
+    g_assert_cmphex(pa_rd32(&t, SYS(G.sem + 0x20)), ==, 0x1234);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x30), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x40), ==, 0x3333);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x50), ==, 0x1abc);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x60), ==, 0x6060);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x70), ==, 0x7070);
     /* nothing ran ahead of the IMMD address that was overwritten */
     g_assert_cmphex(pa_rd32(&t, 0x44), ==, 0);
 
@@ -163,17 +163,17 @@ static void test_release_sysmem(void)
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 1));
     now = qtest_clock_step(t.qts, 777);
 
-    pb_release(pb, L_SEM, 0x5151);
-    pb_sem(pb, SYS(G_SEM + 0x40), 0x4242,
+    pb_release(pb, L.sem, 0x5151);
+    pb_sem(pb, SYS(G.sem + 0x40), 0x4242,
            TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP);
     seg = chan_push(&t, c, pb);
     chan_kick(&t, c);
     wait_done(&t, c);
 
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x5151);
-    g_assert_cmphex(qtest_readl(t.qts, G_SEM + 0x40), ==, 0x4242);
-    g_assert_cmpuint(qtest_readq(t.qts, G_SEM + 0x48), ==, now);
-    g_assert_cmpuint(qtest_readl(t.qts, G_USERD + TGPU_USERD_GP_GET), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0x5151);
+    g_assert_cmphex(qtest_readl(t.qts, G.sem + 0x40), ==, 0x4242);
+    g_assert_cmpuint(qtest_readq(t.qts, G.sem + 0x48), ==, now);
+    g_assert_cmpuint(qtest_readl(t.qts, G.userd + TGPU_USERD_GP_GET), ==, 1);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
     g_assert_cmphex(crd(&t, 1, TGPU_CHAN_PB_LO), ==,
                     (uint32_t)(seg + 4 * pb->n));
@@ -196,9 +196,9 @@ static void test_release_wrap(void)
 
     for (uint32_t i = 1; i <= 10; i++) {
         pb->n = 0;
-        pb_release(pb, L_SEM, i);
+        pb_release(pb, L.sem, i);
         run(&t, c, pb);
-        g_assert_cmpuint(pa_rd32(&t, L_SEM), ==, i);
+        g_assert_cmpuint(pa_rd32(&t, L.sem), ==, i);
         g_assert_cmpuint(crd(&t, 2, TGPU_CHAN_GP_GET), ==, i % 4);
         g_assert_cmpuint(pa_rd32(&t, c->userd + TGPU_USERD_GP_GET), ==,
                          i % 4);
@@ -207,13 +207,13 @@ static void test_release_wrap(void)
     /* three entries at once, crossing the end of the ring */
     for (uint32_t i = 11; i <= 13; i++) {
         pb->n = 0;
-        pb_release(pb, L_SEM + 4 * i, i);
+        pb_release(pb, L.sem + 4 * i, i);
         chan_push(&t, c, pb);
     }
     chan_kick(&t, c);
     wait_done(&t, c);
     for (uint32_t i = 11; i <= 13; i++) {
-        g_assert_cmpuint(pa_rd32(&t, L_SEM + 4 * i), ==, i);
+        g_assert_cmpuint(pa_rd32(&t, L.sem + 4 * i), ==, i);
     }
     g_assert_cmpuint(crd(&t, 2, TGPU_CHAN_GP_GET), ==, 13 % 4);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 11);
@@ -236,21 +236,21 @@ static void test_acquire_by_release(void)
     a = chan_up(&t, 1);
     b = chan_up(&t, 2);             /* same runlist */
 
-    pb_acquire(pb, L_SEM, 5);
-    pb_release(pb, L_SEM + 0x10, 0xa1);
+    pb_acquire(pb, L.sem, 5);
+    pb_release(pb, L.sem + 0x10, 0xa1);
     submit_blocked(&t, a, pb);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
 
     /* a release of another value does not satisfy it; B is not held up */
-    run_release(&t, b, L_SEM, 4);
+    run_release(&t, b, L.sem, 4);
     settle(&t);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
 
     /* the right value: A completes */
-    run_release(&t, b, L_SEM, 5);
+    run_release(&t, b, L.sem, 5);
     wait_done(&t, a);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x10), ==, 0xa1);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x10), ==, 0xa1);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
 }
@@ -272,15 +272,15 @@ static void test_acquire_idle_after(void)
     tgpu_start_std(&t);
     a = chan_up(&t, 1);
     b = chan_up(&t, 2);
-    pb_acquire(pb, L_SEM, 5);
+    pb_acquire(pb, L.sem, 5);
     submit_blocked(&t, a, pb);
-    run_release(&t, b, L_SEM, 5);
+    run_release(&t, b, L.sem, 5);
     wait_done(&t, a);
     assert_main_thread_idle(&t, 300);
 
     /* A waits again, then leaves the runlist: nothing can retry it */
     pb->n = 0;
-    pb_acquire(pb, L_SEM, 6);
+    pb_acquire(pb, L.sem, 6);
     submit_blocked(&t, a, pb);
     runlist_set(&t, TGPU_RUNLIST_COMPUTE, only_b, 1);
     settle(&t);
@@ -315,12 +315,12 @@ static void test_acquire_cross_engine(void)
         g_test_message("channel %d waits, channel %d releases",
                        pairs[i][0], pairs[i][1]);
         pb->n = 0;
-        pb_acquire(pb, L_SEM + 0x100 + 8 * i, 1);
-        pb_release(pb, L_SEM + 0x104 + 8 * i, 0xa0 + i);
+        pb_acquire(pb, L.sem + 0x100 + 8 * i, 1);
+        pb_release(pb, L.sem + 0x104 + 8 * i, 0xa0 + i);
         submit_blocked(&t, w, pb);
-        run_release(&t, r, L_SEM + 0x100 + 8 * i, 1);
+        run_release(&t, r, L.sem + 0x100 + 8 * i, 1);
         wait_done(&t, w);
-        g_assert_cmphex(pa_rd32(&t, L_SEM + 0x104 + 8 * i), ==, 0xa0 + i);
+        g_assert_cmphex(pa_rd32(&t, L.sem + 0x104 + 8 * i), ==, 0xa0 + i);
     }
     assert_no_error_pending(&t);
     tgpu_stop(&t);
@@ -341,37 +341,37 @@ static void test_acquire_cpu(void)
     a = chan_up(&t, 1);
 
     /* in VRAM, written through BAR1 */
-    pb_acquire(pb, L_SEM, 7);
-    pb_release(pb, L_SEM + 0x10, 1);
+    pb_acquire(pb, L.sem, 7);
+    pb_release(pb, L.sem + 0x10, 1);
     submit_blocked(&t, a, pb);
-    pa_wr32(&t, L_SEM, 7);
+    pa_wr32(&t, L.sem, 7);
     settle(&t);
     /* no poll without virtual time passing */
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_BLOCKED);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
 
     /* in guest RAM */
     pb->n = 0;
-    pb_acquire(pb, SYS(G_SEM), 0x99);
-    pb_release(pb, L_SEM + 0x10, 2);
+    pb_acquire(pb, SYS(G.sem), 0x99);
+    pb_release(pb, L.sem + 0x10, 2);
     submit_blocked(&t, a, pb);
     poll_blocked(&t, a);
-    qtest_writel(t.qts, G_SEM, 0x99);
+    qtest_writel(t.qts, G.sem, 0x99);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 2);
 
     /* a doorbell for the channel retries it at once, without time */
     pb->n = 0;
-    pb_acquire(pb, L_SEM + 0x20, 3);
-    pb_release(pb, L_SEM + 0x10, 3);
+    pb_acquire(pb, L.sem + 0x20, 3);
+    pb_release(pb, L.sem + 0x10, 3);
     submit_blocked(&t, a, pb);
-    pa_wr32(&t, L_SEM + 0x20, 3);
+    pa_wr32(&t, L.sem + 0x20, 3);
     bells = rd(&t, TGPU_FIFO_DOORBELLS);
     doorbell(&t, 1);
     wait_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 3);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 3);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, bells + 1);
     tgpu_stop(&t);
 }
@@ -387,63 +387,63 @@ static void test_acquire_compare(void)
     a = chan_up(&t, 1);
 
     /* already satisfied: no blocking at all */
-    pa_wr32(&t, L_SEM, 0x80000000);
-    pb_acq_geq(pb, L_SEM, 1);           /* unsigned: 0x80000000 >= 1 */
-    pb_acq_geq(pb, L_SEM, 0x80000000);  /* equal */
-    pb_acquire(pb, L_SEM, 0x80000000);
-    pb_release(pb, L_SEM + 0x10, 1);
+    pa_wr32(&t, L.sem, 0x80000000);
+    pb_acq_geq(pb, L.sem, 1);           /* unsigned: 0x80000000 >= 1 */
+    pb_acq_geq(pb, L.sem, 0x80000000);  /* equal */
+    pb_acquire(pb, L.sem, 0x80000000);
+    pb_release(pb, L.sem + 0x10, 1);
     run(&t, a, pb);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
 
     /* GEQ: waits while below, a larger value satisfies it */
-    pa_wr32(&t, L_SEM, 10);
+    pa_wr32(&t, L.sem, 10);
     pb->n = 0;
-    pb_acq_geq(pb, L_SEM, 11);
-    pb_release(pb, L_SEM + 0x10, 2);
+    pb_acq_geq(pb, L.sem, 11);
+    pb_release(pb, L.sem + 0x10, 2);
     submit_blocked(&t, a, pb);
     poll_blocked(&t, a);
-    pa_wr32(&t, L_SEM, 12);
+    pa_wr32(&t, L.sem, 12);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 2);
 
     /* equality: a larger value does not do */
     pb->n = 0;
-    pb_acquire(pb, L_SEM, 11);
-    pb_release(pb, L_SEM + 0x10, 3);
+    pb_acquire(pb, L.sem, 11);
+    pb_release(pb, L.sem + 0x10, 3);
     submit_blocked(&t, a, pb);
     poll_blocked(&t, a);
-    pa_wr32(&t, L_SEM, 11);
+    pa_wr32(&t, L.sem, 11);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 3);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 3);
 
     /* 64-bit: the high half counts */
-    pa_wr64(&t, L_SEM + 0x20, 0x100000005ull);
+    pa_wr64(&t, L.sem + 0x20, 0x100000005ull);
     pb->n = 0;
-    pb_sem(pb, L_SEM + 0x20, 5, TGPU_SEM_OP_ACQUIRE | TGPU_SEM_PAYLOAD_64);
-    pb_release(pb, L_SEM + 0x10, 4);
+    pb_sem(pb, L.sem + 0x20, 5, TGPU_SEM_OP_ACQUIRE | TGPU_SEM_PAYLOAD_64);
+    pb_release(pb, L.sem + 0x10, 4);
     submit_blocked(&t, a, pb);
-    pa_wr64(&t, L_SEM + 0x20, 5);
+    pa_wr64(&t, L.sem + 0x20, 5);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 4);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 4);
 
     /* 64-bit GEQ: 0x1_00000000 >= 0xffffffff, unlike its low half */
-    pa_wr64(&t, L_SEM + 0x20, 0x0ffffffffull);
+    pa_wr64(&t, L.sem + 0x20, 0x0ffffffffull);
     pb->n = 0;
-    pb_sem(pb, L_SEM + 0x20, 0x100000000ull,
+    pb_sem(pb, L.sem + 0x20, 0x100000000ull,
            TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
-    pb_release(pb, L_SEM + 0x10, 5);
+    pb_release(pb, L.sem + 0x10, 5);
     submit_blocked(&t, a, pb);
-    pa_wr64(&t, L_SEM + 0x20, 0x100000000ull);
+    pa_wr64(&t, L.sem + 0x20, 0x100000000ull);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 5);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 5);
 
     /* 32-bit: only the low word is compared (high word is not ours) */
-    pa_wr64(&t, L_SEM + 0x30, 0xdead000000000009ull);
+    pa_wr64(&t, L.sem + 0x30, 0xdead000000000009ull);
     pb->n = 0;
-    pb_acquire(pb, L_SEM + 0x30, 9);
-    pb_release(pb, L_SEM + 0x10, 6);
+    pb_acquire(pb, L.sem + 0x30, 9);
+    pb_release(pb, L.sem + 0x10, 6);
     run(&t, a, pb);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 6);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 6);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
 }
@@ -458,30 +458,30 @@ static void test_acquire_disable(void)
     tgpu_start_std(&t);
     a = chan_up(&t, 1);
 
-    pb_release(pb, L_SEM + 0x10, 1);
-    pb_acquire(pb, L_SEM, 1);
-    pb_release(pb, L_SEM + 0x10, 2);
+    pb_release(pb, L.sem + 0x10, 1);
+    pb_acquire(pb, L.sem, 1);
+    pb_release(pb, L.sem + 0x10, 2);
     submit_blocked(&t, a, pb);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
 
     cwr(&t, 1, TGPU_CHAN_CTRL, 0);
     wait_state(&t, 1, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
 
     /* disabled: the acquire is not retried, doorbells are refused */
-    pa_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L.sem, 1);
     step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
     doorbell(&t, 1);
     settle(&t);
     g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_DISABLED);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 1);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 1);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, 1);
 
     /* enable again: it continues where it stopped */
     chan_enable(&t, a);
     doorbell(&t, 1);
     poll_done(&t, a);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 2);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 2);
     g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
     assert_no_error_pending(&t);
     tgpu_stop(&t);
@@ -499,7 +499,7 @@ static void test_acquire_timeout(void)
     Chan *a, *b;
 
     tgpu_start_std(&t);
-    msix_setup(&t, G_MSI, true);
+    msix_setup(&t, true);
     wr(&t, TGPU_FIFO_INTR_EN, TGPU_FIFO_INTR_CHAN_ERROR);
     wr(&t, TGPU_PMC_INTR_EN, TGPU_INTR_FIFO);
 
@@ -508,8 +508,8 @@ static void test_acquire_timeout(void)
     chan_up_cfg(&t, a);
     b = chan_up(&t, 4);
 
-    pb_acquire(pb, L_SEM + 0x40, 1);
-    pb_release(pb, L_SEM + 0x10, 1);
+    pb_acquire(pb, L.sem + 0x40, 1);
+    pb_release(pb, L.sem + 0x10, 1);
     submit_blocked(&t, a, pb);
 
     /* not before the timeout */
@@ -524,34 +524,34 @@ static void test_acquire_timeout(void)
     g_assert_false(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_STALL));
 
     /* other channels are not held up meanwhile */
-    run_release(&t, b, L_SEM + 0x20, 0xb0);
+    run_release(&t, b, L.sem + 0x20, 0xb0);
 
     /* past it */
     step(&t, TGPU_ACQUIRE_POLL_NS + 1);
     wait_state(&t, 3, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, 3, TGPU_CHAN_ERROR), ==,
                      TGPU_ERR_ACQUIRE_TIMEOUT);
-    g_assert_cmphex(crd(&t, 3, TGPU_CHAN_ERROR_INFO), ==, L_SEM + 0x40);
+    g_assert_cmphex(crd(&t, 3, TGPU_CHAN_ERROR_INFO), ==, L.sem + 0x40);
     g_assert_true(err_pending(&t, 3));
     g_assert_cmpuint(rd(&t, TGPU_FIFO_ERR_CHID), ==, 3);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_ERR_CODE), ==,
                      TGPU_ERR_ACQUIRE_TIMEOUT);
-    g_assert_cmphex(rd(&t, TGPU_FIFO_ERR_INFO), ==, L_SEM + 0x40);
+    g_assert_cmphex(rd(&t, TGPU_FIFO_ERR_INFO), ==, L.sem + 0x40);
     g_assert_cmphex(rd(&t, TGPU_FIFO_INTR), ==, TGPU_FIFO_INTR_CHAN_ERROR);
     g_assert_cmphex(rd(&t, TGPU_PMC_INTR), ==, TGPU_INTR_FIFO);
     g_assert_true(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_STALL));
     g_assert_false(qpci_msix_pending(t.dev, TGPU_MSIX_VEC_NONSTALL));
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
 
     /* the semaphore arriving late changes nothing */
-    pa_wr32(&t, L_SEM + 0x40, 1);
+    pa_wr32(&t, L.sem + 0x40, 1);
     step(&t, TGPU_ACQUIRE_POLL_NS);
     g_assert_cmpuint(chan_state(&t, 3), ==, TGPU_CHAN_STATE_ERROR);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x10), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
 
     /* no timeout configured: blocked for (virtual) ever */
     pb->n = 0;
-    pb_acquire(pb, L_SEM + 0x50, 1);
+    pb_acquire(pb, L.sem + 0x50, 1);
     submit_blocked(&t, b, pb);
     step(&t, 200 * 1000 * 1000);
     g_assert_cmpuint(chan_state(&t, 4), ==, TGPU_CHAN_STATE_BLOCKED);
@@ -600,13 +600,15 @@ static void test_sched(const void *data)
 {
     const SchedCase *sc = data;
     g_autofree PB *pb = pb_new();
-    const uint64_t gate = L_SEM + 0x100, shared = L_SEM + 0x110;
     const uint32_t rl[] = { 1, 2 }, rl_ce0[] = { 16 };
+    uint64_t gate, shared;
     uint32_t base;
     T t;
     Chan *a, *b, *g;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
+    gate = L.sem + 0x100;
+    shared = L.sem + 0x110;
     runlist_set(&t, TGPU_RUNLIST_COMPUTE, rl, 2);
     runlist_set(&t, TGPU_RUNLIST_CE0, rl_ce0, 1);
 
@@ -620,7 +622,7 @@ static void test_sched(const void *data)
     chan_up_cfg(&t, b);
     g = chan_up(&t, 16);
     /* G has run on CE0, so its next run there is no switch */
-    run_release(&t, g, L_SEM + 0x120, 1);
+    run_release(&t, g, L.sem + 0x120, 1);
 
     /* A, then B, block on the gate: the compute engine last ran B */
     for (int i = 0; i < 2; i++) {
@@ -670,25 +672,25 @@ static void test_sched_blocked(void)
     chan_up_cfg(&t, a);
     b = chan_up(&t, 2);
 
-    pb_acquire(pb, L_SEM, 1);
-    pb_release(pb, L_SEM + 0x10, 0xaa);
+    pb_acquire(pb, L.sem, 1);
+    pb_release(pb, L.sem + 0x10, 0xaa);
     submit_blocked(&t, a, pb);
 
     for (uint32_t i = 1; i <= 5; i++) {
-        run_release(&t, b, L_SEM + 0x20, i);
+        run_release(&t, b, L.sem + 0x20, i);
         poll_blocked(&t, a);
     }
     /* a long job on B while A polls */
     pb->n = 0;
     pb_nops(pb, 4000);
-    pb_release(pb, L_SEM + 0x20, 0xbb);
+    pb_release(pb, L.sem + 0x20, 0xbb);
     submit(&t, b, pb);
     poll_done(&t, b);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x20), ==, 0xbb);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x20), ==, 0xbb);
 
-    pa_wr32(&t, L_SEM, 1);
+    pa_wr32(&t, L.sem, 1);
     poll_done(&t, a);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 0x10), ==, 0xaa);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 0x10), ==, 0xaa);
     tgpu_stop(&t);
 }
 
@@ -707,7 +709,7 @@ static void test_doorbell_garbage(void)
     T t;
     Chan *c, *k, *off;
 
-    tgpu_start(&t, NULL);
+    chan_start(&t, NULL);
     g_assert_cmpuint(t.nch, ==, TGPU_CHANNELS_DEFAULT);
     runlists_std(&t);
     c = chan_up(&t, 0);
@@ -729,13 +731,13 @@ static void test_doorbell_garbage(void)
     k = chan_up(&t, 7);
     chan_kill(&t, 7);
     g_assert_cmpuint(chan_state(&t, 7), ==, TGPU_CHAN_STATE_ERROR);
-    pb_release(pb, L_SEM + 0x70, 7);
+    pb_release(pb, L.sem + 0x70, 7);
     submit(&t, k, pb);
     bad++;
     settle(&t);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, bad);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 0);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x70), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x70), ==, 0);
     g_assert_cmpuint(chan_state(&t, 5), ==, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(chan_state(&t, 6), ==, TGPU_CHAN_STATE_DISABLED);
     g_assert_cmpuint(chan_state(&t, 7), ==, TGPU_CHAN_STATE_ERROR);
@@ -754,17 +756,17 @@ static void test_doorbell_garbage(void)
     off->engine = TGPU_RUNLIST_CE1;         /* CE1's list has 24..31 */
     chan_up_cfg(&t, off);
     pb->n = 0;
-    pb_release(pb, L_SEM + 0x80, 8);
+    pb_release(pb, L.sem + 0x80, 8);
     submit(&t, off, pb);
     settle(&t);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 2);
     g_assert_cmpuint(crd(&t, 40, TGPU_CHAN_GP_GET), ==, 0);
     g_assert_cmphex(crd(&t, 40, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK,
                     ==, TGPU_CHAN_STATE_PENDING);
-    g_assert_cmpuint(pa_rd32(&t, L_SEM + 0x80), ==, 0);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x80), ==, 0);
 
     /* the device still works */
-    run_release(&t, c, L_SEM, 0x600d);
+    run_release(&t, c, L.sem, 0x600d);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 3);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS_BAD), ==, bad);
     g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);

@@ -18,35 +18,56 @@
 #define TGPU_INTX_GSI       20
 
 /*
- * Where the tests put things, besides L_RUNLIST and L_INST.  Every
- * channel runs in bypass mode, its GPU addresses physical (SYS() for
- * guest RAM).
+ * Where the tests put things, besides the runlists and instance blocks
+ * of tgpu-qtest.h: allocated at every start (chan_start).  Every channel
+ * runs in bypass mode, its GPU addresses physical (SYS() for guest RAM).
  */
-#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
-#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define L_PB_SIZE           0x20000u
-#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
-#define L_SEM               0x1400000u      /* semaphores */
-#define L_SCRATCH           0x1800000u
-#define L_BIGRING           0x2000000u      /* room for 2^20 entries */
+#define PB_SIZE             0x20000u
 
-#define G_MSI               0x300000u       /* MSI-X messages land here */
-#define G_USERD             0x400000u
-#define G_GPFIFO            0x401000u
-#define G_PB                0x410000u
-#define G_SEM               0x500000u
+static struct {                 /* VRAM */
+    ChanMem ch[NR_TEST_CHANNELS];
+    uint64_t sem;               /* semaphores: 4 MiB */
+    uint64_t scratch;           /* 8 MiB, 8 KiB aligned (a PD1 table) */
+    uint64_t bigring;           /* room for 2^20 entries */
+} L;
 
-/* The device, with every test channel on its engine's runlist. */
+static struct {                 /* guest RAM */
+    uint64_t userd;             /* one channel's */
+    uint64_t gpfifo;            /* 16 entries */
+    uint64_t pb;                /* 64 KiB */
+    uint64_t sem;
+} G;
+
+static inline void chan_mem_init(T *t)
+{
+    chan_mem_alloc(t, L.ch, PB_SIZE);
+    L.sem = vram_alloc(t, 4 * MiB);
+    L.scratch = vram_alloc_aligned(t, 8 * MiB, TGPU_PDB_ALIGN);
+    L.bigring = vram_alloc(t, TGPU_GP_ENTRY_SIZE << 20);
+    G.userd = ram_alloc(t, TGPU_USERD_SIZE);
+    G.gpfifo = ram_alloc(t, 0xf000);
+    G.pb = ram_alloc(t, 0xf0000);
+    G.sem = ram_alloc(t, 4 * KiB);
+}
+
+/* The device and the channels' memory. */
+static inline void chan_start(T *t, const char *opts)
+{
+    tgpu_start(t, opts);
+    chan_mem_init(t);
+}
+
+/* The same, with every test channel on its engine's runlist. */
 static inline void tgpu_start_std(T *t)
 {
-    tgpu_start(t, NULL);
+    chan_start(t, NULL);
     runlists_std(t);
 }
 
 /* The default configuration of a channel: everything in VRAM. */
 static inline Chan *chan_cfg(T *t, int ch)
 {
-    return chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch), L_PB_SIZE);
+    return chan_init_mem(t, ch, L.ch);
 }
 
 /* The same, with GPFIFO, USERD and pushbuffer in system memory. */
@@ -54,10 +75,10 @@ static inline Chan *chan_cfg_sys(T *t, int ch)
 {
     Chan *c = chan_cfg(t, ch);
 
-    c->gpfifo = SYS(G_GPFIFO);
+    c->gpfifo = SYS(G.gpfifo);
     c->log2 = 4;
-    c->userd = SYS(G_USERD);
-    c->pb = SYS(G_PB);
+    c->userd = SYS(G.userd);
+    c->pb = SYS(G.pb);
     c->pb_size = 0x10000;
     return c;
 }
@@ -127,7 +148,7 @@ static inline void check_alive(T *t, uint32_t val)
     if (chan_state(t, 0) == TGPU_CHAN_STATE_DISABLED) {
         c = chan_up(t, 0);
     }
-    run_release(t, c, L_SEM + 0xff0, val);
+    run_release(t, c, L.sem + 0xff0, val);
 }
 
 #endif

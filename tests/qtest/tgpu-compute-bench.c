@@ -22,18 +22,15 @@
 #include "tgpu-kernel.h"
 #include "tgpu-bench.h"
 
-#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
-#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define L_PB_SIZE           0x8000u
-#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
-#define L_SEM               0x400000u
-#define L_PARAM             0x580000u
-#define L_CODE              0x600000u
-#define L_A                 0x1000000u      /* 8 MiB each */
-#define L_B                 0x1800000u
-#define L_C                 0x2000000u
-
+#define PB_SIZE             0x8000u
 #define CH                  1
+
+/* VRAM, allocated at the start (bench_start) */
+static struct {
+    ChanMem ch[NR_TEST_CHANNELS];
+    KernelMem k;
+    uint64_t a, b, c;           /* 8 MiB each */
+} L;
 
 /* ---- kernels ------------------------------------------------------------ */
 
@@ -158,8 +155,13 @@ static void bench_start(T *t)
     Chan *c;
 
     tgpu_start(t, NULL);
+    chan_mem_alloc(t, L.ch, PB_SIZE);
+    kernel_mem_alloc(t, &L.k, 64 * KiB);
+    L.a = vram_alloc(t, 8 * MiB);
+    L.b = vram_alloc(t, 8 * MiB);
+    L.c = vram_alloc(t, 8 * MiB);
     runlists_std(t);
-    c = chan_init(t, CH, L_GPFIFO(CH), L_USERD(CH), L_PB(CH), L_PB_SIZE);
+    c = chan_init_mem(t, CH, L.ch);
     /*
      * One slice for the whole kernel: a slice is a timeslice of modelled
      * time, and the virtual clock stands while the executor runs
@@ -179,11 +181,11 @@ static double time_kernel(T *t, const Kernel *k, uint64_t *lane_ops)
                       (uint64_t)rd(t, TGPU_GR_LANE_OPS_HI) << 32;
     gint64 t0, now;
 
-    pb_kernel_at(t, pb, k, L_CODE, L_PARAM, L_SEM, ++seq);
+    pb_kernel_at(t, pb, k, L.k.code, L.k.param, L.k.sem, ++seq);
     chan_push(t, c, pb);
     t0 = g_get_monotonic_time();
     chan_kick(t, c);
-    while (pa_rd32(t, L_SEM) != seq) {
+    while (pa_rd32(t, L.k.sem) != seq) {
         g_assert_cmpuint(rd(t, TGPU_GR_ERROR), ==, 0);
         bench_poll_pause(t0, 120);
     }
@@ -254,12 +256,12 @@ static void test_compute_bench(void)
     double t_saxpy, t_sgemm, t_div, t_native, secs[BENCH_RUNS];
     struct {
         uint64_t a, b, c;
-    } pm = { cpu_to_le64(L_A), cpu_to_le64(L_B), cpu_to_le64(L_C) };
+    } pm;
     struct {
         uint64_t x, y;
         float alpha;
         uint32_t pad;
-    } ps = { cpu_to_le64(L_A), cpu_to_le64(L_B), 1.5f, 0 };
+    } ps = { 0, 0, 1.5f, 0 };
     Kernel kg = { sgemm, ARRAY_SIZE(sgemm), { SGEMM_N / TILE,
                   SGEMM_N / TILE }, { TILE, TILE }, 2048, &pm, sizeof(pm) };
     Kernel ks = { saxpy, ARRAY_SIZE(saxpy), { nsaxpy / 256 }, { 256 }, 0,
@@ -277,19 +279,22 @@ static void test_compute_bench(void)
         y[i] = 1.0f;
     }
     bench_start(&t);
+    pm.a = ps.x = cpu_to_le64(L.a);
+    pm.b = ps.y = cpu_to_le64(L.b);
+    pm.c = cpu_to_le64(L.c);
 
-    words(&t, L_A, a, NN, true);
-    words(&t, L_B, b, NN, true);
+    words(&t, L.a, a, NN, true);
+    words(&t, L.b, b, NN, true);
     t_sgemm = median_run(&t, &kg, &ops_sgemm);
-    words(&t, L_C, c, NN, false);
+    words(&t, L.c, c, NN, false);
     native_sgemm(ref, a, b);
     g_assert_cmpmem(c, 4 * NN, ref, 4 * NN);
 
-    words(&t, L_A, x, nsaxpy, true);
-    words(&t, L_B, y, nsaxpy, true);
+    words(&t, L.a, x, nsaxpy, true);
+    words(&t, L.b, y, nsaxpy, true);
     ks.grid[0] = nsaxpy / 256;
     t_saxpy = median_run(&t, &ks, &ops_saxpy);
-    words(&t, L_B, y, nsaxpy, false);
+    words(&t, L.b, y, nsaxpy, false);
     for (uint32_t i = 0; i < nsaxpy; i += 997) {
         int runs = g_test_perf() ? BENCH_RUNS : 1;
 
@@ -298,7 +303,7 @@ static void test_compute_bench(void)
     }
 
     t_div = median_run(&t, &kd, &ops_div);
-    words(&t, L_C, c, 512 * 256 < NN ? 512 * 256 : NN, false);
+    words(&t, L.c, c, 512 * 256 < NN ? 512 * 256 : NN, false);
     for (int i = 0; i < 512 * 256 && i < NN; i += 131) {
         uint32_t v, m = i % 32;
 

@@ -21,18 +21,15 @@
 #include "tgpu/isa.h"
 #include "tgpu-kernel.h"
 
-/* VRAM */
-#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
-#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define L_PB_SIZE           0x8000u
-#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
-#define L_SEM               0x400000u
-#define L_FAULTBUF          0x500000u
-#define L_PARAM             0x580000u
-#define L_CODE              0x600000u       /* 1 MiB of kernels */
-#define L_IN                0x1000000u
-#define L_OUT               0x1800000u
-#define FAULTBUF_SIZE       64
+#define PB_SIZE             0x8000u
+#define FAULTBUF_SIZE       KERNEL_FAULTBUF_SIZE
+
+/* VRAM, allocated at every start (gr_mem_start) */
+static struct {
+    ChanMem ch[NR_TEST_CHANNELS];
+    KernelMem k;                /* 1 MiB of kernels */
+    uint64_t in, out;           /* 8 MiB each */
+} L;
 
 #define CH_A                1               /* compute channels */
 #define CH_B                2
@@ -43,26 +40,34 @@ static uint32_t seq;
 
 static Chan *gr_chan_up(T *t, int ch)
 {
-    return chan_up_class(t, chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch),
-                                      L_PB(ch), L_PB_SIZE),
-                         SC, TGPU_CLASS_COMPUTE);
+    return chan_up_class(t, chan_init_mem(t, ch, L.ch), SC,
+                         TGPU_CLASS_COMPUTE);
+}
+
+static void gr_mem_start(T *t, const char *opts)
+{
+    tgpu_start(t, opts);
+    chan_mem_alloc(t, L.ch, PB_SIZE);
+    kernel_mem_alloc(t, &L.k, 1 * MiB);
+    L.in = vram_alloc(t, 8 * MiB);
+    L.out = vram_alloc(t, 8 * MiB);
 }
 
 static void gr_start(T *t)
 {
-    tgpu_start(t, NULL);
+    gr_mem_start(t, NULL);
     runlists_std(t);
-    wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
+    wr(t, TGPU_MMU_FAULT_BUF_LO, L.k.faultbuf);
     wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
     wr(t, TGPU_MMU_FAULT_BUF_SIZE, FAULTBUF_SIZE);
-    pa_zero(t, L_FAULTBUF, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
+    pa_zero(t, L.k.faultbuf, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
     gr_chan_up(t, CH_A);
 }
 
-/* Methods that launch K, releasing the next sequence number at L_SEM. */
+/* Methods that launch K, releasing the next sequence number at L.k.sem. */
 static uint32_t pb_kernel(T *t, PB *pb, const Kernel *k, uint64_t code_at)
 {
-    pb_kernel_at(t, pb, k, code_at, L_PARAM, L_SEM, ++seq);
+    pb_kernel_at(t, pb, k, code_at, L.k.param, L.k.sem, ++seq);
     return seq;
 }
 
@@ -70,11 +75,11 @@ static uint32_t pb_kernel(T *t, PB *pb, const Kernel *k, uint64_t code_at)
 static void run_kernel(T *t, Chan *c, const Kernel *k)
 {
     g_autofree PB *pb = pb_new();
-    uint32_t sem = pb_kernel(t, pb, k, L_CODE);
+    uint32_t sem = pb_kernel(t, pb, k, L.k.code);
 
     run(t, c, pb);
     g_assert_cmpuint(rd(t, TGPU_GR_ERROR), ==, 0);
-    g_assert_cmphex(pa_rd32(t, L_SEM), ==, sem);
+    g_assert_cmphex(pa_rd32(t, L.k.sem), ==, sem);
     g_assert_cmphex(rd(t, TGPU_GR_STATUS), ==, 0);
 }
 
@@ -87,7 +92,7 @@ typedef struct Params {
 static Params params(void)
 {
     return (Params) {
-        cpu_to_le64(L_OUT), cpu_to_le64(L_IN), 0, 0,
+        cpu_to_le64(L.out), cpu_to_le64(L.in), 0, 0,
     };
 }
 
@@ -226,7 +231,7 @@ static void test_alu(void)
         EXIT,
     };
     enum { THREADS = 96, CTAS = 3, N = THREADS * CTAS };
-    Params p = params();
+    Params p;
     Kernel k = {
         code, ARRAY_SIZE(code), { CTAS }, { THREADS }, 0, &p, sizeof(p),
     };
@@ -246,9 +251,10 @@ static void test_alu(void)
     in[6] = fu(3e9f);
     in[10] = fu(-3e9f);
     gr_start(&t);
-    words_write(&t, L_IN, in, 4 * N);
+    p = params();
+    words_write(&t, L.in, in, 4 * N);
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, NRES * N);
+    words_read(&t, L.out, out, NRES * N);
 
     for (int i = 0; i < N; i++) {
         uint32_t a = in[4 * i], b = in[4 * i + 1], s = b & 63;
@@ -309,7 +315,7 @@ static void test_memory_widths(void)
         LD(LDC, U16, 10, RZ, 22), ST(STG, 32, 2, 44, 10),
         EXIT,
     };
-    Params p = params();
+    Params p;
     Kernel k = { code, ARRAY_SIZE(code), { 1 }, { 1 }, 64, &p, sizeof(p) };
     static const uint8_t in[16] = {
         0x00, 0xf1, 0x82, 0x93, 0, 0, 0, 0,
@@ -318,13 +324,14 @@ static void test_memory_widths(void)
     uint32_t out[12];
     T t;
 
+    gr_start(&t);
+    p = params();
     p.x = cpu_to_le32(0xcafef00d);
     p.y = cpu_to_le32(0xa5a5fedc);
-    gr_start(&t);
-    pa_write(&t, L_IN, in, sizeof(in));
-    pa_zero(&t, L_OUT, sizeof(out));
+    pa_write(&t, L.in, in, sizeof(in));
+    pa_zero(&t, L.out, sizeof(out));
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, 12);
+    words_read(&t, L.out, out, 12);
     g_assert_cmphex(out[0], ==, 0xf1);
     g_assert_cmphex(out[1], ==, 0xfffffff1);
     g_assert_cmphex(out[2], ==, 0x9382);
@@ -385,7 +392,7 @@ static void test_divergence(void)
         EXIT,                                       /* 36 */
     };
     enum { THREADS = 160, CTAS = 2, N = THREADS * CTAS };
-    Params p = params();
+    Params p;
     Kernel k = {
         code, ARRAY_SIZE(code), { CTAS }, { THREADS }, 0, &p, sizeof(p),
     };
@@ -393,8 +400,9 @@ static void test_divergence(void)
     T t;
 
     gr_start(&t);
+    p = params();
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, N);
+    words_read(&t, L.out, out, N);
     for (int i = 0; i < N; i++) {
         uint32_t want;
 
@@ -432,7 +440,7 @@ static void test_shared_barrier(void)
         EXIT,
     };
     enum { THREADS = 256, CTAS = 4, N = THREADS * CTAS };
-    Params p = params();
+    Params p;
     Kernel k = {
         code, ARRAY_SIZE(code), { CTAS }, { THREADS }, 1024, &p, sizeof(p),
     };
@@ -443,9 +451,10 @@ static void test_shared_barrier(void)
         in[i] = rnd(&x);
     }
     gr_start(&t);
-    words_write(&t, L_IN, in, N);
+    p = params();
+    words_write(&t, L.in, in, N);
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, N);
+    words_read(&t, L.out, out, N);
     for (int i = 0; i < N; i++) {
         int c = i / THREADS, j = i % THREADS;
 
@@ -488,7 +497,7 @@ static void test_atomics(void)
         EXIT,                                           /* 25 */
     };
     enum { THREADS = 256, CTAS = 64, N = THREADS * CTAS };
-    Params p = params();
+    Params p;
     Kernel k = {
         code, ARRAY_SIZE(code), { CTAS }, { THREADS }, 4, &p, sizeof(p),
     };
@@ -496,9 +505,10 @@ static void test_atomics(void)
     T t;
 
     gr_start(&t);
-    words_write(&t, L_OUT, out, 6);
+    p = params();
+    words_write(&t, L.out, out, 6);
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, 6);
+    words_read(&t, L.out, out, 6);
     g_assert_cmpuint(out[0], ==, N);
     g_assert_cmpuint(out[1], ==, (uint32_t)((uint64_t)N * (N - 1) / 2));
     g_assert_cmpuint(out[2], ==, N - 1);
@@ -521,7 +531,7 @@ static void test_special_registers(void)
            GZ = 2, T_PER = BX * BY * BZ, N = T_PER * GX * GY * GZ };
     uint64_t code[64];
     uint32_t n = 0;
-    Params p = params();
+    Params p;
     g_autofree uint32_t *out = g_new(uint32_t, (NS + 1) * N);
     Kernel k;
     T t;
@@ -556,8 +566,9 @@ static void test_special_registers(void)
     k = (Kernel) { code, n, { GX, GY, GZ }, { BX, BY, BZ }, 0, &p,
                    sizeof(p) };
     gr_start(&t);
+    p = params();
     run_kernel(&t, &t.ch[CH_A], &k);
-    words_read(&t, L_OUT, out, (NS + 1) * N);
+    words_read(&t, L.out, out, (NS + 1) * N);
     for (uint32_t i = 0; i < N; i++) {
         uint32_t cta = i / T_PER, th = i % T_PER;
         uint32_t want[NS] = {
@@ -588,6 +599,9 @@ static void expect_kernel_err(T *t, Chan *c, uint32_t kerr)
     err_ack(t, c->id);
     chan_reset(t, c->id);
 }
+
+/* In the static table below, AT_OUT + offset stands for L.out + offset. */
+#define AT_OUT              (1ull << 56)
 
 static void test_errors(void)
 {
@@ -633,7 +647,7 @@ static void test_errors(void)
         { "bad register", bad_reg, 2, 32, 0, TGPU_KERR_ILLEGAL_INSN, 0, 0, 0,
           0, 0 },
         { "misaligned", misaligned, PROLOGUE_LEN + 2, 32, 0,
-          TGPU_KERR_MISALIGNED, PROLOGUE_LEN, 0, 0, L_OUT + 2, 0 },
+          TGPU_KERR_MISALIGNED, PROLOGUE_LEN, 0, 0, AT_OUT + 2, 0 },
         { "mmu fault", fault, PROLOGUE_LEN + 4, 32, 0,
           TGPU_KERR_MMU_FAULT, PROLOGUE_LEN + 2, 0, 0,
           0x100001020ull, 0 },
@@ -646,10 +660,11 @@ static void test_errors(void)
         { "pc", pc, 1, 32, 0, TGPU_KERR_PC, 1000, 0, 0, 0, 1000 },
         { "sync", sync_empty, 2, 32, 0, TGPU_KERR_STACK, 0, 0, 0, 0, 0 },
     };
-    Params p = params();
+    Params p;
     T t;
 
     gr_start(&t);
+    p = params();
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         Kernel k = {
             cases[i].code, cases[i].n, { 1 }, { cases[i].threads },
@@ -657,12 +672,16 @@ static void test_errors(void)
         };
         Chan *c = &t.ch[CH_A];
         g_autofree PB *pb = pb_new();
+        uint64_t va = cases[i].va;
 
+        if (va & AT_OUT) {
+            va = L.out + (va & ~AT_OUT);
+        }
         g_test_message("kernel error: %s", cases[i].name);
         if (chan_state(&t, CH_A) != TGPU_CHAN_STATE_IDLE) {
             c = gr_chan_up(&t, CH_A);
         }
-        pb_kernel(&t, pb, &k, L_CODE);
+        pb_kernel(&t, pb, &k, L.k.code);
         submit(&t, c, pb);
         expect_kernel_err(&t, c, cases[i].kerr);
         if (cases[i].kerr != TGPU_KERR_STACK) {
@@ -670,17 +689,16 @@ static void test_errors(void)
         }
         g_assert_cmpuint(rd(&t, TGPU_GR_ERROR_LANE), ==, cases[i].lane);
         g_assert_cmpuint(rd(&t, TGPU_GR_ERROR_WARP), ==, cases[i].warp);
-        g_assert_cmphex(rd(&t, TGPU_GR_ERROR_VA_LO), ==,
-                        (uint32_t)cases[i].va);
-        g_assert_cmphex(rd(&t, TGPU_GR_ERROR_VA_HI), ==, cases[i].va >> 32);
+        g_assert_cmphex(rd(&t, TGPU_GR_ERROR_VA_LO), ==, (uint32_t)va);
+        g_assert_cmphex(rd(&t, TGPU_GR_ERROR_VA_HI), ==, va >> 32);
         g_assert_cmphex(rd(&t, TGPU_GR_ERROR_INFO), ==, cases[i].info);
         gr_chan_up(&t, CH_A);
     }
     /* the MMU fault is in the fault buffer, engine compute */
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 1);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_REC_CHID), ==,
+    g_assert_cmpuint(pa_rd32(&t, L.k.faultbuf + TGPU_FAULT_REC_CHID), ==,
                      CH_A);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + 0x18) & 0xff, ==,
+    g_assert_cmpuint(pa_rd32(&t, L.k.faultbuf + 0x18) & 0xff, ==,
                      TGPU_FAULT_ENGINE_COMPUTE);
 
     /* launch errors: no threads, too many, a misaligned program */
@@ -688,7 +706,7 @@ static void test_errors(void)
         Kernel k = { illegal, 3, { 1 }, { i == 1 ? 1025 : 32 }, 0, &p, 0 };
         g_autofree PB *pb = pb_new();
 
-        pb_kernel(&t, pb, &k, L_CODE + (i == 2 ? 4 : 0));
+        pb_kernel(&t, pb, &k, L.k.code + (i == 2 ? 4 : 0));
         if (i == 0) {
             pb->dw[pb->n - 13] = 0;             /* BLOCK_X = 0 */
         }
@@ -702,7 +720,7 @@ static void test_errors(void)
         Kernel k = { illegal, 3, { 1 }, { 32 }, 0, &p, 16 };
         g_autofree PB *pb = pb_new();
 
-        pb_kernel(&t, pb, &k, L_CODE);
+        pb_kernel(&t, pb, &k, L.k.code);
         pb->dw[i ? pb->n - 8 : 2] = VRAM_GAP;   /* PROGRAM/PARAM_LOWER */
         submit(&t, &t.ch[CH_A], pb);
         expect_kernel_err(&t, &t.ch[CH_A],
@@ -714,9 +732,9 @@ static void test_errors(void)
     }
     /* each was an MMU fault too: the compute engine's, the host's */
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 3);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_RECORD_SIZE + 0x18)
+    g_assert_cmpuint(pa_rd32(&t, L.k.faultbuf + TGPU_FAULT_RECORD_SIZE + 0x18)
                      & 0xff, ==, TGPU_FAULT_ENGINE_COMPUTE);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + 2 * TGPU_FAULT_RECORD_SIZE +
+    g_assert_cmpuint(pa_rd32(&t, L.k.faultbuf + 2 * TGPU_FAULT_RECORD_SIZE +
                              0x18) & 0xff, ==, TGPU_FAULT_ENGINE_HOST);
     tgpu_stop(&t);
 }
@@ -732,7 +750,7 @@ static void test_hang(void)
         LD(LDC, 64, 2, RZ, 0), LD(LDC, 64, 4, RZ, 8),
         MOVI(8, 0x600d), ST(STG, 32, 2, 0, 8), EXIT,
     };
-    Params p = params();
+    Params p;
     Kernel hang = { spin, 2, { 4 }, { 256 }, 0, NULL, 0 };
     Kernel ok = { quick, ARRAY_SIZE(quick), { 1 }, { 32 }, 0, &p,
                   sizeof(p) };
@@ -742,17 +760,18 @@ static void test_hang(void)
     T t;
 
     gr_start(&t);
+    p = params();
     b = gr_chan_up(&t, CH_B);
-    pb_kernel(&t, pb, &hang, L_CODE);
+    pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
     wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
 
     /* another channel's kernel still runs: the spinner is preempted */
     pb->n = 0;
-    pa_wr32(&t, L_OUT, 0);
-    pb_kernel(&t, pb, &ok, L_CODE + 0x1000);
+    pa_wr32(&t, L.out, 0);
+    pb_kernel(&t, pb, &ok, L.k.code + 0x1000);
     run(&t, b, pb);
-    g_assert_cmphex(pa_rd32(&t, L_OUT), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L.out), ==, 0x600d);
     pre = rd(&t, TGPU_GR_PREEMPTS);
     g_assert_cmpuint(pre, >, 0);
     g_assert_cmpuint(chan_state(&t, CH_A), !=, TGPU_CHAN_STATE_ERROR);
@@ -776,17 +795,17 @@ static void test_hang(void)
     /* a kill stops it as well; then the engine runs kernels again */
     gr_chan_up(&t, CH_A);
     pb->n = 0;
-    pb_kernel(&t, pb, &hang, L_CODE);
+    pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
     wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
     chan_kill(&t, CH_A);
     g_assert_cmpuint(crd(&t, CH_A, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     g_assert_cmphex(rd(&t, TGPU_GR_STATUS), ==, 0);
-    pa_wr32(&t, L_OUT, 0);
+    pa_wr32(&t, L.out, 0);
     pb->n = 0;
-    pb_kernel(&t, pb, &ok, L_CODE + 0x1000);
+    pb_kernel(&t, pb, &ok, L.k.code + 0x1000);
     run(&t, b, pb);
-    g_assert_cmphex(pa_rd32(&t, L_OUT), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L.out), ==, 0x600d);
     tgpu_stop(&t);
 }
 
@@ -804,7 +823,7 @@ static void test_progress(void)
     p = rd(&t, reg);
     g_usleep(20000);
     g_assert_cmpuint(rd(&t, reg), ==, p);
-    pb_kernel(&t, pb, &hang, L_CODE);
+    pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
     wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
     q = p;
@@ -847,17 +866,16 @@ static void test_clock(void)
         Chan *c;
         T t;
 
-        tgpu_start(&t, models[m]);
+        gr_mem_start(&t, models[m]);
         runlists_std(&t);
-        c = chan_init(&t, CH_A, L_GPFIFO(CH_A), L_USERD(CH_A), L_PB(CH_A),
-                      L_PB_SIZE);
+        c = chan_init_mem(&t, CH_A, L.ch);
         c->ts_us = 100;
         chan_up_cfg(&t, c);
         pb_m(pb, SC, TGPU_M_SET_OBJECT, TGPU_CLASS_COMPUTE);
         run(&t, c, pb);
         /* a second slice starts once the first's 100 us have passed */
         pb->n = 0;
-        pb_kernel(&t, pb, &k, L_CODE);
+        pb_kernel(&t, pb, &k, L.k.code);
         submit(&t, c, pb);
         while (chan_state(&t, c->id) != TGPU_CHAN_STATE_IDLE &&
                chan_state(&t, c->id) != TGPU_CHAN_STATE_ERROR) {

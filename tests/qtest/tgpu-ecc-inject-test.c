@@ -132,7 +132,7 @@ static void test_registers(void)
 {
     T t;
 
-    tgpu_start(&t, NULL);
+    mmu_mem_start(&t, NULL);
     g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_MAX_REG), ==, TGPU_ECC_INJ_MAX);
     g_assert_cmphex(rd(&t, TGPU_ECC_INJ_STATUS), ==, 0);
     g_assert_cmpuint(rd(&t, TGPU_ECC_LOG_COUNT), ==, 0);
@@ -217,12 +217,12 @@ static void test_sbe_pushbuffer(void)
     T t;
 
     ecc_start(&t, true);
-    pb_release(pb, L_ALIVE, 0xabc);
+    pb_release(pb, L.alive, 0xabc);
     seg = queue_pb(&t, pb);
     inject(&t, seg + 8, SBE_BIT, TGPU_ECC_INJ_ONCE);
     chan_kick(&t, &t.ch[0]);
     wait_done(&t, &t.ch[0]);
-    g_assert_cmphex(pa_rd32(&t, L_ALIVE), ==, 0xabc);
+    g_assert_cmphex(pa_rd32(&t, L.alive), ==, 0xabc);
     expect_counts(&t, 1, 0);
     g_assert_cmpuint(rd(&t, TGPU_ECC_SBE_AGGREGATE), ==, 1);
     g_assert_cmpuint(pending(&t), ==, 0);
@@ -280,7 +280,7 @@ static void test_dbe_host_structures(void)
     T t;
 
     ecc_start(&t, true);
-    pb_release(pb, L_ALIVE, 1);
+    pb_release(pb, L.alive, 1);
 
     /* the GPFIFO entry the channel fetches next */
     c = chan_up_cfg(&t, chan_init(&t, 2, vram_page(&t), vram_page(&t),

@@ -18,10 +18,6 @@
 #include "tgpu/ecc.h"
 #include "tgpu/therm.h"
 
-#define L_CODE              0x600000u
-#define L_PARAM             0x580000u
-#define L_FAULTBUF          0x500000u
-#define L_OUT               0x1000000u
 #define FAULTBUF_SIZE       16
 #define CE_SC               4           /* the copy subchannel */
 #define CH_GR               1           /* compute channels */
@@ -30,6 +26,14 @@
 #define GPU_PATH            "/machine/peripheral/gpu0"
 
 static uint32_t seq;            /* kernels launched since fault_start */
+
+/* VRAM besides tgpu-channel.h's, allocated at every start (fault_start) */
+static struct {
+    uint64_t code;              /* 16 kernels of 4 KiB */
+    uint64_t param;
+    uint64_t faultbuf;
+    uint64_t out;               /* 12 MiB: copies of 8 MiB to out + 4 MiB */
+} K;
 
 static const uint64_t spin[] = { RI(IADD, 1, 1, 1), BRA(0) };
 static const uint64_t quick[] = {
@@ -43,13 +47,17 @@ static void fault_start(T *t, const char *opts)
     g_autofree char *o = g_strdup_printf("id=gpu0%s%s", opts ? "," : "",
                                          opts ? opts : "");
 
-    tgpu_start(t, o);
+    chan_start(t, o);
+    K.code = vram_alloc(t, 64 * KiB);
+    K.param = vram_alloc(t, 4 * KiB);
+    K.faultbuf = vram_alloc(t, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
+    K.out = vram_alloc(t, 12 * MiB);
     seq = 0;
     runlists_std(t);
-    wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
+    wr(t, TGPU_MMU_FAULT_BUF_LO, K.faultbuf);
     wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
     wr(t, TGPU_MMU_FAULT_BUF_SIZE, FAULTBUF_SIZE);
-    pa_zero(t, L_FAULTBUF, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
+    pa_zero(t, K.faultbuf, FAULTBUF_SIZE * TGPU_FAULT_RECORD_SIZE);
 }
 
 static uint64_t hang(T *t, const char *args)
@@ -159,16 +167,16 @@ static Chan *gr_chan_up(T *t, int ch)
     return chan_up_class(t, chan_cfg(t, ch), SC, TGPU_CLASS_COMPUTE);
 }
 
-/* Launch K on C; the launch releases the returned value at L_SEM. */
+/* Launch K on C; the launch releases the returned value at L.sem. */
 static uint32_t submit_kernel(T *t, Chan *c, const uint64_t *code,
                               uint32_t n, uint32_t threads)
 {
-    uint64_t out = L_OUT;
+    uint64_t out = K.out;
     Kernel k = { code, n, { 1 }, { threads }, 0, &out, sizeof(out) };
     g_autofree PB *pb = pb_new();
 
     seq++;
-    pb_kernel_at(t, pb, &k, L_CODE + 0x1000 * (seq % 16), L_PARAM, L_SEM,
+    pb_kernel_at(t, pb, &k, K.code + 0x1000 * (seq % 16), K.param, L.sem,
                  seq);
     submit(t, c, pb);
     return seq;
@@ -179,19 +187,20 @@ static uint32_t progress(T *t, unsigned int runlist)
     return rd(t, TGPU_PMC_ENGINE_PROGRESS(runlist));
 }
 
-#define L_CE_SEM            (L_SEM + 64)
+/* where copies release their semaphore */
+#define CE_SEM              (L.sem + 64)
 
-/* A copy of LEN bytes on C, releasing PAYLOAD at SEM. */
-static void submit_copy(T *t, Chan *c, uint32_t len, uint64_t sem,
-                        uint32_t payload)
+/* A copy of LEN bytes from SRC on C, releasing PAYLOAD at SEM. */
+static void submit_copy_from(T *t, Chan *c, uint64_t src, uint32_t len,
+                             uint64_t sem, uint32_t payload)
 {
     g_autofree PB *pb = pb_new();
 
     pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_OFFSET_IN_UPPER, 4);
+    pb_dw(pb, src >> 32);
+    pb_dw(pb, (uint32_t)src);
     pb_dw(pb, 0);
-    pb_dw(pb, L_OUT);
-    pb_dw(pb, 0);
-    pb_dw(pb, L_OUT + 0x400000);
+    pb_dw(pb, K.out + 0x400000);
     pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_LINE_LENGTH_IN, 1);
     pb_dw(pb, len);
     pb_hdr(pb, TGPU_PB_OP_INC, CE_SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
@@ -202,6 +211,13 @@ static void submit_copy(T *t, Chan *c, uint32_t len, uint64_t sem,
          TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
                         TGPU_CE_INTR_NONE));
     submit(t, c, pb);
+}
+
+/* The same from K.out. */
+static void submit_copy(T *t, Chan *c, uint32_t len, uint64_t sem,
+                        uint32_t payload)
+{
+    submit_copy_from(t, c, K.out, len, sem, payload);
 }
 
 /* Virtual and real time pass: a hung engine's progress stands still. */
@@ -221,11 +237,11 @@ static void expect_kernel_runs(T *t, Chan *c)
 {
     uint32_t sem;
 
-    pa_wr32(t, L_OUT, 0);
+    pa_wr32(t, K.out, 0);
     sem = submit_kernel(t, c, quick, ARRAY_SIZE(quick), 32);
     wait_done(t, c);
-    g_assert_cmphex(pa_rd32(t, L_OUT), ==, 0x600d);
-    g_assert_cmphex(pa_rd32(t, L_SEM), ==, sem);
+    g_assert_cmphex(pa_rd32(t, K.out), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(t, L.sem), ==, sem);
 }
 
 /* ---- hangs -------------------------------------------------------------- */
@@ -261,7 +277,7 @@ static void test_stall(void)
     sem = submit_kernel(&t, c, quick, ARRAY_SIZE(quick), 32);
     wait_state(&t, CH_GR, TGPU_CHAN_STATE_RUNNING);
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
     {
         QDict *e = query_engine(&t, "compute");
@@ -354,7 +370,7 @@ static void test_hang_channel(void)
     sem = submit_kernel(&t, b, quick, ARRAY_SIZE(quick), 32);
     wait_state(&t, CH_GR2, TGPU_CHAN_STATE_RUNNING);
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
     wait_state(&t, CH_GR2, TGPU_CHAN_STATE_ERROR);
     expect_kernel_runs(&t, a);
@@ -369,7 +385,7 @@ static void test_hang_channel(void)
     wait_state(&t, 3, TGPU_CHAN_STATE_RUNNING);
     expect_hang_event(&t, n, "compute", "stall", 3);
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     chan_kill(&t, 3);
     g_assert_cmpuint(crd(&t, 3, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     expect_kernel_runs(&t, a);
@@ -391,19 +407,19 @@ static void test_fetch(void)
 
     fault_start(&t, NULL);
     c = chan_up(&t, 0);
-    run_release(&t, c, L_SEM, 1);
+    run_release(&t, c, L.sem, 1);
 
     n = hang(&t, "'channel': 0, 'kind': 'fetch'");
     expect_hang_event(&t, n, "host", "fetch", 0);
     host = query_engine(&t, "host");
     before = qdict_get_int(host, "progress");
     qobject_unref(host);
-    pb_release(pb, L_SEM, 2);
+    pb_release(pb, L.sem, 2);
     submit(&t, c, pb);
     step(&t, 1000000);
     g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_GP_GET), ==, 1);
     g_assert_cmpuint(chan_state(&t, 0), ==, TGPU_CHAN_STATE_PENDING);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 1);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 1);
     host = query_engine(&t, "host");
     g_assert_cmpuint(qdict_get_int(host, "progress"), ==, before);
     g_assert_true(qdict_get_bool(host, "busy"));
@@ -435,20 +451,20 @@ static void test_fetch(void)
     /* the channel's runlist engine's reset lets it go on */
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_COMPUTE);
     wait_done(&t, c);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 2);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 2);
 
     /* the whole host unit */
     n = hang(&t, "'engine': 'host', 'kind': 'stall'");
     expect_hang_event(&t, n, "host", "stall", -1);
     pb->n = 0;
-    pb_release(pb, L_SEM, 3);
+    pb_release(pb, L.sem, 3);
     submit(&t, c, pb);
     step(&t, 1000000);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 2);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 2);
     g_assert_cmpuint(chan_state(&t, 0), ==, TGPU_CHAN_STATE_PENDING);
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE1);
     wait_done(&t, c);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 3);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 3);
     tgpu_stop(&t);
 }
 
@@ -489,7 +505,7 @@ static void test_trigger_kernels(void)
     expect_hang_event(&t, n, "compute", "stall", -1);
     expect_fired(&t, n, "hang");
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     g_assert_cmpuint(nr_injections(&t), ==, 0);
     tgpu_stop(&t);
 }
@@ -506,12 +522,12 @@ static void test_trigger_copies(void)
     n = hang(&t, "'engine': 'ce0', 'kind': 'stall', 'trigger': "
              "{ 'after': 1, 'event': 'copy-launches' }");
     expect_not_fired(&t);
-    submit_copy(&t, c, 0x10000, L_SEM, 0x77);
+    submit_copy(&t, c, 0x10000, L.sem, 0x77);
     wait_state(&t, CH_CE, TGPU_CHAN_STATE_RUNNING);
     expect_hang_event(&t, n, "ce0", "stall", -1);
     expect_fired(&t, n, "hang");
     expect_stuck(&t, TGPU_RUNLIST_CE0);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, 0x77);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, 0x77);
     chan_kill(&t, CH_CE);
     g_assert_cmpuint(crd(&t, CH_CE, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     tgpu_stop(&t);
@@ -533,7 +549,7 @@ static void test_trigger_vram_reads(void)
     g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, 0);
     expect_not_fired(&t);
     /* GP_PUT, the GPFIFO entry, the pushbuffer: three reads at least */
-    run_release(&t, c, L_SEM, 1);
+    run_release(&t, c, L.sem, 1);
     settle(&t);
     expect_fired(&t, n, "ecc");
     g_assert_cmpuint(rd(&t, TGPU_ECC_INJ_STATUS), ==, 1);
@@ -550,7 +566,7 @@ static void test_mmu_fault_at_time(void)
     T t;
 
     fault_start(&t, NULL);
-    msix_setup(&t, G_MSI, false);
+    msix_setup(&t, false);
     wr(&t, TGPU_MMU_INTR_EN, TGPU_MMU_INTR_FAULT);
     wr(&t, TGPU_PMC_INTR_EN, TGPU_INTR_MMU);
     now = vclock(&t);
@@ -569,10 +585,10 @@ static void test_mmu_fault_at_time(void)
     step(&t, 1);
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 2);
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_COUNT), ==, 2);
-    g_assert_cmphex(pa_rd64(&t, L_FAULTBUF + TGPU_FAULT_REC_VA), ==, 12288);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_REC_ASID), ==, 7);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_REC_CHID), ==, 3);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_REC_ENGINE) & 0xff,
+    g_assert_cmphex(pa_rd64(&t, K.faultbuf + TGPU_FAULT_REC_VA), ==, 12288);
+    g_assert_cmpuint(pa_rd32(&t, K.faultbuf + TGPU_FAULT_REC_ASID), ==, 7);
+    g_assert_cmpuint(pa_rd32(&t, K.faultbuf + TGPU_FAULT_REC_CHID), ==, 3);
+    g_assert_cmpuint(pa_rd32(&t, K.faultbuf + TGPU_FAULT_REC_ENGINE) & 0xff,
                      ==, TGPU_FAULT_ENGINE_CE1);
     g_assert_true(rd(&t, TGPU_MMU_INTR) & TGPU_MMU_INTR_FAULT);
     g_assert_true(msi_seen(&t, TGPU_MSIX_VEC_MMU));
@@ -606,7 +622,7 @@ static void test_illegal_method(void)
     pb_immd(pb, TGPU_M_NOP, 0);
     pb_immd(pb, TGPU_M_NOP, 0);
     pb_immd(pb, TGPU_M_YIELD, 0);
-    pb_release(pb, L_SEM, 5);
+    pb_release(pb, L.sem, 5);
     submit(&t, c, pb);
     wait_state(&t, 0, TGPU_CHAN_STATE_ERROR);
     expect_fired(&t, n, "illegal-method");
@@ -616,11 +632,11 @@ static void test_illegal_method(void)
     g_assert_cmpstr(qdict_get_str(d, "name"), ==, "ILLEGAL_METHOD");
     g_assert_cmphex(qdict_get_int(d, "info"), ==, TGPU_M_YIELD);
     qobject_unref(d);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0);
     expect_err(&t, c, TGPU_ERR_ILLEGAL_METHOD, TGPU_M_YIELD);
     g_assert_cmpuint(nr_injections(&t), ==, 0);
     c = chan_up(&t, 0);
-    run_release(&t, c, L_SEM, 6);
+    run_release(&t, c, L.sem, 6);
     tgpu_stop(&t);
 }
 
@@ -637,23 +653,23 @@ static void test_doorbell_drop(void)
     b = chan_up(&t, 3);
     n = fault(&t, "'kind': 'doorbell-drop', 'channel': 0, 'count': 2, "
               "'trigger': { 'after': 1, 'event': 'doorbells' }");
-    run_release(&t, b, L_SEM + 16, 1);  /* the first doorbell */
+    run_release(&t, b, L.sem + 16, 1);  /* the first doorbell */
     expect_fired(&t, n, "doorbell-drop");
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 1);
 
-    pb_release(pb, L_SEM, 2);
+    pb_release(pb, L.sem, 2);
     submit(&t, a, pb);
     settle(&t);
     chan_kick(&t, a);
     step(&t, 1000000);
     /* two lost: the work is there, the device never heard of it */
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0);
     g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_GP_GET), ==, 0);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 1);
-    run_release(&t, b, L_SEM + 16, 3);  /* another channel's: taken */
+    run_release(&t, b, L.sem + 16, 3);  /* another channel's: taken */
     chan_kick(&t, a);
     wait_done(&t, a);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 2);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, 2);
     g_assert_cmpuint(rd(&t, TGPU_FIFO_DOORBELLS), ==, 3);
     g_assert_cmpuint(nr_injections(&t), ==, 0);
     tgpu_stop(&t);
@@ -667,13 +683,13 @@ static void test_lost_interrupt(void)
     T t;
 
     fault_start(&t, NULL);
-    msix_setup(&t, G_MSI, false);
+    msix_setup(&t, false);
     enable_all_interrupts(&t);
     c = chan_up(&t, 0);
     n = fault(&t, "'kind': 'lost-interrupt', 'vector': 'fifo'");
     expect_fired(&t, n, "lost-interrupt");
     fault(&t, "'kind': 'illegal-method', 'channel': 0");
-    run_release(&t, chan_up(&t, 3), L_SEM, 1);   /* no interrupt */
+    run_release(&t, chan_up(&t, 3), L.sem, 1);   /* no interrupt */
     {
         g_autofree PB *pb = pb_new();
 
@@ -710,20 +726,20 @@ static void test_dma_error(void)
 
     fault_start(&t, NULL);
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 0));
-    run_release(&t, c, L_SEM, 1);
+    run_release(&t, c, L.sem, 1);
     n = fault(&t, "'kind': 'dma-error', 'count': 1");
     expect_fired(&t, n, "dma-error");
     {
         g_autofree PB *pb = pb_new();
 
-        pb_release(pb, L_SEM, 2);
+        pb_release(pb, L.sem, 2);
         submit(&t, c, pb);
     }
     /* the first access is USERD's GP_PUT */
-    expect_err(&t, c, TGPU_ERR_USERD_FAULT, (uint32_t)SYS(G_USERD));
+    expect_err(&t, c, TGPU_ERR_USERD_FAULT, (uint32_t)SYS(G.userd));
     g_assert_cmpuint(nr_injections(&t), ==, 0);
     c = chan_up_cfg(&t, chan_cfg_sys(&t, 0));
-    run_release(&t, c, L_SEM, 3);
+    run_release(&t, c, L.sem, 3);
     tgpu_stop(&t);
 }
 
@@ -765,13 +781,13 @@ static void test_bus_loss(void)
         fault(&t, "'kind': 'bus-loss', 'trigger': { 'after': 3, "
               "'event': 'methods' }");
         pb_nops(pb, 6);
-        pb_release(pb, L_SEM, 0x77);
+        pb_release(pb, L.sem, 0x77);
         submit(&t, c, pb);
         settle(&t);
         g_assert_cmphex(rd(&t, TGPU_PMC_MAGIC), ==, 0xffffffff);
         cmd_ok(&t, "tgpu-restore-bus", "'id': 'gpu0'");
         wait_done(&t, c);
-        g_assert_cmphex(pa_rd32(&t, L_SEM), ==, 0x77);
+        g_assert_cmphex(pa_rd32(&t, L.sem), ==, 0x77);
         g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_ERROR), ==, 0);
     }
 
@@ -865,7 +881,7 @@ static void test_bad_arguments(void)
     /* nothing changed: nothing pending, nothing hangs, work runs */
     g_assert_cmpuint(nr_injections(&t), ==, 0);
     expect_not_fired(&t);
-    run_release(&t, c, L_SEM, 1);
+    run_release(&t, c, L.sem, 1);
 
     /* the 65th is refused, saying how to go on */
     for (int i = 0; i < 64; i++) {
@@ -911,7 +927,7 @@ static void test_hmp(void)
     hmp_expect(&t, "info tgpu", "#2 mmu-fault at VA 0x3000 at 1000000 ns");
     step(&t, 1000000);
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 1);
-    g_assert_cmpuint(pa_rd32(&t, L_FAULTBUF + TGPU_FAULT_REC_ASID), ==, 9);
+    g_assert_cmpuint(pa_rd32(&t, K.faultbuf + TGPU_FAULT_REC_ASID), ==, 9);
     hmp_expect(&t, "tgpu_inject gpu0 doorbell-drop 5 count 3",
                "injection 3");
     hmp_expect(&t, "info tgpu", "#3 doorbell-drop at channel 5: fired, "
@@ -1188,25 +1204,25 @@ static void replay_run(const char *plan, const char *log, uint32_t *ticks)
     fault_start(&t, opts);
     a = chan_up(&t, 0);
     b = chan_up(&t, 3);
-    run_release(&t, a, L_SEM, 1);               /* doorbell 1 */
+    run_release(&t, a, L.sem, 1);               /* doorbell 1 */
     pb_immd(pb, TGPU_M_NOP, 0);
     pb_immd(pb, TGPU_M_NOP, 0);
-    pb_release(pb, L_SEM, 2);                   /* its 2nd method fails */
+    pb_release(pb, L.sem, 2);                   /* its 2nd method fails */
     submit(&t, a, pb);                          /* doorbell 2 */
     wait_state(&t, 0, TGPU_CHAN_STATE_ERROR);
     g_assert_cmpuint(crd(&t, 0, TGPU_CHAN_ERROR), ==,
                      TGPU_ERR_ILLEGAL_METHOD);
     err_ack(&t, 0);
     chan_reset(&t, 0);
-    run_release(&t, b, L_SEM + 16, 3);          /* doorbell 3 */
+    run_release(&t, b, L.sem + 16, 3);          /* doorbell 3 */
     pb->n = 0;
-    pb_release(pb, L_SEM + 16, 4);
+    pb_release(pb, L.sem + 16, 4);
     submit(&t, b, pb);                          /* doorbell 4: lost */
     settle(&t);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 16), ==, 3);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 16), ==, 3);
     chan_kick(&t, b);
     wait_done(&t, b);
-    g_assert_cmphex(pa_rd32(&t, L_SEM + 16), ==, 4);
+    g_assert_cmphex(pa_rd32(&t, L.sem + 16), ==, 4);
     step(&t, 2000000);                          /* the MMU fault */
     g_assert_cmpuint(rd(&t, TGPU_MMU_FAULT_BUF_PUT), ==, 1);
     tgpu_stop(&t);
@@ -1283,21 +1299,21 @@ static void test_deterministic(void)
     g = gr_chan_up(&t, CH_GR);
     c = chan_up_class(&t, chan_cfg(&t, CH_CE), CE_SC, TGPU_CLASS_COPY);
 
-    pa_wr32(&t, L_OUT, 0);
+    pa_wr32(&t, K.out, 0);
     sem = submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 32);
     settle(&t);
     g_usleep(50000);
     settle(&t);
     g_assert_cmpuint(chan_state(&t, CH_GR), ==, TGPU_CHAN_STATE_RUNNING);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     step(&t, TGPU_DET_TICK_NS);
     wait_done(&t, g);
-    g_assert_cmphex(pa_rd32(&t, L_OUT), ==, 0x600d);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), ==, sem);
+    g_assert_cmphex(pa_rd32(&t, K.out), ==, 0x600d);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, sem);
 
     /* 8 MiB: many checkpoints, so many ticks, each the same */
-    submit_copy(&t, c, 8 * MiB, L_CE_SEM, 0x51);
-    while (pa_rd32(&t, L_CE_SEM) != 0x51 && ticks < 10000) {
+    submit_copy(&t, c, 8 * MiB, CE_SEM, 0x51);
+    while (pa_rd32(&t, CE_SEM) != 0x51 && ticks < 10000) {
         uint32_t before = progress(&t, TGPU_RUNLIST_CE0);
 
         g_usleep(1000);
@@ -1314,7 +1330,7 @@ static void test_deterministic(void)
     expect_hang_event(&t, n, "compute", "stall", -1);
     sem = submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 32);
     expect_stuck(&t, TGPU_RUNLIST_COMPUTE);
-    g_assert_cmphex(pa_rd32(&t, L_SEM), !=, sem);
+    g_assert_cmphex(pa_rd32(&t, L.sem), !=, sem);
     chan_kill(&t, CH_GR);
     g_assert_cmpuint(crd(&t, CH_GR, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     tgpu_stop(&t);
@@ -1323,7 +1339,13 @@ static void test_deterministic(void)
 /*
  * Under deterministic=on the engines' work is in the trace too: a plan
  * and a sequence with kernels and copies give the same trace twice.
+ *
+ * The plan names the VRAM its ECC error lands in before QEMU starts, so
+ * the copies read from a fixed address, DET_SRC, not from the allocator:
+ * the 1 MiB there is in L.scratch, which no fault test uses.
  */
+#define DET_SRC             0x1000000u
+#define DET_ECC_ADDR        "16781312"      /* DET_SRC + 4 KiB */
 static void det_run(const char *plan, const char *log, uint32_t *ticks)
 {
     g_autofree char *opts = g_strdup_printf(
@@ -1334,19 +1356,21 @@ static void det_run(const char *plan, const char *log, uint32_t *ticks)
 
     *ticks = 0;
     fault_start(&t, opts);
+    g_assert_cmpuint(DET_SRC, >=, L.scratch);
+    g_assert_cmpuint(DET_SRC + 1 * MiB, <=, L.scratch + 8 * MiB);
     g = gr_chan_up(&t, CH_GR);
     c = chan_up_class(&t, chan_cfg(&t, CH_CE), CE_SC, TGPU_CLASS_COPY);
     for (uint32_t i = 1; i <= 3; i++) {
         submit_kernel(&t, g, quick, ARRAY_SIZE(quick), 64);
-        submit_copy(&t, c, 1 * MiB, L_CE_SEM, 0x100 + i);
+        submit_copy_from(&t, c, DET_SRC, 1 * MiB, CE_SEM, 0x100 + i);
         /* the third never comes: 50 ticks show that */
-        for (uint32_t n = 0; pa_rd32(&t, L_CE_SEM) != 0x100 + i &&
+        for (uint32_t n = 0; pa_rd32(&t, CE_SEM) != 0x100 + i &&
                              n < (i == 3 ? 50 : 1000); n++) {
             step(&t, TGPU_DET_TICK_NS);
             (*ticks)++;
         }
     }
-    g_assert_cmphex(pa_rd32(&t, L_CE_SEM), ==, 0x102);
+    g_assert_cmphex(pa_rd32(&t, CE_SEM), ==, 0x102);
     /* the plan's hang took the third copy: it never ends */
     g_assert_cmpuint(chan_state(&t, CH_CE), ==, TGPU_CHAN_STATE_RUNNING);
     tgpu_stop(&t);
@@ -1360,7 +1384,7 @@ static void test_deterministic_trace(void)
         "{\"engine\": \"ce0\", \"kind\": \"stall\", \"trigger\": "
         "{\"after\": 3, \"event\": \"copy-launches\"}}}\n"
         "{\"execute\": \"tgpu-inject-ecc\", \"arguments\": "
-        "{\"address\": 16781312, \"type\": \"single\", \"trigger\": "
+        "{\"address\": " DET_ECC_ADDR ", \"type\": \"single\", \"trigger\": "
         "{\"after\": 5, \"event\": \"vram-reads\"}}}\n", det_run, &ticks);
 
     g_assert_nonnull(strstr(t1, "tgpu_ce_start"));

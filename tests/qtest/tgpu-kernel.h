@@ -96,4 +96,27 @@ static inline void pb_kernel_at(T *t, PB *pb, const Kernel *k,
          TGPU_CE_SEM_ONE_WORD << TGPU_CE_LAUNCH_SEM_SHIFT);
 }
 
+/*
+ * Where a kernel test's launches live in VRAM: the semaphore each launch
+ * releases, a fault buffer of KERNEL_FAULTBUF_SIZE records, parameters
+ * and code.
+ */
+#define KERNEL_FAULTBUF_SIZE 64
+
+typedef struct KernelMem {
+    uint64_t sem;
+    uint64_t faultbuf;
+    uint64_t param;
+    uint64_t code;
+} KernelMem;
+
+static inline void kernel_mem_alloc(T *t, KernelMem *m, uint64_t code_size)
+{
+    m->sem = vram_alloc(t, 4 * KiB);
+    m->faultbuf = vram_alloc(t, KERNEL_FAULTBUF_SIZE *
+                                TGPU_FAULT_RECORD_SIZE);
+    m->param = vram_alloc(t, 64 * KiB);
+    m->code = vram_alloc(t, code_size);
+}
+
 #endif /* TGPU_KERNEL_H */

@@ -62,7 +62,7 @@ static void test_fault_not_present(void)
     sem_fault(&t, c, mark, V_SEM + 0x4008, TGPU_SEM_OP_RELEASE,
               TGPU_FAULT_NOT_PRESENT);
     pa_wr64(&t, pd0e_of(&t, &x, V_SEM + 3 * TGPU_LARGE_PAGE_SIZE),
-            L_LARGE(0) | TGPU_PTE_LARGE);
+            L.large[0] | TGPU_PTE_LARGE);
     sem_fault(&t, c, mark, V_SEM + 3 * TGPU_LARGE_PAGE_SIZE + 0x100,
               TGPU_SEM_OP_RELEASE, TGPU_FAULT_NOT_PRESENT);
     g_assert_cmphex(pa_rd32(&t, semp + 8), ==, 0);
@@ -71,12 +71,12 @@ static void test_fault_not_present(void)
      * A paged channel has no bypass: VRAM offsets and the system-memory
      * window are virtual addresses like any other.
      */
-    pa_wr32(&t, L_ALIVE, 0);
-    sem_fault(&t, c, mark, L_ALIVE, TGPU_SEM_OP_RELEASE,
+    pa_wr32(&t, L.alive, 0);
+    sem_fault(&t, c, mark, L.alive, TGPU_SEM_OP_RELEASE,
               TGPU_FAULT_NOT_PRESENT);
-    sem_fault(&t, c, mark, SYS(G_DATA), TGPU_SEM_OP_RELEASE,
+    sem_fault(&t, c, mark, sys_page(&t), TGPU_SEM_OP_RELEASE,
               TGPU_FAULT_NOT_PRESENT);
-    g_assert_cmphex(pa_rd32(&t, L_ALIVE), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.alive), ==, 0);
 
     /* faults are never cached: once mapped, it works, no invalidation */
     q = map_new(&t, &x, V_SEM + 0x3000, 0);
@@ -220,11 +220,11 @@ static void test_fault_read_only(void)
     c = pchan_up(&t, 6, &x);
     map_new(&t, &x, mark, 0);
     rop = map_new(&t, &x, V_SEM, TGPU_PTE_READ_ONLY);
-    map2m(&t, &x, big, SYS(G_LARGE), TGPU_PTE_READ_ONLY);
-    pa_zero(&t, SYS(G_LARGE), TGPU_PAGE_SIZE);
+    map2m(&t, &x, big, SYS(G.large), TGPU_PTE_READ_ONLY);
+    pa_zero(&t, SYS(G.large), TGPU_PAGE_SIZE);
     pa_wr32(&t, rop + 0x10, 7);
     pa_wr64(&t, rop + 0x20, 0x100000001ull);
-    pa_wr32(&t, SYS(G_LARGE) + 0x30, 9);
+    pa_wr32(&t, SYS(G.large) + 0x30, 9);
 
     /* acquires read */
     pb_acquire(pb, V_SEM + 0x10, 7);
@@ -253,7 +253,7 @@ static void test_fault_read_only(void)
     g_assert_cmphex(pa_rd32(&t, rop + 0x10), ==, 7);
     g_assert_cmphex(pa_rd64(&t, rop + 0x20), ==, 0x100000001ull);
     g_assert_cmphex(pa_rd64(&t, rop + 0x28), ==, 0);
-    g_assert_cmphex(pa_rd32(&t, SYS(G_LARGE) + 0x30), ==, 9);
+    g_assert_cmphex(pa_rd32(&t, SYS(G.large) + 0x30), ==, 9);
 
     /* GPFIFO and pushbuffer on read-only pages work ... */
     c = pchan_cfg_flags(&t, 7, &x, TGPU_PTE_READ_ONLY);
@@ -304,8 +304,8 @@ static void test_fault_privilege(void)
     map_new(&t, &x, mark, 0);
     privp = map_new(&t, &x, V_SEM, TGPU_PTE_PRIV);
     map_new(&t, &x, V_SEM + 0x1000, TGPU_PTE_PRIV | TGPU_PTE_READ_ONLY);
-    map2m(&t, &x, big, L_LARGE(0), TGPU_PTE_PRIV);
-    pa_zero(&t, L_LARGE(0), TGPU_PAGE_SIZE);
+    map2m(&t, &x, big, L.large[0], TGPU_PTE_PRIV);
+    pa_zero(&t, L.large[0], TGPU_PAGE_SIZE);
     pa_wr32(&t, privp + 0x10, 5);
 
     chan_up_cfg(&t, c);
@@ -324,7 +324,7 @@ static void test_fault_privilege(void)
               TGPU_SEM_OP_RELEASE | TGPU_SEM_TIMESTAMP,
               TGPU_FAULT_PRIVILEGE);
     g_assert_cmphex(pa_rd32(&t, privp + 0x10), ==, 5);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x100), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x100), ==, 0);
 
     /* a privileged channel in the same address space may use them */
     p = pchan_cfg(&t, 10, &x);
@@ -337,8 +337,8 @@ static void test_fault_privilege(void)
     pb_release(pb, mark + 4, 8);
     run(&t, p, pb);
     g_assert_cmphex(pa_rd32(&t, privp + 0x14), ==, 6);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x100), ==, 7);
-    g_assert_cmpuint(pa_rd64(&t, L_LARGE(0) + 0x108), ==, ptimer(&t));
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x100), ==, 7);
+    g_assert_cmpuint(pa_rd64(&t, L.large[0] + 0x108), ==, ptimer(&t));
     g_assert_cmphex(chan_mem_rd32(&t, p, mark + 4), ==, 8);
     /* PRIV does not lift READ_ONLY */
     sem_fault(&t, p, mark, V_SEM + 0x1020, TGPU_SEM_OP_RELEASE,
@@ -366,11 +366,11 @@ static void test_fault_bypass(void)
 
     mmu_start(&t, NULL);
     c = chan_up_cfg(&t, chan_cfg(&t, 0));
-    sem_fault(&t, c, L_ALIVE, VRAM_GAP + 0x10, TGPU_SEM_OP_RELEASE,
+    sem_fault(&t, c, L.alive, VRAM_GAP + 0x10, TGPU_SEM_OP_RELEASE,
               TGPU_FAULT_BAD_APERTURE);
-    sem_fault(&t, c, L_ALIVE, VRAM_SIZE, TGPU_SEM_OP_ACQUIRE,
+    sem_fault(&t, c, L.alive, VRAM_SIZE, TGPU_SEM_OP_ACQUIRE,
               TGPU_FAULT_BAD_APERTURE);
-    sem_fault(&t, c, L_ALIVE, SYS(G_UNMAPPED), TGPU_SEM_OP_RELEASE,
+    sem_fault(&t, c, L.alive, SYS(G_UNMAPPED), TGPU_SEM_OP_RELEASE,
               TGPU_FAULT_BAD_APERTURE);
     chan_gp(&t, c, TGPU_GP_ENTRY(VRAM_GAP, 2, 0));
     chan_kick(&t, c);
@@ -380,9 +380,9 @@ static void test_fault_bypass(void)
     chan_up_cfg(&t, c);
 
     /* misaligned: SEM_FAULT, no MMU fault (bypass, then paged) */
-    pb_sem(pb, L_ALIVE + 4, 1, TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+    pb_sem(pb, L.alive + 4, 1, TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
     submit(&t, c, pb);
-    expect_err(&t, c, TGPU_ERR_SEM_FAULT, L_ALIVE + 4);
+    expect_err(&t, c, TGPU_ERR_SEM_FAULT, L.alive + 4);
     ctx_init(&t, &x, 0x31);
     p = pchan_up(&t, 1, &x);
     semp = map_new(&t, &x, V_SEM, 0);
@@ -546,7 +546,7 @@ static void test_fault_buffer(const void *data)
     Chan *c;
 
     mmu_start(&t, NULL);
-    fb_setup(&t, sysmem ? SYS(G_FAULTBUF) : L_FAULTBUF, 4);
+    fb_setup(&t, sysmem ? SYS(G.faultbuf) : L.faultbuf, 4);
     ctx_init(&t, &x, 0x99);
     c = pchan_up(&t, 12, &x);
 
@@ -606,7 +606,7 @@ static void test_fault_buffer(const void *data)
 
     /* the largest ring */
     wr(&t, TGPU_MMU_INTR_EN, TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW);
-    fb_setup(&t, sysmem ? SYS(G_FAULTBUF) : L_FAULTBUF,
+    fb_setup(&t, sysmem ? SYS(G.faultbuf) : L.faultbuf,
              TGPU_FAULT_BUF_SIZE_MAX);
     wr(&t, TGPU_MMU_FAULT_BUF_GET, TGPU_FAULT_BUF_SIZE_MAX - 1);
     quick_fault(&t, c, v + 0xb00);
@@ -637,7 +637,7 @@ static void test_fault_buffer_unwritable(void)
     } bufs[] = {
         { (uint32_t)VRAM_GAP, 0 },                  /* past VRAM */
         { VRAM_SIZE, 0 },
-        { L_FAULTBUF, 1 },                          /* HI counts */
+        { 0, 1 },               /* L.faultbuf (below), but HI counts */
         { (uint32_t)G_UNMAPPED | TGPU_FAULT_BUF_SYSMEM, G_UNMAPPED >> 32 },
     };
     T t;
@@ -648,21 +648,23 @@ static void test_fault_buffer_unwritable(void)
     ctx_init(&t, &x, 0x9a);
     c = pchan_up(&t, 12, &x);
     for (size_t i = 0; i < ARRAY_SIZE(bufs); i++) {
-        g_test_message("fault buffer at 0x%x 0x%x", bufs[i].hi, bufs[i].lo);
-        wr(&t, TGPU_MMU_FAULT_BUF_LO, bufs[i].lo);
+        uint32_t lo = bufs[i].lo ? bufs[i].lo : L.faultbuf;
+
+        g_test_message("fault buffer at 0x%x 0x%x", bufs[i].hi, lo);
+        wr(&t, TGPU_MMU_FAULT_BUF_LO, lo);
         wr(&t, TGPU_MMU_FAULT_BUF_HI, bufs[i].hi);
         wr(&t, TGPU_MMU_FAULT_BUF_SIZE, 4);
         quick_fault(&t, c, V_NOWHERE + 0x100 * i);
         fb_dropped(&t, 0);
     }
-    g_assert_cmphex(pa_rd64(&t, L_FAULTBUF), ==, 0);
-    g_assert_cmphex(pa_rd64(&t, L_FAULTBUF + TGPU_FAULT_REC_ASID), ==, 0);
+    g_assert_cmphex(pa_rd64(&t, L.faultbuf), ==, 0);
+    g_assert_cmphex(pa_rd64(&t, L.faultbuf + TGPU_FAULT_REC_ASID), ==, 0);
 
     /* in system memory, with bus mastering off */
     {
         uint16_t cmd = qpci_config_readw(t.dev, PCI_COMMAND);
 
-        fb_setup(&t, SYS(G_FAULTBUF), 4);
+        fb_setup(&t, SYS(G.faultbuf), 4);
         qpci_config_writew(t.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
         quick_fault(&t, c, V_NOWHERE + 0x800);
         g_assert_cmphex(rd(&t, TGPU_MMU_INTR), ==, TGPU_MMU_INTR_OVERFLOW);
@@ -672,7 +674,7 @@ static void test_fault_buffer_unwritable(void)
     }
 
     /* and the ring works once it is sane */
-    fb_setup(&t, L_FAULTBUF, 4);
+    fb_setup(&t, L.faultbuf, 4);
     quick_fault(&t, c, V_NOWHERE + 0x40);
     fb_check_record(&t, 0, c, V_NOWHERE + 0x40);
     fb_recorded(&t, 1);

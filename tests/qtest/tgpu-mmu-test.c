@@ -34,7 +34,7 @@ static void test_registers(void)
     };
     T t;
 
-    tgpu_start(&t, NULL);
+    mmu_mem_start(&t, NULL);
     check_mmu_reset_values(&t, true);
 
     /* geometry, control and counters are read-only */
@@ -83,10 +83,10 @@ static void test_registers(void)
     tgpu_stop(&t);
 
     /* MMU_CTRL bit 0 shows the property */
-    tgpu_start(&t, "tlb-tagging=off");
+    mmu_mem_start(&t, "tlb-tagging=off");
     check_mmu_reset_values(&t, false);
     tgpu_stop(&t);
-    tgpu_start(&t, "tlb-tagging=on");
+    mmu_mem_start(&t, "tlb-tagging=on");
     check_mmu_reset_values(&t, true);
     tgpu_stop(&t);
 }
@@ -115,11 +115,11 @@ static void test_translate(void)
     s4k = sys_page(&t);
     map4k(&t, &x, V_SEM + 0x1000, s4k, 0);
     map4k(&t, &x, V_SEM + 0x2000, p4k, 0);     /* an alias of the first */
-    map2m(&t, &x, big, L_LARGE(0), 0);
-    map2m(&t, &x, sbig, SYS(G_LARGE), 0);
+    map2m(&t, &x, big, L.large[0], 0);
+    map2m(&t, &x, sbig, SYS(G.large), 0);
     ptop = map_new(&t, &x, V_TOP, 0);
-    pa_zero(&t, L_LARGE(0), TGPU_LARGE_PAGE_SIZE);
-    pa_zero(&t, SYS(G_LARGE), TGPU_LARGE_PAGE_SIZE);
+    pa_zero(&t, L.large[0], TGPU_LARGE_PAGE_SIZE);
+    pa_zero(&t, SYS(G.large), TGPU_LARGE_PAGE_SIZE);
     pa_wr32(&t, p4k + 0x14, 0xa5a5a5a5);       /* guard */
     now = ptimer(&t);
 
@@ -139,15 +139,15 @@ static void test_translate(void)
     g_assert_cmphex(pa_rd64(&t, s4k + 0x20), ==, 0x2222333344445555ull);
     g_assert_cmpuint(pa_rd64(&t, s4k + 0x28), ==, now);
     g_assert_cmphex(pa_rd32(&t, p4k + 0x40), ==, 0x3333);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x123450), ==, 0x4444);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + TGPU_LARGE_PAGE_SIZE - 4), ==,
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x123450), ==, 0x4444);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + TGPU_LARGE_PAGE_SIZE - 4), ==,
                     0x5555);
-    g_assert_cmphex(qtest_readl(t.qts, G_LARGE + 0xabc0), ==, 0x6666);
-    g_assert_cmphex(qtest_readl(t.qts, G_LARGE + 0x1ff000), ==, 0x7777);
+    g_assert_cmphex(qtest_readl(t.qts, G.large + 0xabc0), ==, 0x6666);
+    g_assert_cmphex(qtest_readl(t.qts, G.large + 0x1ff000), ==, 0x7777);
     g_assert_cmphex(pa_rd32(&t, ptop + 0xffc), ==, 0x8888);
     /* the page offset of a large page is not applied twice, or dropped */
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x450), ==, 0);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x123000), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x450), ==, 0);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x123000), ==, 0);
 
     /* reads: acquires that are satisfied at once, on every kind of page */
     pb->n = 0;
@@ -176,7 +176,7 @@ static void test_translate(void)
     pb_acq_geq(pb, big + 0x1000, 3);
     pb_release(pb, V_SEM + 0x1c, 2);
     submit_blocked(&t, c, pb);
-    pa_wr32(&t, L_LARGE(0) + 0x1000, 4);
+    pa_wr32(&t, L.large[0] + 0x1000, 4);
     poll_done(&t, c);
     g_assert_cmphex(pa_rd32(&t, p4k + 0x1c), ==, 2);
 

@@ -182,18 +182,18 @@ static void test_invalidate(const void *data)
         v->old[i] = map_new(t, x, INV_V(i), 0);
         v->new[i] = vram_page(t);
     }
-    v->old[3] = L_LARGE(0);
-    v->new[3] = L_LARGE(1);
-    pa_zero(t, L_LARGE(0) + INV_LOFF, 4);
-    pa_zero(t, L_LARGE(1) + INV_LOFF, 4);
-    map2m(t, x, INV_VL, L_LARGE(0), 0);
+    v->old[3] = L.large[0];
+    v->new[3] = L.large[1];
+    pa_zero(t, L.large[0] + INV_LOFF, 4);
+    pa_zero(t, L.large[1] + INV_LOFF, 4);
+    map2m(t, x, INV_VL, L.large[0], 0);
 
     inv_expect(v, gen, 0);
 
     for (int i = 0; i < 3; i++) {
         map4k(t, x, INV_V(i), v->new[i], 0);
     }
-    map2m(t, x, INV_VL, L_LARGE(1), 0);
+    map2m(t, x, INV_VL, L.large[1], 0);
     /* stale: the TLB still has the old translations */
     inv_expect(v, ++gen, 0);
 
@@ -504,7 +504,7 @@ static void test_tlb_faults(void)
     g_assert_cmphex(pa_rd32(&t, q), ==, 3);
 
     /* a large page is one translation: all of it hits once one part did */
-    map2m(&t, &x, V_SEM + TGPU_LARGE_PAGE_SIZE, L_LARGE(0), 0);
+    map2m(&t, &x, V_SEM + TGPU_LARGE_PAGE_SIZE, L.large[0], 0);
     counters(&t, &k);
     run_release(&t, c, V_SEM + TGPU_LARGE_PAGE_SIZE + 0x1000, 4);
     counters_since(&t, &k, &d);
@@ -516,9 +516,9 @@ static void test_tlb_faults(void)
     counters_since(&t, &k, &d);
     g_assert_cmpuint(d.walks, ==, 0);
     g_assert_cmpuint(d.misses, ==, 0);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x1000), ==, 4);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0x1ff000), ==, 5);
-    g_assert_cmphex(pa_rd32(&t, L_LARGE(0) + 0xabcd0), ==, 6);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x1000), ==, 4);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0x1ff000), ==, 5);
+    g_assert_cmphex(pa_rd32(&t, L.large[0] + 0xabcd0), ==, 6);
     tgpu_stop(&t);
 }
 
@@ -573,7 +573,8 @@ typedef struct Hostile {
     uint64_t add;           /* plus this */
 } Hostile;
 
-enum { H_NONE, H_PDB, H_PD0, H_PT, H_PAGE };
+/* H_LARGE: L.large[0], a 2 MiB page */
+enum { H_NONE, H_PDB, H_PD0, H_PT, H_PAGE, H_LARGE };
 
 #define H_V                 TGPU_PTE_VALID
 
@@ -596,12 +597,12 @@ static const Hostile hostile[] = {
     { "pd0-priv", 2, H_PT, TGPU_PTE_PRIV | H_V },
     { "pd0-rsvd-lo", 2, H_PT, (1ull << 11) | H_V },
     { "pd0-rsvd-hi", 2, H_PT, (1ull << 52) | H_V },
-    { "large-misaligned", 2, H_NONE,
-      L_LARGE(0) + TGPU_PAGE_SIZE + (TGPU_PTE_LARGE | H_V) },
-    { "large-misaligned-hi", 2, H_NONE,
-      L_LARGE(0) + TGPU_LARGE_PAGE_SIZE / 2 + (TGPU_PTE_LARGE | H_V) },
-    { "large-rsvd", 2, H_NONE,
-      L_LARGE(0) + ((1ull << 60) | TGPU_PTE_LARGE | H_V) },
+    { "large-misaligned", 2, H_LARGE,
+      TGPU_PAGE_SIZE + (TGPU_PTE_LARGE | H_V) },
+    { "large-misaligned-hi", 2, H_LARGE,
+      TGPU_LARGE_PAGE_SIZE / 2 + (TGPU_PTE_LARGE | H_V) },
+    { "large-rsvd", 2, H_LARGE,
+      (1ull << 60) | TGPU_PTE_LARGE | H_V },
     { "pte-rsvd-lo", 3, H_PAGE, (1ull << 5) | H_V },
     { "pte-rsvd-mid", 3, H_PAGE, (1ull << 10) | H_V },
     { "pte-rsvd-hi", 3, H_PAGE, (1ull << 62) | H_V },
@@ -616,7 +617,7 @@ static void test_hostile(void)
     mmu_start(&t, NULL);
     for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
         const Hostile *h = &hostile[i];
-        uint64_t tbl[H_PAGE + 1], ea[4], e;
+        uint64_t tbl[H_LARGE + 1], ea[4], e;
         Ctx x;
         Chan *c;
 
@@ -627,6 +628,7 @@ static void test_hostile(void)
         tbl[H_NONE] = 0;
         tbl[H_PAGE] = map_new(&t, &x, va, 0);
         tbl[H_PDB] = x.pdb;
+        tbl[H_LARGE] = L.large[0];
         ea[1] = pd1e_of(&x, va);
         tbl[H_PD0] = pa_rd64(&t, ea[1]) & TGPU_PTE_ADDR_MASK;
         ea[2] = tbl[H_PD0] + 8 * TGPU_PD0_INDEX(va);
@@ -676,7 +678,7 @@ static void test_hostile_storm(void)
     Ctx x;
 
     mmu_start(&t, NULL);
-    fb_setup(&t, L_FAULTBUF, 8);
+    fb_setup(&t, L.faultbuf, 8);
     ctx_init(&t, &x, 0xabc);
     for (int ch = 1; ch <= STORM_CHANNELS; ch++) {
         pchan_up(&t, ch, &x);

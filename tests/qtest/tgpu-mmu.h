@@ -15,27 +15,50 @@
 #include "tgpu-qtest.h"
 
 /*
- * Physical addresses (see tgpu-qtest.h), besides L_RUNLIST and L_INST.
- * VRAM:
+ * Physical addresses (see tgpu-qtest.h), besides the runlists and
+ * instance blocks of tgpu-qtest.h, allocated at every start
+ * (mmu_mem_start); page tables and 4 KiB data pages come from the
+ * allocators as the tests build them.
  */
-#define L_BYP_USERD         0x60000u        /* channel 0 runs in bypass */
-#define L_BYP_GPFIFO        0x61000u        /* 1024 entries */
-#define L_BYP_PB            0x64000u
-#define L_BYP_PB_SIZE       0x10000u
-#define L_ALIVE             0x7f000u        /* channel 0's semaphore */
-#define L_FAULTBUF          0x100000u       /* up to 65536 records: 2 MiB */
-#define L_TABLES            0x400000u       /* page tables */
-#define L_TABLES_END        0xc00000u
-#define L_DATA              0xc00000u       /* 4 KiB pages */
-#define L_DATA_END          0x2000000u
-#define L_LARGE(i)          (0x2000000ull + TGPU_LARGE_PAGE_SIZE * (i))
+#define BYP_PB_SIZE         0x10000u
+#define FAULTBUF_MAX        (2 * MiB)       /* 65536 records */
 
-/* guest RAM */
-#define G_MSI               0x200000u       /* MSI-X messages land here */
-#define G_FAULTBUF          0x1400000u      /* up to 2 MiB */
-#define G_DATA              0x400000u       /* 4 KiB pages */
-#define G_DATA_END          0x800000u
-#define G_LARGE             0x1000000u      /* a 2 MiB page */
+static struct {                 /* VRAM */
+    uint64_t byp_userd;         /* channel 0 runs in bypass */
+    uint64_t byp_gpfifo;        /* 1024 entries */
+    uint64_t byp_pb;
+    uint64_t alive;             /* channel 0's semaphore */
+    uint64_t faultbuf;
+    uint64_t large[2];          /* 2 MiB pages */
+} L;
+
+static struct {                 /* guest RAM */
+    uint64_t faultbuf;
+    uint64_t large;             /* a 2 MiB page */
+} G;
+
+static inline void mmu_mem_init(T *t)
+{
+    L.byp_userd = vram_alloc(t, TGPU_USERD_SIZE);
+    L.byp_gpfifo = vram_alloc(t, TGPU_GP_ENTRY_SIZE << GP_LOG2_DEFAULT);
+    L.byp_pb = vram_alloc(t, BYP_PB_SIZE);
+    L.alive = vram_alloc(t, TGPU_PAGE_SIZE);
+    L.faultbuf = vram_alloc(t, FAULTBUF_MAX);
+    for (int i = 0; i < ARRAY_SIZE(L.large); i++) {
+        L.large[i] = vram_alloc_aligned(t, TGPU_LARGE_PAGE_SIZE,
+                                        TGPU_LARGE_PAGE_SIZE);
+    }
+    G.faultbuf = ram_alloc(t, FAULTBUF_MAX);
+    G.large = ram_alloc_aligned(t, TGPU_LARGE_PAGE_SIZE,
+                                TGPU_LARGE_PAGE_SIZE);
+}
+
+/* The device (with OPTS) and the tests' memory. */
+static inline void mmu_mem_start(T *t, const char *opts)
+{
+    tgpu_start(t, opts);
+    mmu_mem_init(t);
+}
 
 /* GPU virtual addresses */
 #define V_CHAN(ch)          (0x0040000000ull + TGPU_LARGE_PAGE_SIZE * (ch))
@@ -53,20 +76,16 @@
 /* A fresh, zeroed 4 KiB page of VRAM or of guest RAM. */
 static inline uint64_t vram_page(T *t)
 {
-    uint64_t pa = t->next_page;
+    uint64_t pa = vram_alloc(t, TGPU_PAGE_SIZE);
 
-    t->next_page += TGPU_PAGE_SIZE;
-    g_assert_cmpuint(t->next_page, <=, L_DATA_END);
     pa_zero(t, pa, TGPU_PAGE_SIZE);
     return pa;
 }
 
 static inline uint64_t sys_page(T *t)
 {
-    uint64_t pa = SYS(t->next_sys_page);
+    uint64_t pa = SYS(ram_alloc(t, TGPU_PAGE_SIZE));
 
-    t->next_sys_page += TGPU_PAGE_SIZE;
-    g_assert_cmpuint(t->next_sys_page, <=, G_DATA_END);
     pa_zero(t, pa, TGPU_PAGE_SIZE);
     return pa;
 }
@@ -85,8 +104,8 @@ static inline uint64_t map_new(T *t, Ctx *x, uint64_t va, uint64_t flags)
 /* A bypass channel (privileged, as bypass requires), all in VRAM. */
 static inline Chan *chan_cfg(T *t, int ch)
 {
-    return chan_init(t, ch, L_BYP_GPFIFO, L_BYP_USERD, L_BYP_PB,
-                     L_BYP_PB_SIZE);
+    return chan_init(t, ch, L.byp_gpfifo, L.byp_userd, L.byp_pb,
+                     BYP_PB_SIZE);
 }
 
 /*
@@ -148,7 +167,7 @@ static inline void check_alive(T *t, uint32_t val)
         chan_reset(t, 0);
         c = chan_up_cfg(t, chan_cfg(t, 0));
     }
-    run_release(t, c, L_ALIVE, val);
+    run_release(t, c, L.alive, val);
     g_assert_cmphex(rd(t, TGPU_PMC_MAGIC), ==, TGPU_MAGIC);
 }
 
@@ -189,7 +208,7 @@ static inline void expect_mmu_msi(T *t)
     wait_msi(t, TGPU_MSIX_VEC_MMU);
     g_assert_false(qpci_msix_pending(t->dev, TGPU_MSIX_VEC_MMU));
     msix_mask(t, TGPU_MSIX_VEC_MMU, true);
-    qtest_writel(t->qts, G_MSI + 16 * TGPU_MSIX_VEC_MMU, 0);
+    qtest_writel(t->qts, t->msi + 16 * TGPU_MSIX_VEC_MMU, 0);
 }
 
 static inline void expect_no_mmu_msi(T *t)
@@ -229,14 +248,10 @@ static inline void fb_setup(T *t, uint64_t pa, uint32_t size)
  */
 static inline void mmu_start(T *t, const char *opts)
 {
-    tgpu_start(t, opts);
-    t->next_table = L_TABLES;
-    t->tables_end = L_TABLES_END;
-    t->next_page = L_DATA;
-    t->next_sys_page = G_DATA;
+    mmu_mem_start(t, opts);
     runlists_std(t);
-    fb_setup(t, L_FAULTBUF, 64);
-    msix_setup(t, G_MSI, true);
+    fb_setup(t, L.faultbuf, 64);
+    msix_setup(t, true);
     wr(t, TGPU_MMU_INTR_EN, TGPU_MMU_INTR_FAULT | TGPU_MMU_INTR_OVERFLOW);
     wr(t, TGPU_FIFO_INTR_EN, TGPU_FIFO_INTR_CHAN_ERROR);
     wr(t, TGPU_PMC_INTR_EN, TGPU_INTR_FIFO | TGPU_INTR_MMU);

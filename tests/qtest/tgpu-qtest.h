@@ -25,6 +25,8 @@
 #include "libqtest.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
+#include "libqos/malloc-pc.h"
+#include "libqos/tgpu.h"
 #include "qobject/qdict.h"
 #include "hw/pci/pci_regs.h"
 #include "tgpu/regs.h"
@@ -40,17 +42,14 @@
  * Physical addresses, as bypass addresses write them: a VRAM offset, or
  * SYS(guest physical address) for system memory.  VRAM is 64 MiB so that
  * BAR1 fits the 32-bit MMIO window of libqos; guest RAM is q35's default
- * 128 MiB.
+ * 128 MiB.  A test takes its memory from the allocators (vram_alloc(),
+ * ram_alloc()); the addresses below are the ones that must be nowhere.
  */
-#define VRAM_SIZE           (64 * MiB)
+#define VRAM_SIZE           QTGPU_VRAM_SIZE
 #define VRAM_GAP            0x10000000ull   /* past VRAM: faults */
 #define GUEST_RAM_SIZE      (128 * MiB)
 #define SYS(gpa)            (TGPU_BYPASS_SYSMEM_BASE + (gpa))
 #define G_UNMAPPED          0x7f12345000ull /* no guest memory there */
-
-/* VRAM that every test lays out the same way */
-#define L_RUNLIST(r)        (0x4000u + 0x1000u * (r))
-#define L_INST(ch)          (0x10000u + TGPU_INST_SIZE * (ch))
 
 #define GP_LOG2_DEFAULT     10              /* 1024 entries: 0x2000 bytes */
 
@@ -93,14 +92,15 @@ typedef struct T {
     int devfn;              /* 0: TGPU_DEVFN on the root bus */
     QPCIDevice *port;       /* the root port it is behind, if any */
     QPCIBar bar0, bar1;
+    QGuestAllocator *ram;   /* guest RAM: guest physical addresses */
+    QGuestAllocator *vram;  /* device-local memory: VRAM offsets */
+    QGuestAllocator own_ram, own_vram;  /* tgpu_start()'s */
     uint32_t nch;           /* PMC_CHANNELS */
+    uint64_t runlist[TGPU_NR_RUNLISTS];
+    uint64_t inst;          /* the test channels' instance blocks */
     uint64_t msi;           /* where MSI-X messages land (guest RAM) */
     Chan ch[NR_TEST_CHANNELS];
-    /* tgpu-mmu-test: page allocators, the fault buffer */
-    uint64_t next_table;
-    uint64_t tables_end;
-    uint64_t next_page;
-    uint64_t next_sys_page;
+    /* the MMU tests: the fault buffer */
     uint64_t fb;            /* the fault buffer, as programmed */
     uint32_t fb_size;
     uint32_t fb_put;        /* PUT as the test expects it */
@@ -167,28 +167,94 @@ static inline void tgpu_unmap(T *t)
     qpci_free_pc(t->bus);
 }
 
-static inline void tgpu_start(T *t, const char *opts)
+/* ---- memory: the allocators of VRAM and of guest RAM ------------------ */
+
+/* SIZE bytes of VRAM; returns their VRAM offset. */
+static inline uint64_t vram_alloc(T *t, uint64_t size)
+{
+    return guest_alloc(t->vram, size);
+}
+
+/* The same at an ALIGN-aligned offset (a 2 MiB page, a PD1 table). */
+static inline uint64_t vram_alloc_aligned(T *t, uint64_t size, uint64_t align)
+{
+    return qtgpu_alloc_aligned(t->vram, size, align);
+}
+
+/* SIZE bytes of guest RAM; returns their guest physical address. */
+static inline uint64_t ram_alloc(T *t, uint64_t size)
+{
+    return guest_alloc(t->ram, size);
+}
+
+static inline uint64_t ram_alloc_aligned(T *t, uint64_t size, uint64_t align)
+{
+    return qtgpu_alloc_aligned(t->ram, size, align);
+}
+
+/* What every test lays out the same way: runlists, instance blocks. */
+static inline void tgpu_mem_init(T *t)
+{
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        t->runlist[r] = vram_alloc(t, 4 * KiB);
+    }
+    t->inst = vram_alloc(t, TGPU_INST_SIZE * NR_TEST_CHANNELS);
+    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+}
+
+/*
+ * Start QEMU with the device at DEVFN (0: 00:04.0) and take memory as
+ * the libqos q35 machine and tgpu node do (libqos/tgpu.h): guest RAM
+ * above 1 MiB, VRAM past QTGPU_VRAM_RESERVED.
+ */
+static inline void tgpu_start_cmd(T *t, int devfn, const char *cmd)
 {
     memset(t, 0, sizeof(*t));
-    t->qts = qtest_initf("-M q35 -nodefaults "
-                         "-device tgpu,addr=04.0,vram-size=64M%s%s",
-                         opts ? "," : "", opts ? opts : "");
+    t->devfn = devfn;
+    t->qts = qtest_init(cmd);
     tgpu_map(t);
-    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+    pc_alloc_init(&t->own_ram, t->qts, ALLOC_NO_FLAGS);
+    qtgpu_vram_alloc_init(&t->own_vram, VRAM_SIZE);
+    t->ram = &t->own_ram;
+    t->vram = &t->own_vram;
+    tgpu_mem_init(t);
+}
+
+static inline void tgpu_start(T *t, const char *opts)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "-M q35 -nodefaults -device tgpu,addr=04.0,vram-size=64M%s%s",
+        opts ? "," : "", opts ? opts : "");
+
+    tgpu_start_cmd(t, 0, cmd);
+}
+
+/*
+ * A QTgpu of the libqos graph as a T, for the harness: the node's
+ * mapping and allocators.  Nothing to stop: the graph does that.
+ */
+static inline void tgpu_attach(T *t, QTgpu *gpu)
+{
+    memset(t, 0, sizeof(*t));
+    t->qts = gpu->dev.bus->qts;
+    t->dev = &gpu->dev;
+    t->bar0 = gpu->bar0;
+    t->bar1 = gpu->bar1;
+    t->ram = gpu->ram;
+    t->vram = &gpu->vram;
+    tgpu_mem_init(t);
 }
 
 /* The device behind a PCIe root port with a power controller. */
 static inline void tgpu_start_port(T *t, const char *opts)
 {
-    memset(t, 0, sizeof(*t));
-    t->devfn = QPCI_DEVFN(0, 0) | PORT_BUS << 8;
-    t->qts = qtest_initf("-M q35 -nodefaults "
-                         "-device pcie-root-port,id=rp0,addr=05.0,slot=1,"
-                         "chassis=1 "
-                         "-device tgpu,bus=rp0,vram-size=64M%s%s",
-                         opts ? "," : "", opts ? opts : "");
-    tgpu_map(t);
-    t->nch = qpci_io_readl(t->dev, t->bar0, TGPU_PMC_CHANNELS);
+    g_autofree char *cmd = g_strdup_printf(
+        "-M q35 -nodefaults "
+        "-device pcie-root-port,id=rp0,addr=05.0,slot=1,chassis=1 "
+        "-device tgpu,bus=rp0,vram-size=64M%s%s",
+        opts ? "," : "", opts ? opts : "");
+
+    tgpu_start_cmd(t, QPCI_DEVFN(0, 0) | PORT_BUS << 8, cmd);
 }
 
 /*
@@ -206,6 +272,10 @@ static inline void tgpu_restore_bars(T *t)
 static inline void tgpu_stop(T *t)
 {
     tgpu_unmap(t);
+    if (t->vram == &t->own_vram) {
+        alloc_destroy(&t->own_vram);
+        alloc_destroy(&t->own_ram);
+    }
     qtest_quit(t->qts);
 }
 
@@ -562,14 +632,13 @@ static inline void pb_mem_op(PB *pb, uint32_t a, uint32_t b, uint32_t op)
     pb_mem_op_c(pb, a, b, 0, op);
 }
 
-/* ---- page tables: built in VRAM from t->next_table to t->tables_end ---- */
+/* ---- page tables: built in VRAM from the allocator ------------------- */
 
+/* A zeroed table of SIZE bytes, aligned to its size. */
 static inline uint64_t table_alloc(T *t, uint64_t size)
 {
-    uint64_t pa = ROUND_UP(t->next_table, size);
+    uint64_t pa = vram_alloc_aligned(t, size, size);
 
-    t->next_table = pa + size;
-    g_assert_cmpuint(t->next_table, <=, t->tables_end);
     pa_zero(t, pa, size);
     return pa;
 }
@@ -644,7 +713,7 @@ static inline uint32_t engine_of(int ch)
 
 /*
  * Channel CH in bypass mode, which docs/hw/mmu.md allows only to a
- * privileged channel, with its instance block at L_INST(ch), a GPFIFO
+ * privileged channel, with its instance block in t->inst, a GPFIFO
  * ring of 1 << GP_LOG2_DEFAULT entries at GPFIFO, its USERD at USERD and
  * a pushbuffer area of PB_SIZE bytes at PB.
  */
@@ -657,7 +726,7 @@ static inline Chan *chan_init(T *t, int ch, uint64_t gpfifo, uint64_t userd,
     memset(c, 0, sizeof(*c));
     c->id = ch;
     c->flags = TGPU_INST_FLAGS_PRIV;
-    c->inst = L_INST(ch);
+    c->inst = t->inst + TGPU_INST_SIZE * ch;
     c->gpfifo = gpfifo;
     c->log2 = GP_LOG2_DEFAULT;
     c->engine = engine_of(ch);
@@ -665,6 +734,35 @@ static inline Chan *chan_init(T *t, int ch, uint64_t gpfifo, uint64_t userd,
     c->pb = pb;
     c->pb_size = pb_size;
     return c;
+}
+
+/*
+ * Where a test channel's work lives when the test does not say: USERD,
+ * a ring of 1 << GP_LOG2_DEFAULT entries and a pushbuffer area, in VRAM.
+ */
+typedef struct ChanMem {
+    uint64_t userd;
+    uint64_t gpfifo;
+    uint64_t pb;
+    uint32_t pb_size;
+} ChanMem;
+
+/* Allocate M[ch] for every test channel, with PB_SIZE-byte pushbuffers. */
+static inline void chan_mem_alloc(T *t, ChanMem *m, uint32_t pb_size)
+{
+    for (int ch = 0; ch < NR_TEST_CHANNELS; ch++) {
+        m[ch].userd = vram_alloc(t, TGPU_USERD_SIZE);
+        m[ch].gpfifo = vram_alloc(t, TGPU_GP_ENTRY_SIZE << GP_LOG2_DEFAULT);
+        m[ch].pb = vram_alloc(t, pb_size);
+        m[ch].pb_size = pb_size;
+    }
+}
+
+/* Channel CH, bypass (as chan_init), on M[ch]. */
+static inline Chan *chan_init_mem(T *t, int ch, const ChanMem *m)
+{
+    return chan_init(t, ch, m[ch].gpfifo, m[ch].userd, m[ch].pb,
+                     m[ch].pb_size);
 }
 
 /*
@@ -908,9 +1006,9 @@ static inline uint32_t runlist_submit(T *t, int r, const uint32_t *ids,
                                       uint32_t n)
 {
     if (n) {
-        pa_write_dw(t, L_RUNLIST(r), ids, n);
+        pa_write_dw(t, t->runlist[r], ids, n);
     }
-    wr(t, TGPU_FIFO_RUNLIST_BASE_LO(r), L_RUNLIST(r));
+    wr(t, TGPU_FIFO_RUNLIST_BASE_LO(r), t->runlist[r]);
     wr(t, TGPU_FIFO_RUNLIST_BASE_HI(r), 0);
     wr(t, TGPU_FIFO_RUNLIST_SUBMIT(r), n);
     return rd(t, TGPU_FIFO_RUNLIST_STATUS(r));
@@ -966,14 +1064,16 @@ static inline void assert_no_error_pending(T *t)
 
 /*
  * Program every MSI-X vector V to write MSI_DATA(v) to guest RAM at
- * MSI + 16 * V, masked or not.
+ * t->msi + 16 * V (allocated the first time), masked or not.
  */
-static inline void msix_setup(T *t, uint64_t msi, bool masked)
+static inline void msix_setup(T *t, bool masked)
 {
     qpci_msix_enable(t->dev);
     /* libqos mapped BAR0 again to reach the table: follow it */
     t->bar0 = t->dev->msix_table_bar;
-    t->msi = msi;
+    if (!t->msi) {
+        t->msi = ram_alloc(t, 16 * TGPU_MSIX_NR_VECTORS);
+    }
     qtest_memset(t->qts, t->msi, 0, 16 * TGPU_MSIX_NR_VECTORS);
     for (int v = 0; v < TGPU_MSIX_NR_VECTORS; v++) {
         uint32_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;

@@ -21,25 +21,24 @@
 #include "tgpu/copy.h"
 #include "tgpu-kernel.h"
 
-/* VRAM */
-#define L_USERD(ch)         (0x60000u + TGPU_USERD_SIZE * (ch))
-#define L_GPFIFO(ch)        (0x100000u + 0x2000u * (ch))
-#define L_PB_SIZE           0x8000u
-#define L_PB(ch)            (0x200000u + L_PB_SIZE * (ch))
-#define L_SEM               0x400000u
-#define L_FAULTBUF          0x500000u
-#define L_PARAM             0x580000u
-#define L_CODE              0x600000u
-#define L_DST               0x1000000u
+#define PB_SIZE             0x8000u
 
-/* guest RAM: what the engines read and write */
-#define G_DATA              0x2000000u
+/* allocated at every start (reset_start) */
+static struct {                 /* VRAM */
+    ChanMem ch[NR_TEST_CHANNELS];
+    KernelMem k;
+    uint64_t dst;               /* the copy's destination */
+} L;
+
+static struct {                 /* guest RAM: what the engines read and write */
+    uint64_t data;
+} G;
 
 #define SC_COPY             4
 #define CH_GR               1               /* bypass, compute runlist */
 #define CH_CE0              16              /* bypass, runlist CE0 */
 #define CH_INV              24              /* bypass, runlist CE1: MEM_OP */
-#define FAULTBUF_SIZE       64
+#define FAULTBUF_SIZE       KERNEL_FAULTBUF_SIZE
 
 #define ITERATIONS          20
 
@@ -59,15 +58,28 @@ typedef struct Case {
 
 static void chan_up_std(T *t, int ch, uint32_t subch, uint32_t cls)
 {
-    chan_up_class(t, chan_init(t, ch, L_GPFIFO(ch), L_USERD(ch), L_PB(ch),
-                               L_PB_SIZE), subch, cls);
+    chan_up_class(t, chan_init_mem(t, ch, L.ch), subch, cls);
+}
+
+/* The device, behind a root port or not, and the tests' memory. */
+static void reset_start(T *t, bool port)
+{
+    if (port) {
+        tgpu_start_port(t, NULL);
+    } else {
+        tgpu_start(t, NULL);
+    }
+    chan_mem_alloc(t, L.ch, PB_SIZE);
+    kernel_mem_alloc(t, &L.k, 64 * KiB);
+    L.dst = vram_alloc(t, 4 * KiB);
+    G.data = ram_alloc(t, 4 * KiB);
 }
 
 /* Everything a test programs, again after each reset of the function. */
 static void setup(T *t)
 {
     runlists_std(t);
-    wr(t, TGPU_MMU_FAULT_BUF_LO, L_FAULTBUF);
+    wr(t, TGPU_MMU_FAULT_BUF_LO, L.k.faultbuf);
     wr(t, TGPU_MMU_FAULT_BUF_HI, 0);
     wr(t, TGPU_MMU_FAULT_BUF_SIZE, FAULTBUF_SIZE);
     chan_up_std(t, CH_CE0, SC_COPY, TGPU_CLASS_COPY);
@@ -99,16 +111,16 @@ static void start_dma(T *t, Engine e)
         BRA(1),
     };
     g_autofree PB *pb = pb_new();
-    uint64_t addr = SYS(G_DATA);
+    uint64_t addr = SYS(G.data);
     gint64 end = g_get_monotonic_time() + WAIT_US;
 
-    pa_wr32(t, SYS(G_DATA), 0);
+    pa_wr32(t, SYS(G.data), 0);
     if (e == ENG_COPY) {
         pb_hdr(pb, TGPU_PB_OP_INC, SC_COPY, TGPU_CE_M_OFFSET_IN_UPPER, 4);
         pb_dw(pb, addr >> 32);
         pb_dw(pb, (uint32_t)addr);
         pb_dw(pb, 0);
-        pb_dw(pb, L_DST);
+        pb_dw(pb, L.dst);
         pb_hdr(pb, TGPU_PB_OP_INC, SC_COPY, TGPU_CE_M_PITCH_IN, 4);
         pb_dw(pb, 0);
         pb_dw(pb, 0);
@@ -128,12 +140,12 @@ static void start_dma(T *t, Engine e)
         Kernel k = { rmw, ARRAY_SIZE(rmw), { 1 }, { 32 }, 0, &addr,
                      sizeof(addr) };
 
-        pb_kernel_at(t, pb, &k, L_CODE, L_PARAM, L_SEM, 1);
+        pb_kernel_at(t, pb, &k, L.k.code, L.k.param, L.k.sem, 1);
         submit(t, &t->ch[CH_GR], pb);
-        while (!pa_rd32(t, SYS(G_DATA)) && g_get_monotonic_time() < end) {
+        while (!pa_rd32(t, SYS(G.data)) && g_get_monotonic_time() < end) {
             g_usleep(100);
         }
-        g_assert_cmpuint(pa_rd32(t, SYS(G_DATA)), >, 0);
+        g_assert_cmpuint(pa_rd32(t, SYS(G.data)), >, 0);
     }
     g_assert_true(engine_busy(t, e));
 }
@@ -209,7 +221,7 @@ static void check_recovered(T *t, Engine e, Trigger trig)
         g_assert_false(engine_busy(t, e));
     }
     setup(t);
-    run_release(t, &t->ch[CH_GR], L_SEM + 0x40, 0x5eed);
+    run_release(t, &t->ch[CH_GR], L.k.sem + 0x40, 0x5eed);
 }
 
 static void test_case(const void *opaque)
@@ -217,11 +229,7 @@ static void test_case(const void *opaque)
     const Case *c = opaque;
     T t;
 
-    if (c->trigger == TRIG_SLOT) {
-        tgpu_start_port(&t, NULL);
-    } else {
-        tgpu_start(&t, NULL);
-    }
+    reset_start(&t, c->trigger == TRIG_SLOT);
     setup(&t);
     for (int i = 0; i < ITERATIONS; i++) {
         start_dma(&t, c->engine);
@@ -244,7 +252,7 @@ static void test_mixed(void)
     uint8_t pm;
     T t;
 
-    tgpu_start(&t, NULL);
+    reset_start(&t, false);
     pm = qpci_find_capability(t.dev, PCI_CAP_ID_PM, 0);
     g_assert_cmpuint(pm, !=, 0);
     setup(&t);

@@ -27,10 +27,9 @@
 
 static void therm_start(T *t, const char *opts)
 {
-    tgpu_start(t, opts);
+    mmu_mem_start(t, opts);
     runlists_std(t);
-    t->next_page = L_DATA;
-    msix_setup(t, G_MSI, true);
+    msix_setup(t, true);
     wr(t, TGPU_PMC_INTR_EN, TGPU_INTR_FIFO | TGPU_INTR_THERMAL);
     wr(t, TGPU_FIFO_INTR_EN, TGPU_FIFO_INTR_CHAN_ERROR);
 }
@@ -132,7 +131,7 @@ static void expect_thermal_msi(T *t)
     msix_mask(t, TGPU_MSIX_VEC_THERMAL, false);
     wait_msi(t, TGPU_MSIX_VEC_THERMAL);
     msix_mask(t, TGPU_MSIX_VEC_THERMAL, true);
-    qtest_writel(t->qts, G_MSI + 16 * TGPU_MSIX_VEC_THERMAL, 0);
+    qtest_writel(t->qts, t->msi + 16 * TGPU_MSIX_VEC_THERMAL, 0);
 }
 
 /* ---- registers ---------------------------------------------------------- */
@@ -407,7 +406,7 @@ static void test_shutdown(void)
     g_assert_cmphex(rd(&t, TGPU_THERM_STATUS) & TGPU_THERM_STATUS_SHUTDOWN,
                     ==, 0);
     c = chan_up_cfg(&t, chan_cfg(&t, 0));
-    run_release(&t, c, L_ALIVE, 0x7007);
+    run_release(&t, c, L.alive, 0x7007);
     tgpu_stop(&t);
 }
 

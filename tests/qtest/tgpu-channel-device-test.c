@@ -710,16 +710,24 @@ static void test_channel_registers(void)
         g_assert_cmphex(crd(&t, ch, TGPU_CHAN_PB_HI), ==, 0);
         g_assert_cmphex(crd(&t, ch, TGPU_CHAN_ERROR), ==, 0);
         g_assert_cmphex(crd(&t, ch, TGPU_CHAN_ERROR_INFO), ==, 0);
-        /* past ERROR_INFO, the block is unimplemented */
-        g_assert_cmphex(crd(&t, ch, TGPU_CHAN_ERROR_INFO + 4), ==,
+        g_assert_cmphex(crd(&t, ch, TGPU_CHAN_BUSY_NS_LO), ==, 0);
+        g_assert_cmphex(crd(&t, ch, TGPU_CHAN_BUSY_NS_HI), ==, 0);
+        /* past BUSY_NS_HI, the block is unimplemented */
+        g_assert_cmphex(crd(&t, ch, TGPU_CHAN_BUSY_NS_HI + 4), ==,
                         TGPU_REG_BADF);
     }
-    /* INST is read/write; the rest of the status is read-only */
+    /*
+     * INST is read/write, GP_GET writable while disabled (the restore
+     * test below); the rest of the status is read-only
+     */
     cwr(&t, 5, TGPU_CHAN_INST, 0x123);
     g_assert_cmphex(crd(&t, 5, TGPU_CHAN_INST), ==, 0x123);
     g_assert_cmphex(crd(&t, 6, TGPU_CHAN_INST), ==, 0);
-    for (uint32_t reg = TGPU_CHAN_STATUS; reg <= TGPU_CHAN_ERROR_INFO;
+    for (uint32_t reg = TGPU_CHAN_STATUS; reg <= TGPU_CHAN_BUSY_NS_HI;
          reg += 4) {
+        if (reg == TGPU_CHAN_GP_GET) {
+            continue;
+        }
         cwr(&t, 5, reg, 0x5);
         g_assert_cmphex(crd(&t, 5, reg), ==, 0);
     }
@@ -749,6 +757,58 @@ static void test_channel_registers(void)
     tgpu_stop(&t);
 }
 
+/*
+ * A driver restores a channel after a reset: RESET, INST, GP_GET, enable,
+ * doorbell.  Fetching starts at the GP_GET written, up to USERD's GP_PUT;
+ * an enabled channel ignores the write.
+ */
+static void test_restore_gp_get(void)
+{
+    g_autofree PB *pb = pb_new();
+    uint64_t busy;
+    T t;
+    Chan *c;
+
+    tgpu_start_std(&t);
+    c = chan_up(&t, 1);
+    /* an entry that blocks, and one behind it */
+    pb_acquire(pb, L.sem, 1);
+    chan_push(&t, c, pb);
+    pb->n = 0;
+    pb_release(pb, L.sem + 0x10, 7);
+    chan_push(&t, c, pb);
+    chan_kick(&t, c);
+    wait_state(&t, 1, TGPU_CHAN_STATE_BLOCKED);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
+
+    /* enabled: ignored */
+    cwr(&t, 1, TGPU_CHAN_GP_GET, 0);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
+
+    chan_reset(&t, 1);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 0);
+    cwr(&t, 1, TGPU_CHAN_INST, c->inst >> 12);
+    cwr(&t, 1, TGPU_CHAN_GP_GET, 1);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 1);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_PUT), ==, 1);
+    chan_enable(&t, c);
+    /* nothing until the doorbell: GP_PUT is still the written GP_GET */
+    step(&t, 3 * TGPU_ACQUIRE_POLL_NS);
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 0);
+    doorbell(&t, 1);
+    wait_done(&t, c);
+    /* entry 1 ran, entry 0 (the acquire) did not run again */
+    g_assert_cmpuint(pa_rd32(&t, L.sem + 0x10), ==, 7);
+    g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_IDLE);
+    g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 2);
+
+    /* host methods alone never have an engine: no busy time */
+    busy = crd(&t, 1, TGPU_CHAN_BUSY_NS_LO);
+    busy |= (uint64_t)crd(&t, 1, TGPU_CHAN_BUSY_NS_HI) << 32;
+    g_assert_cmpuint(busy, ==, 0);
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -764,6 +824,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/channel/channels", test_channels_property);
     qtest_add_func("/tgpu/channel/channels-bad", test_channels_bad);
     qtest_add_func("/tgpu/channel/registers", test_channel_registers);
+    qtest_add_func("/tgpu/channel/restore", test_restore_gp_get);
 
     return g_test_run();
 }

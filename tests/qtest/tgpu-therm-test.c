@@ -579,6 +579,14 @@ static uint64_t rd64(T *t, uint32_t lo)
  * and BUSY_NS(ANY), none in the copy engines'; the shares of the last
  * second follow; reason time is counted per reason; a reset clears it.
  */
+/* CHAN_BUSY_NS of channel ch: LO latches HI */
+static uint64_t chan_busy(T *t, uint32_t ch)
+{
+    uint64_t lo = crd(t, ch, TGPU_CHAN_BUSY_NS_LO);
+
+    return lo | (uint64_t)crd(t, ch, TGPU_CHAN_BUSY_NS_HI) << 32;
+}
+
 static void test_activity(void)
 {
     uint64_t idle0, busy;
@@ -615,6 +623,9 @@ static void test_activity(void)
     g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 100);
     g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_MEM), ==, 100);
     g_assert_cmpuint(REASON(0), <=, idle0 + TICK);
+    /* the channel's own engine time, the kernel under way included */
+    g_assert_cmpuint(chan_busy(&t, c->id), >=, busy - TICK);
+    g_assert_cmpuint(chan_busy(&t, c->id), <=, busy + TICK);
 
     /* at 1000 MHz for 30 ticks: applications_clocks_setting's time */
     wr(&t, TGPU_THERM_CLK_REQUEST, 1000);
@@ -633,6 +644,11 @@ static void test_activity(void)
     g_assert_cmpuint(busy, <=, 131 * TICK);
     step(&t, 50 * TICK);
     g_assert_cmpuint(BUSY(0), ==, busy);
+    /* the kill ended the channel's time with the kernel's */
+    g_assert_cmpuint(chan_busy(&t, c->id), >=, busy - TICK);
+    g_assert_cmpuint(chan_busy(&t, c->id), <=, busy + TICK);
+    chan_reset(&t, c->id);
+    g_assert_cmpuint(chan_busy(&t, c->id), ==, 0);
     g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_GPU), ==, 0);
     g_assert_cmpuint(rd(&t, TGPU_THERM_UTIL_MEM), ==, 0);
 

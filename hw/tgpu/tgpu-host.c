@@ -695,8 +695,19 @@ static void doorbell(TGPUState *s, uint32_t id)
     if (ch->blocked) {
         ch->acq_retry = true;
     }
-    host_kick(s);
     tgpu_fault_count(s, TGPU_TRIGGER_EVENT_DOORBELLS, id);
+    /*
+     * The host unit runs now, in the writer's thread (it holds the BQL,
+     * as the bottom half would): a bottom half would first have to wake
+     * the main loop, which costs more than a null job.  Bounded by the
+     * budget as a bottom half's run is; the rest goes to one.  Not under
+     * deterministic=on, whose order the virtual clock decides.
+     */
+    if (s->deterministic) {
+        host_kick(s);
+    } else {
+        tgpu_host_bh(s);
+    }
 }
 
 /* A runlist register: which runlist, and the register as of runlist 0. */

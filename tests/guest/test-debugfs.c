@@ -175,7 +175,7 @@ static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct itimerval it = { .it_value.tv_usec = 200000 };
-	struct drm_tgpu_submit_range r = { .va = SEM_VA + 256, .dwords = 6 };
+	struct drm_tgpu_submit_range r = { .va = SEM_VA + 256, .dwords = 12 };
 	struct timespec t0, t1;
 	uint32_t def, sb, q, s, *p;
 	char *txt, sec[4096];
@@ -189,10 +189,19 @@ static uint32_t deferred_unbind(int fd2, volatile uint32_t **sem)
 	if (vm_bind(fd2, def, 0, DEF_VA, DEF_SIZE, 0) || gem_close(fd2, def) ||
 	    vm_bind(fd2, sb, 0, SEM_VA, 4096, 0) || queue_create(fd2, TGPU_RUNLIST_CE0, 0, &q))
 		bail("the second file's objects or queue failed");
-	pb_sem_op(p + 64, SEM_VA, 1, TGPU_SEM_OP_ACQUIRE);	/* until *sem == 1 */
+	/* "started" at SEM_VA + 8, then wait until *sem == 1 */
+	pb_release(p + 64, SEM_VA + 8, 1);
+	pb_sem_op(p + 70, SEM_VA, 1, TGPU_SEM_OP_ACQUIRE);
 	s = syncobj_create(fd2);
 	if (submit(fd2, q, &r, 1, NULL, 0, s))
 		bail("SUBMIT of the semaphore wait failed");
+	/* on the hardware (else the unbind has nothing to wait for) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > 10)
+			bail("the semaphore wait never started");
+	} while (((volatile uint32_t *)p)[2] != 1);
 
 	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
 	setitimer(ITIMER_REAL, &it, NULL);

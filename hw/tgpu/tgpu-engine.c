@@ -64,6 +64,7 @@ static void engine_hold(TGPUEngine *e, bool gate)
  */
 bool tgpu_engine_checkpoint(TGPUEngine *e)
 {
+    tgpu_fuzz_dma_step();
     QEMU_LOCK_GUARD(&e->lock);
     if (!engine_hung(e)) {
         e->progress++;
@@ -96,6 +97,7 @@ static void *engine_thread(void *opaque)
         engine_hold(e, true);
         qemu_mutex_unlock(&e->lock);
 
+        tgpu_fuzz_dma_step();
         e->ops->run(e);
 
         qemu_mutex_lock(&e->lock);

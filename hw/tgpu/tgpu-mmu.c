@@ -85,13 +85,41 @@ bool tgpu_vram_write(TGPUState *s, uint64_t addr, const void *buf,
  * engine's thread only under deterministic=on, where the thread runs
  * while the main loop waits for it.  Without CONFIG_FUZZ it is nothing.
  */
+#ifdef CONFIG_FUZZ
+/*
+ * The hook compares each read with every range it filled since the
+ * fuzzer's last command, and one clock-step command can let a kernel
+ * make millions of lane-sized reads: on an engine's thread the hook
+ * sees the first TGPU_FUZZ_DMA_PER_STEP reads of each engine step only
+ * (a copy's descriptors and first blocks, a kernel's first loads).
+ */
+#define TGPU_FUZZ_DMA_PER_STEP 64
+static __thread unsigned int tgpu_fuzz_dma_reads;
+#endif
+
+/* An engine step begins (tgpu-engine.c): the hook's budget is renewed. */
+void tgpu_fuzz_dma_step(void)
+{
+#ifdef CONFIG_FUZZ
+    tgpu_fuzz_dma_reads = 0;
+#endif
+}
+
 static void tgpu_fuzz_dma_read(TGPUState *s, uint64_t pa, uint64_t len,
                                bool is_write, MemoryRegion *mr)
 {
 #ifdef CONFIG_FUZZ
-    if (!is_write && (bql_locked() || s->deterministic)) {
-        fuzz_dma_read_cb(pa, len, mr);
+    if (is_write) {
+        return;
     }
+    if (!bql_locked()) {
+        if (!s->deterministic ||
+            tgpu_fuzz_dma_reads >= TGPU_FUZZ_DMA_PER_STEP) {
+            return;
+        }
+        tgpu_fuzz_dma_reads++;
+    }
+    fuzz_dma_read_cb(pa, len, mr);
 #endif
 }
 

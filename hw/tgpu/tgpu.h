@@ -473,6 +473,7 @@ int tgpu_mmu_translate_run(TGPUState *s, const TGPUVmCtx *ctx,
                            bool is_write, uint64_t *pa, bool *sysmem,
                            uint64_t *len);
 void tgpu_mmu_forget(TGPUState *s, const TGPUVmCtx *ctx, uint64_t va);
+void tgpu_fuzz_dma_step(void);
 uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
                          bool is_write, TGPUSysmemMap *m);
 void tgpu_sysmem_unmap(TGPUSysmemMap *m, uint64_t written);

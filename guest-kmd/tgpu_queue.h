@@ -70,6 +70,8 @@ struct tgpu_vm;
  * @signals: non-stall events handled for it (a watchdog's poll that
  *	handles one found a lost interrupt)
  * @snap_signals: @signals at the last check
+ * @progress_ns: when a check last saw it move, or its start: a hang's
+ *	detection time counts from there
  */
 struct tgpu_uq {
 	struct tgpu_bo *ring;
@@ -81,6 +83,7 @@ struct tgpu_uq {
 	u64 busy_seen;
 	atomic_t signals;
 	int snap_signals;
+	u64 progress_ns;
 };
 
 /**

@@ -754,6 +754,8 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	if (bad)
 		tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
 	else
+		tdev->reset.detect_ns = t0 - q->uq.progress_ns;
+	if (!bad)
 		snprintf(what, sizeof(what), "user-submitted work (GP_GET %u, GP_PUT %u)",
 			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET),
 			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_PUT));

@@ -481,6 +481,8 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	 * Behind the process's GP_PUT (a blocked channel has not read it
 	 * yet), or all fetched: once idle, a fence not reached never will be.
 	 */
+	if (moved || get == (userd_put & (TGPU_Q_GPFIFO_ENTRIES - 1)))
+		q->uq.progress_ns = ktime_get_ns();
 	if (get == (userd_put & (TGPU_Q_GPFIFO_ENTRIES - 1))) {
 		q->uq.rearms = 0;
 		if (state == TGPU_CHAN_STATE_IDLE)
@@ -514,6 +516,7 @@ out:
  */
 void tgpu_uq_start(struct tgpu_queue *q)
 {
+	q->uq.progress_ns = ktime_get_ns();
 	if (q->timeout_ms)
 		queue_delayed_work(q->tdev->reset.wq, &q->uq.watchdog,
 				   msecs_to_jiffies(q->timeout_ms));

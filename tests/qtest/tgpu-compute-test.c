@@ -741,6 +741,33 @@ static void test_errors(void)
 
 /* ---- a kernel that never ends -------------------------------------------- */
 
+/*
+ * Wait until a submitted spinner's kernel is under way: its channel on
+ * the engine, or between two of its slices (a doorbell now starts the
+ * kernel during the write, so its first slice can be over before the
+ * first look), with the engine's progress moved.
+ */
+static void wait_kernel_started(T *t, int ch)
+{
+    const uint32_t reg = TGPU_PMC_ENGINE_PROGRESS(TGPU_RUNLIST_COMPUTE);
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+    uint32_t s;
+
+    for (;;) {
+        s = chan_state(t, ch);
+        if (s == TGPU_CHAN_STATE_RUNNING ||
+            (s == TGPU_CHAN_STATE_PENDING && rd(t, reg) != 0) ||
+            g_get_monotonic_time() > end) {
+            break;
+        }
+    }
+    if (s != TGPU_CHAN_STATE_RUNNING && s != TGPU_CHAN_STATE_PENDING) {
+        note_error(t, ch);
+    }
+    g_assert_true(s == TGPU_CHAN_STATE_RUNNING ||
+                  s == TGPU_CHAN_STATE_PENDING);
+}
+
 static void test_hang(void)
 {
     static const uint64_t spin[] = { RI(IADD, 1, 1, 1), BRA(0) };
@@ -764,7 +791,7 @@ static void test_hang(void)
     b = gr_chan_up(&t, CH_B);
     pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
-    wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
+    wait_kernel_started(&t, CH_A);
 
     /* another channel's kernel still runs: the spinner is preempted */
     pb->n = 0;
@@ -797,7 +824,7 @@ static void test_hang(void)
     pb->n = 0;
     pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
-    wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
+    wait_kernel_started(&t, CH_A);
     chan_kill(&t, CH_A);
     g_assert_cmpuint(crd(&t, CH_A, TGPU_CHAN_ERROR), ==, TGPU_ERR_KILLED);
     g_assert_cmphex(rd(&t, TGPU_GR_STATUS), ==, 0);
@@ -825,7 +852,7 @@ static void test_progress(void)
     g_assert_cmpuint(rd(&t, reg), ==, p);
     pb_kernel(&t, pb, &hang, L.k.code);
     submit(&t, &t.ch[CH_A], pb);
-    wait_state(&t, CH_A, TGPU_CHAN_STATE_RUNNING);
+    wait_kernel_started(&t, CH_A);
     q = p;
     for (int i = 0; i < 1000 && q - p < 2; i++) {
         step(&t, TGPU_TIMESLICE_DEFAULT_US * 1000);

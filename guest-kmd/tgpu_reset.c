@@ -751,17 +751,16 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	u32 status;
 
 	snprintf(why, sizeof(why), "the reset of engine %s", engine);
-	if (bad)
+	if (bad) {
 		tdev->reset.detect_ns = t0 - to_tgpu_job(bad)->run_ns;
-	else
+		snprintf(what, sizeof(what), "job %llu",
+			 bad->s_fence->finished.seqno);
+	} else {
 		tdev->reset.detect_ns = t0 - q->uq.progress_ns;
-	if (!bad)
 		snprintf(what, sizeof(what), "user-submitted work (GP_GET %u, GP_PUT %u)",
 			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET),
 			 tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_PUT));
-	if (bad)
-		snprintf(what, sizeof(what), "job %llu",
-			 bad->s_fence->finished.seqno);
+	}
 	tgpu_reset_begin(tdev);
 	mutex_lock(&tdev->rl_lock);
 	/*

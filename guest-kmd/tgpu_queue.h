@@ -72,6 +72,14 @@ struct tgpu_vm;
  * @snap_signals: @signals at the last check
  * @progress_ns: when a check last saw it move, or its start: a hang's
  *	detection time counts from there
+ * @fence_seq: @fences made so far, under the queue's fence_lock (an idle
+ *	channel fails only those made before it was looked at)
+ * @irq_signals: @signals when a check found its interrupt pending
+ * @irq_check: the next check, a jiffy later, only looks whether it still
+ *	is with no interrupt handled since (a lost interrupt)
+ * @bell_put: the USERD GP_PUT a check found unseen by the idle channel
+ * @bell_check: the next check, a jiffy later, only looks whether
+ *	@bell_put is still unseen (a lost doorbell)
  */
 struct tgpu_uq {
 	struct tgpu_bo *ring;
@@ -84,6 +92,11 @@ struct tgpu_uq {
 	atomic_t signals;
 	int snap_signals;
 	u64 progress_ns;
+	u64 fence_seq;
+	int irq_signals;
+	bool irq_check;
+	u32 bell_put;
+	bool bell_check;
 };
 
 /**

@@ -149,6 +149,7 @@ void tgpu_uq_fini(struct tgpu_queue *q, struct drm_file *file)
  * @link: in &tgpu_uq.fences until signalled
  * @sem: the semaphore
  * @value: the value it waits for
+ * @seq: its place among the queue's fences (&tgpu_uq.fence_seq)
  * @free_work: the object reference goes in process context
  */
 struct tgpu_ufence {
@@ -157,6 +158,7 @@ struct tgpu_ufence {
 	struct list_head link;
 	struct tgpu_vm_word sem;
 	u64 value;
+	u64 seq;
 	struct work_struct free_work;
 };
 
@@ -217,8 +219,11 @@ static bool tgpu_uq_reached(struct tgpu_queue *q, const struct tgpu_vm_word *w,
 	return done;
 }
 
-/* Signal @q's user fences that are done; with @error, fail the rest. */
-static void tgpu_uq_fences(struct tgpu_queue *q, int error)
+/*
+ * Signal @q's user fences that are done; with @error, fail the rest of
+ * those up to @last (the queue's fence_seq when the caller looked).
+ */
+static void tgpu_uq_fences(struct tgpu_queue *q, int error, u64 last)
 {
 	struct tgpu_ufence *f, *next;
 	unsigned long flags;
@@ -226,7 +231,7 @@ static void tgpu_uq_fences(struct tgpu_queue *q, int error)
 	spin_lock_irqsave(&q->fence_lock, flags);
 	list_for_each_entry_safe(f, next, &q->uq.fences, link) {
 		if (!tgpu_uq_reached(q, &f->sem, f->value)) {
-			if (!error)
+			if (!error || f->seq > last)
 				continue;
 			dma_fence_set_error(&f->base, error);
 		}
@@ -282,7 +287,7 @@ void tgpu_uq_signal(struct tgpu_queue *q, int error)
 	atomic_inc(&q->uq.signals);
 	/* before a waiter wakes up to read fdinfo */
 	tgpu_uq_account(q);
-	tgpu_uq_fences(q, error);
+	tgpu_uq_fences(q, error, U64_MAX);
 	wake_up_all(&q->uq.wait);
 }
 
@@ -399,6 +404,7 @@ int tgpu_ioctl_user_fence(struct drm_device *ddev, void *data,
 	spin_lock_irqsave(&q->fence_lock, flags);
 	error = q->error;
 	if (!error) {
+		f->seq = ++q->uq.fence_seq;
 		list_add_tail(&f->link, &q->uq.fences);
 		dma_fence_get(&f->base);
 	}
@@ -407,7 +413,7 @@ int tgpu_ioctl_user_fence(struct drm_device *ddev, void *data,
 		dma_fence_set_error(&f->base, error);
 		dma_fence_signal(&f->base);
 	} else {
-		tgpu_uq_fences(q, 0);
+		tgpu_uq_fences(q, 0, 0);
 	}
 	drm_syncobj_replace_fence(syncobj, &f->base);
 	dma_fence_put(&f->base);
@@ -420,33 +426,98 @@ out:
 
 /* ---- the watchdog -------------------------------------------------------- */
 
+/* Is @q's non-stall interrupt raised and not serviced yet? */
+static bool tgpu_uq_irq_pending(struct tgpu_queue *q)
+{
+	u32 bits = tgpu_rd32(q->tdev, TGPU_FIFO_NONSTALL_PENDING(q->chid / 32));
+
+	return bits != U32_MAX && (bits & BIT(q->chid % 32));
+}
+
+/*
+ * A jiffy after a check that found something the process or the device
+ * may just be in the middle of:
+ * - @q's non-stall interrupt pending, and still pending with none of
+ *   its interrupts handled since: the message was lost;
+ * - the channel idle short of the GP_PUT in USERD, and the same GP_PUT
+ *   still unseen: the doorbell was lost, and is rung again.
+ */
+static void tgpu_uq_recheck(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	u32 state, put, userd_put;
+	int signals;
+
+	if (q->uq.irq_check) {
+		q->uq.irq_check = false;
+		signals = atomic_read(&q->uq.signals);
+		if (signals == q->uq.irq_signals && tgpu_uq_irq_pending(q)) {
+			tgpu_irq_poll(tdev);
+			if (atomic_read(&q->uq.signals) != signals) {
+				atomic64_inc(&tdev->reset.missed_irqs);
+				atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+				dev_warn_ratelimited(tdev->base.dev,
+						     "channel %u (pid %d, %s): user-submitted work was done, its interrupt never came (missed interrupt %lld)\n",
+						     q->chid, pid_nr(q->pid), q->comm,
+						     atomic64_read(&tdev->reset.missed_irqs));
+			}
+		}
+	}
+	if (!q->uq.bell_check)
+		return;
+	q->uq.bell_check = false;
+	state = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_STATUS)) &
+		TGPU_CHAN_STATE_MASK;
+	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
+	userd_put = readl(q->userd + TGPU_USERD_GP_PUT);
+	if (state != TGPU_CHAN_STATE_IDLE || put == userd_put ||
+	    userd_put != q->uq.bell_put)
+		return;
+	dev_warn_ratelimited(tdev->base.dev,
+			     "channel %u (pid %d, %s): the device has GP_PUT %u, USERD %u: doorbell lost, rung again\n",
+			     q->chid, pid_nr(q->pid), q->comm, put, userd_put);
+	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+}
+
 static void tgpu_uq_watchdog(struct work_struct *work)
 {
 	struct tgpu_queue *q = container_of(to_delayed_work(work),
 					    struct tgpu_queue, uq.watchdog);
 	struct tgpu_device *tdev = q->tdev;
 	u32 state, get, put, userd_put, last_gp;
+	unsigned long flags, delay;
 	bool moved, had_snap;
 	int idx, signals;
+	u64 fences;
 
 	if (tgpu_queue_error(q) || !drm_dev_enter(&tdev->base, &idx))
 		return;
+	delay = msecs_to_jiffies(q->timeout_ms);
+	if (q->uq.irq_check || q->uq.bell_check) {
+		tgpu_uq_recheck(q);
+		delay = delay > 1 ? delay - 1 : 1;
+		goto rearm;
+	}
+	/*
+	 * The fences made so far, before the channel is looked at: their
+	 * work was published (USER_FENCE comes after the doorbell), so the
+	 * GP_PUT read below covers it.  A later one may be for work pushed
+	 * after that read, and an idle channel says nothing about it.
+	 */
+	spin_lock_irqsave(&q->fence_lock, flags);
+	fences = q->uq.fence_seq;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
 	/* a device reset is under way: it fails the queue, or it lives on */
 	if (READ_ONCE(tdev->reset.device) || tgpu_reset_check_bus(tdev))
 		goto rearm;
 	/*
-	 * A lost interrupt: the status bits are set anyway.  When the poll
-	 * signals this queue, its interrupt never came.
+	 * A lost interrupt: the status bits are set anyway.  One pending
+	 * now may be on its way, so it is lost when it still is a moment
+	 * later.
 	 */
-	signals = atomic_read(&q->uq.signals);
-	tgpu_irq_poll(tdev);
-	if (atomic_read(&q->uq.signals) != signals) {
-		atomic64_inc(&tdev->reset.missed_irqs);
-		atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-		dev_warn_ratelimited(tdev->base.dev,
-				     "channel %u (pid %d, %s): user-submitted work was done, its interrupt never came (missed interrupt %lld)\n",
-				     q->chid, pid_nr(q->pid), q->comm,
-				     atomic64_read(&tdev->reset.missed_irqs));
+	if (tgpu_uq_irq_pending(q)) {
+		q->uq.irq_signals = atomic_read(&q->uq.signals);
+		q->uq.irq_check = true;
 	}
 
 	last_gp = q->uq.snap.gp;
@@ -469,12 +540,13 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 		goto out;	/* the interrupt handler has it */
 
 	if (state == TGPU_CHAN_STATE_IDLE && put != userd_put) {
-		/* the process published a GP_PUT the device never saw */
-		dev_warn_ratelimited(tdev->base.dev,
-				     "channel %u (pid %d, %s): the device has GP_PUT %u, USERD %u: doorbell lost, rung again\n",
-				     q->chid, pid_nr(q->pid), q->comm, put,
-				     userd_put);
-		tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
+		/*
+		 * The process published a GP_PUT the device has not seen.
+		 * It may be between its USERD store and its doorbell: look
+		 * again in a jiffy (tgpu_uq_recheck()).
+		 */
+		q->uq.bell_put = userd_put;
+		q->uq.bell_check = true;
 		goto rearm;
 	}
 	/*
@@ -486,7 +558,7 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	if (get == (userd_put & (TGPU_Q_GPFIFO_ENTRIES - 1))) {
 		q->uq.rearms = 0;
 		if (state == TGPU_CHAN_STATE_IDLE)
-			tgpu_uq_fences(q, -ETIME);
+			tgpu_uq_fences(q, -ETIME, fences);
 		goto rearm;
 	}
 	/* a fetch is progress enough: the budget starts again */
@@ -500,9 +572,10 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	goto out;
 
 rearm:
+	if (q->uq.irq_check || q->uq.bell_check)
+		delay = 1;
 	if (q->timeout_ms)
-		queue_delayed_work(tdev->reset.wq, &q->uq.watchdog,
-				   msecs_to_jiffies(q->timeout_ms));
+		queue_delayed_work(tdev->reset.wq, &q->uq.watchdog, delay);
 out:
 	drm_dev_exit(idx);
 }

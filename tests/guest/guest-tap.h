@@ -37,6 +37,23 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
+/* Kernel log lines matching the extended regex @pattern, -1 on failure */
+static inline int dmesg_count(const char *pattern)
+{
+	char cmd[512];
+	int n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -cE '%s'", pattern);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	pclose(f);
+	return n;
+}
+
 __attribute__((unused, noreturn))
 static void bail(const char *why)
 {

@@ -768,23 +768,6 @@ static double now_s(void)
 	return now_ns() / 1e9;
 }
 
-/* How many kernel log lines match @pattern (-1: none could be read). */
-static int dmesg_count(const char *pattern)
-{
-	char cmd[512];
-	int n = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "dmesg | grep -cE '%s'", pattern);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	pclose(f);
-	return n;
-}
-
 static bool dmesg_match(const char *pattern)
 {
 	return dmesg_count(pattern) > 0;

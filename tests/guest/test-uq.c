@@ -552,23 +552,6 @@ static void *destroy_later(void *arg)
 	return NULL;
 }
 
-/* Kernel log lines matching the extended regex @pattern, -1 on failure */
-static int dmesg_count(const char *pattern)
-{
-	char cmd[256];
-	int n = -1;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "dmesg | grep -cE '%s'", pattern);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (fscanf(p, "%d", &n) != 1)
-		n = -1;
-	pclose(p);
-	return n;
-}
-
 static void test_watchdog(struct file *f)
 {
 	struct drm_tgpu_reset_status rs;

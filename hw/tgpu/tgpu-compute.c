@@ -565,6 +565,7 @@ void tgpu_gr_reset(TGPUState *s)
         gr_kernel_free(s->chan[i].gr_kernel);
         s->chan[i].gr_kernel = NULL;
         s->chan[i].engine_wait = false;
+        tgpu_engine_chan_settle(&gr->e, &s->chan[i]);
     }
     QEMU_LOCK_GUARD(&gr->e.lock);
     gr->chid = 0xffffffff;

@@ -120,13 +120,18 @@ static void *engine_thread(void *opaque)
 
 /* ---- under the BQL ------------------------------------------------------ */
 
-/* The channel's work leaves the engine: its time there (CHAN_BUSY_NS). */
-static void engine_account(TGPUEngine *e, uint32_t chid)
+/*
+ * CHAN_BUSY_NS: a channel has the engine from the queue of its work until
+ * the work leaves it, the turns a kernel between slices waits for
+ * included (as in THERM_BUSY_NS).  Its work left: the time goes to it.
+ */
+void tgpu_engine_chan_settle(TGPUEngine *e, TGPUChannel *ch)
 {
-    TGPUChannel *ch = &e->s->chan[chid];
-
-    ch->busy_ns += qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - e->queued_ns;
-    ch->engine_wait = false;
+    if (ch->busy_open && !ch->engine_wait &&
+        !(e->ops->holds && e->ops->holds(e, ch))) {
+        ch->busy_ns += qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - ch->busy_since;
+        ch->busy_open = false;
+    }
 }
 
 /**
@@ -135,15 +140,17 @@ static void engine_account(TGPUEngine *e, uint32_t chid)
  */
 uint64_t tgpu_engine_chan_busy_ns(TGPUEngine *e, TGPUChannel *ch)
 {
-    if (!ch->engine_wait) {
+    if (!ch->busy_open) {
         return ch->busy_ns;
     }
-    return ch->busy_ns + qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - e->queued_ns;
+    return ch->busy_ns + qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) -
+           ch->busy_since;
 }
 
 static void engine_done_bh(void *opaque)
 {
     TGPUEngine *e = opaque;
+    TGPUChannel *ch;
 
     WITH_QEMU_LOCK_GUARD(&e->lock) {
         if (e->state != TGPU_ENGINE_DONE) {
@@ -152,8 +159,11 @@ static void engine_done_bh(void *opaque)
         /* the thread leaves the work alone until the next queue */
         e->state = TGPU_ENGINE_IDLE;
     }
-    engine_account(e, e->chid);
+    ch = &e->s->chan[e->chid];
+    ch->engine_wait = false;
+    /* a kernel's next slice may be queued here */
     e->ops->done(e);
+    tgpu_engine_chan_settle(e, ch);
 }
 
 /*
@@ -200,6 +210,10 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
     e->state = TGPU_ENGINE_QUEUED;
     e->s->chan[chid].engine_wait = true;
     e->queued_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (!e->s->chan[chid].busy_open) {
+        e->s->chan[chid].busy_since = e->queued_ns;
+        e->s->chan[chid].busy_open = true;
+    }
     qemu_cond_signal(&e->wake);
     if (e->det) {
         e->grant = 0;
@@ -287,10 +301,13 @@ int tgpu_engine_cancel(TGPUEngine *e)
         e->state = TGPU_ENGINE_IDLE;
     }
     if (chid >= 0) {
-        engine_account(e, chid);
+        e->s->chan[chid].engine_wait = false;
     }
     if (e->ops->cancelled) {
         e->ops->cancelled(e, chid);
+    }
+    if (chid >= 0) {
+        tgpu_engine_chan_settle(e, &e->s->chan[chid]);
     }
     return chid;
 }
@@ -316,6 +333,7 @@ void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch)
         e->ops->forget(e, ch);
     }
     ch->engine_wait = false;
+    tgpu_engine_chan_settle(e, ch);
 }
 
 /*

@@ -148,6 +148,7 @@ bool tgpu_engine_busy(TGPUEngine *e);
 int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
 uint64_t tgpu_engine_chan_busy_ns(TGPUEngine *e, TGPUChannel *ch);
+void tgpu_engine_chan_settle(TGPUEngine *e, TGPUChannel *ch);
 void tgpu_engine_quiesce(TGPUEngine *e);
 uint64_t tgpu_engine_progress(TGPUEngine *e);
 TGPUEngineState tgpu_engine_state(TGPUEngine *e);

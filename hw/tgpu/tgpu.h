@@ -59,8 +59,13 @@ typedef struct TGPUChannel {
     bool enabled;               /* CHAN_CTRL.ENABLE */
     uint32_t error;             /* TGPU_ERR_*, 0 when none */
     uint32_t error_info;
-    /* virtual ns its work had an engine (CHAN_BUSY_NS); HI latched */
+    /*
+     * virtual ns its work had an engine (CHAN_BUSY_NS), counted from
+     * BUSY_SINCE while BUSY_OPEN; HI latched
+     */
     uint64_t busy_ns;
+    int64_t busy_since;
+    bool busy_open;
     uint32_t busy_hi;
     uint32_t gp_get;
     uint32_t gp_put;

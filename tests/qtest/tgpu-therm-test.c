@@ -664,6 +664,27 @@ static void test_activity(void)
     tgpu_stop(&t);
 }
 
+/*
+ * A kernel in 100 µs slices: its channel has the engine for the waits
+ * between them too, as the engine's BUSY_NS says, however soon the
+ * engine's thread ends each slice.
+ */
+static void test_activity_slices(void)
+{
+    uint64_t busy;
+    Chan *c;
+    T t;
+
+    therm_start(&t, NULL);
+    c = spin_up_ts(&t, 100);
+    step(&t, 100 * TICK);
+    busy = BUSY(0);
+    g_assert_cmpuint(busy, >=, 99 * TICK);
+    g_assert_cmpuint(chan_busy(&t, c->id), >=, busy - TICK);
+    g_assert_cmpuint(chan_busy(&t, c->id), <=, busy + TICK);
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -677,6 +698,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/therm/clocks", test_clocks);
     qtest_add_func("/tgpu/therm/throughput", test_throughput);
     qtest_add_func("/tgpu/therm/activity", test_activity);
+    qtest_add_func("/tgpu/therm/activity-slices", test_activity_slices);
     qtest_add_func("/tgpu/therm/clock-divider", test_clock_divider);
     return g_test_run();
 }

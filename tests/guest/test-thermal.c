@@ -129,8 +129,13 @@ static void sample(double t0, unsigned int *last_done, double *last_t, uint64_t 
 	if (nsamples == MAX_SAMPLES)
 		return;
 	s->t = t - t0;
-	s->temp = read_number(hwmon, "temp1_input") / 1000.0;
+	/*
+	 * The request before the temperature: the governor's request comes
+	 * from a temperature it read earlier, never a later one, so on the
+	 * way up it is checked against one at least as high as its own.
+	 */
 	s->req = (unsigned int)read_number(pcidev, "thermal_clock_request");
+	s->temp = read_number(hwmon, "temp1_input") / 1000.0;
 	s->eff = (unsigned int)(read_number(hwmon, "freq1_input") / 1000000);
 	snprintf(path, sizeof(path), "%s/throttle_reasons", pcidev);
 	r = read_text(path);

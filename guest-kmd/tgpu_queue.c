@@ -254,8 +254,7 @@ static void tgpu_queue_destroy(struct tgpu_queue *q, struct drm_file *file)
 	tgpu_runlist_submit(tdev, q->engine);
 	mutex_unlock(&tdev->rl_lock);
 	/* what the channel's work had of its engine, before the reset */
-	if (q->user)
-		tgpu_uq_account(q);
+	tgpu_queue_account(q);
 	if (drm_dev_enter(&tdev->base, &idx)) {
 		/*
 		 * Disable, then reset: when the writes return no engine

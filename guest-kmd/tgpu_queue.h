@@ -66,7 +66,6 @@ struct tgpu_vm;
  * @watchdog: the hang check, every timeout_ms
  * @snap: its channel and engine at the last check
  * @rearms: checks in a row that found progress but GP_GET still
- * @busy_seen: the channel's CHAN_BUSY_NS already counted for fdinfo
  * @signals: non-stall events handled for it (a watchdog's poll that
  *	handles one found a lost interrupt)
  * @snap_signals: @signals at the last check
@@ -88,7 +87,6 @@ struct tgpu_uq {
 	struct delayed_work watchdog;
 	struct tgpu_snap snap;
 	unsigned int rearms;
-	u64 busy_seen;
 	atomic_t signals;
 	int snap_signals;
 	u64 progress_ns;
@@ -130,8 +128,7 @@ struct tgpu_uq {
  * @dev_link: in &tgpu_device.queues, under its queues_lock
  * @rl_link: in its engine's &tgpu_runlist.queues, under rl_lock
  * @stopped: a recovery stopped its scheduler (under the reset lock)
- * @busy_end_ns: when its last finished job's fence signalled (under
- *	@fence_lock): a job's busy time starts no earlier
+ * @busy_seen: the channel's CHAN_BUSY_NS already counted for fdinfo
  * @pid: the process that created it, for the logs
  * @comm: its name
  */
@@ -165,7 +162,7 @@ struct tgpu_queue {
 	struct list_head dev_link;
 	struct list_head rl_link;
 	bool stopped;
-	u64 busy_end_ns;
+	u64 busy_seen;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 };

@@ -34,6 +34,7 @@
 #include <tgpu/copy.h>
 #include <tgpu/isa.h>
 #include <tgpu/mmu.h>
+#include <tgpu/regs.h>
 
 #include "tgpu_device.h"
 #include "tgpu_file.h"
@@ -60,29 +61,8 @@ static const struct dma_fence_ops tgpu_fence_ops = {
 
 /* ---- fences -------------------------------------------------------------- */
 
-/*
- * A job's time on the hardware, for its file's fdinfo: from run_job (or
- * the end of the queue's previous job, which it waited behind) to its
- * fence, at the clock the driver asked for.  It includes the time the
- * channel waited for the engine's other channels, as drivers that count
- * from the host's side do (v3d).  With the fence lock.
- */
-static void tgpu_queue_account(struct tgpu_queue *q, struct tgpu_fence *f)
-{
-	u64 now = ktime_get_ns(), start = max(f->start_ns, q->busy_end_ns);
-
-	if (!f->start_ns || now <= start)
-		return;
-	q->busy_end_ns = now;
-	tgpu_queue_add_busy(q, now - start);
-}
-
-/**
- * tgpu_queue_add_busy() - time a queue's work had its engine, for fdinfo
- * @q: the queue
- * @ns: nanoseconds
- */
-void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns)
+/* @ns more of @q's engine time, for its file's fdinfo */
+static void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns)
 {
 	struct tgpu_file *tfile = tgpu_vm_file(q->vm);
 
@@ -93,6 +73,40 @@ void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns)
 	} else {
 		atomic64_add(ns, &tfile->busy_ns[TGPU_FILE_ENGINE_COPY]);
 	}
+}
+
+/**
+ * tgpu_queue_account() - a queue's engine time, for its file's fdinfo
+ * @q: the queue
+ *
+ * The device counts the time the channel's work had its engine
+ * (CHAN_BUSY_NS, channels.md), not the time it waited behind the
+ * engine's other channels, so the files' shares of an engine add up to
+ * at most all of it; what it counted since the last look goes to the
+ * file.  A channel reset starts the count again.
+ */
+void tgpu_queue_account(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	unsigned long flags;
+	u64 ns;
+	int idx;
+
+	if (READ_ONCE(tdev->reset.lost) || !drm_dev_enter(&tdev->base, &idx))
+		return;
+	/* the LO/HI pair, one reader at a time */
+	spin_lock_irqsave(&q->fence_lock, flags);
+	ns = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_BUSY_NS_LO));
+	ns |= (u64)tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid,
+						 TGPU_CHAN_BUSY_NS_HI)) << 32;
+	if (ns < q->busy_seen)
+		q->busy_seen = 0;
+	if (ns != U64_MAX && ns > q->busy_seen) {
+		tgpu_queue_add_busy(q, ns - q->busy_seen);
+		q->busy_seen = ns;
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	drm_dev_exit(idx);
 }
 
 /*
@@ -107,6 +121,8 @@ void tgpu_queue_signal(struct tgpu_queue *q, int error)
 	u64 done = 0;
 	int idx;
 
+	/* before a waiter wakes up to read fdinfo */
+	tgpu_queue_account(q);
 	/* all ones: a lost bus (or an uncorrectable ECC error), not done */
 	if (!READ_ONCE(q->tdev->reset.lost) &&
 	    drm_dev_enter(&q->tdev->base, &idx)) {
@@ -123,7 +139,6 @@ void tgpu_queue_signal(struct tgpu_queue *q, int error)
 				break;
 			dma_fence_set_error(&f->base, error);
 		}
-		tgpu_queue_account(q, f);
 		list_del(&f->link);
 		dma_fence_signal(&f->base);
 		dma_fence_put(&f->base);
@@ -344,7 +359,6 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	/* the job's, for a replay after a reset */
 	job->fence = fence;
 	dma_fence_get(&fence->base);
-	fence->start_ns = ktime_get_ns();
 	/* where the hang check starts from (tgpu_reset.c) */
 	job->snap.progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
 	job->snap.valid = false;

@@ -27,14 +27,11 @@ struct tgpu_queue;
  * @base: the fence
  * @lock: its own lock, so that it may outlive the queue
  * @link: in &tgpu_queue.fences until signalled
- * @start_ns: when run_job handed its job to the channel (fdinfo's busy
- *	time)
  */
 struct tgpu_fence {
 	struct dma_fence base;
 	spinlock_t lock; /* the fence's */
 	struct list_head link;
-	u64 start_ns;
 };
 
 /**
@@ -72,7 +69,7 @@ extern const struct drm_sched_backend_ops tgpu_sched_ops;
 
 void tgpu_queue_signal(struct tgpu_queue *q, int error);
 void tgpu_queue_fail(struct tgpu_queue *q, int error);
-void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns);
+void tgpu_queue_account(struct tgpu_queue *q);
 void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job);
 void tgpu_queue_kick(struct tgpu_queue *q);
 int tgpu_queue_error(struct tgpu_queue *q);

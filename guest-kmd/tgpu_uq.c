@@ -243,38 +243,6 @@ static void tgpu_uq_fences(struct tgpu_queue *q, int error, u64 last)
 }
 
 /**
- * tgpu_uq_account() - a user-submit queue's engine time, for fdinfo
- * @q: the queue
- *
- * The driver sees no jobs: the device counts the time the channel's work
- * had its engine (CHAN_BUSY_NS), and what it counted since the last look
- * goes to the file.  A channel reset starts the count again.
- */
-void tgpu_uq_account(struct tgpu_queue *q)
-{
-	struct tgpu_device *tdev = q->tdev;
-	unsigned long flags;
-	u64 ns;
-	int idx;
-
-	if (READ_ONCE(tdev->reset.lost) || !drm_dev_enter(&tdev->base, &idx))
-		return;
-	/* the LO/HI pair, one reader at a time */
-	spin_lock_irqsave(&q->fence_lock, flags);
-	ns = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_BUSY_NS_LO));
-	ns |= (u64)tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid,
-						 TGPU_CHAN_BUSY_NS_HI)) << 32;
-	if (ns < q->uq.busy_seen)
-		q->uq.busy_seen = 0;
-	if (ns != U64_MAX && ns > q->uq.busy_seen) {
-		tgpu_queue_add_busy(q, ns - q->uq.busy_seen);
-		q->uq.busy_seen = ns;
-	}
-	spin_unlock_irqrestore(&q->fence_lock, flags);
-	drm_dev_exit(idx);
-}
-
-/**
  * tgpu_uq_signal() - a user-submit queue's semaphores may have moved
  * @q: the queue
  * @error: 0 from the non-stall interrupt; the queue's error when it died
@@ -285,8 +253,6 @@ void tgpu_uq_account(struct tgpu_queue *q)
 void tgpu_uq_signal(struct tgpu_queue *q, int error)
 {
 	atomic_inc(&q->uq.signals);
-	/* before a waiter wakes up to read fdinfo */
-	tgpu_uq_account(q);
 	tgpu_uq_fences(q, error, U64_MAX);
 	wake_up_all(&q->uq.wait);
 }

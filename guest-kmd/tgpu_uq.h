@@ -24,7 +24,6 @@ void tgpu_uq_start(struct tgpu_queue *q);
 void tgpu_uq_stop(struct tgpu_queue *q);
 void tgpu_uq_fini(struct tgpu_queue *q, struct drm_file *file);
 void tgpu_uq_signal(struct tgpu_queue *q, int error);
-void tgpu_uq_account(struct tgpu_queue *q);
 
 int tgpu_mmap(struct file *filp, struct vm_area_struct *vma);
 

@@ -120,17 +120,25 @@ static void *engine_thread(void *opaque)
 
 /* ---- under the BQL ------------------------------------------------------ */
 
+/* CH's work is off the engine: the time since BUSY_SINCE goes to it. */
+static void engine_busy_close(TGPUChannel *ch)
+{
+    if (ch->busy_open && !ch->engine_wait) {
+        ch->busy_ns += qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - ch->busy_since;
+        ch->busy_open = false;
+    }
+}
+
 /*
  * CHAN_BUSY_NS: a channel has the engine from the queue of its work until
- * the work leaves it, the turns a kernel between slices waits for
- * included (as in THERM_BUSY_NS).  Its work left: the time goes to it.
+ * the work leaves it, or another channel's work is queued: a kernel
+ * between slices keeps it for the modelled rest of its slice, as
+ * THERM_BUSY_NS counts it, but not while another channel runs.
  */
 void tgpu_engine_chan_settle(TGPUEngine *e, TGPUChannel *ch)
 {
-    if (ch->busy_open && !ch->engine_wait &&
-        !(e->ops->holds && e->ops->holds(e, ch))) {
-        ch->busy_ns += qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - ch->busy_since;
-        ch->busy_open = false;
+    if (!(e->ops->holds && e->ops->holds(e, ch))) {
+        engine_busy_close(ch);
     }
 }
 
@@ -206,6 +214,9 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
     QEMU_LOCK_GUARD(&e->lock);
     /* the runlist holds other channels back while the engine is busy */
     assert(e->state == TGPU_ENGINE_IDLE);
+    if (e->chid != chid && e->chid < e->s->num_channels) {
+        engine_busy_close(&e->s->chan[e->chid]);
+    }
     e->chid = chid;
     e->state = TGPU_ENGINE_QUEUED;
     e->s->chan[chid].engine_wait = true;

@@ -146,7 +146,7 @@ void tgpu_engine_chan_settle(TGPUEngine *e, TGPUChannel *ch)
  * tgpu_engine_chan_busy_ns: the virtual time channel CH's work had the
  * engine, counting the work on it now.
  */
-uint64_t tgpu_engine_chan_busy_ns(TGPUEngine *e, TGPUChannel *ch)
+uint64_t tgpu_engine_chan_busy_ns(TGPUChannel *ch)
 {
     if (!ch->busy_open) {
         return ch->busy_ns;
@@ -220,9 +220,8 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
     e->chid = chid;
     e->state = TGPU_ENGINE_QUEUED;
     e->s->chan[chid].engine_wait = true;
-    e->queued_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     if (!e->s->chan[chid].busy_open) {
-        e->s->chan[chid].busy_since = e->queued_ns;
+        e->s->chan[chid].busy_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         e->s->chan[chid].busy_open = true;
     }
     qemu_cond_signal(&e->wake);

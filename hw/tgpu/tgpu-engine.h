@@ -126,7 +126,6 @@ struct TGPUEngine {
     bool abort;                 /* drop the work at the next step */
     bool stop;                  /* abort || paused || quit, read unlocked */
     uint64_t progress;          /* steps taken since reset: ENGINE_PROGRESS */
-    int64_t queued_ns;          /* when the work was queued (BQL) */
     TGPUHang hang;
     int64_t hang_chid;          /* hang only at work of it; -1: any */
     /* deterministic=on (TGPU_DET_*) */
@@ -147,7 +146,7 @@ void tgpu_engine_queue(TGPUEngine *e, uint32_t chid);
 bool tgpu_engine_busy(TGPUEngine *e);
 int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
-uint64_t tgpu_engine_chan_busy_ns(TGPUEngine *e, TGPUChannel *ch);
+uint64_t tgpu_engine_chan_busy_ns(TGPUChannel *ch);
 void tgpu_engine_chan_settle(TGPUEngine *e, TGPUChannel *ch);
 void tgpu_engine_quiesce(TGPUEngine *e);
 uint64_t tgpu_engine_progress(TGPUEngine *e);

@@ -593,8 +593,7 @@ static uint32_t chan_read(TGPUState *s, TGPUChannel *ch, hwaddr reg, bool *ok)
     case TGPU_CHAN_ERROR_INFO:
         return ch->error_info;
     case TGPU_CHAN_BUSY_NS_LO: {
-        TGPUEngine *e = tgpu_chan_engine(s, ch);
-        uint64_t ns = e ? tgpu_engine_chan_busy_ns(e, ch) : ch->busy_ns;
+        uint64_t ns = tgpu_engine_chan_busy_ns(ch);
 
         ch->busy_hi = ns >> 32;
         return (uint32_t)ns;

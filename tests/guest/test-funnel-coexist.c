@@ -103,8 +103,8 @@ static uint64_t fdinfo_compute(pid_t pid)
 	return sum;
 }
 
-static void worker(int priority, unsigned int launches, unsigned int iters, int go_fd,
-		   int report_fd)
+static void worker(int priority, unsigned int launches, unsigned int iters, int ready_fd,
+		   int go_fd, int report_fd)
 {
 	struct report r = { .priority = priority };
 	uint32_t counts[MAX_LAUNCHES];
@@ -127,10 +127,12 @@ static void worker(int priority, unsigned int launches, unsigned int iters, int 
 	    tgpu_memset_d32(ctx, out, 0, launches)) {
 		r.bad = -1;
 		snprintf(r.msg, sizeof(r.msg), "set-up: %s", tgpu_get_last_error_message());
-		goto out;
 	}
-	if (read(go_fd, &go, 1) != 1)
+	/* set up (or failed to): then all start at once */
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &go, 1) != 1)
 		_exit(3);
+	if (r.bad < 0)
+		goto out;
 	busy0 = fdinfo_compute(getpid());
 	for (i = 0; i < launches; i++) {
 		p.out = out + 4ull * i;
@@ -197,7 +199,7 @@ int main(int argc, char **argv)
 	struct report rep[WORKERS];
 	pid_t wpid[WORKERS], spid[NSAMPLES];
 	uint64_t sample_busy[NSAMPLES] = { 0 }, busy_sum = 0;
-	int go[2], rp[2], status;
+	int go[2], rp[2], ready[2], status;
 	bool with_samples = true, done[NSAMPLES] = { false };
 	double t0, t_end;
 	char path[NSAMPLES][64];
@@ -218,7 +220,7 @@ int main(int argc, char **argv)
 	printf("# funnel-coexist: %u priority workers x %u launches of %u iterations, %zu samples\n",
 	       WORKERS, launches, iters, with_samples ? NSAMPLES : 0);
 	fflush(stdout);
-	if (pipe(go) || pipe(rp))
+	if (pipe(go) || pipe(rp) || pipe(ready))
 		bail("pipe");
 	for (i = 0; i < WORKERS; i++) {
 		wpid[i] = fork();
@@ -227,13 +229,20 @@ int main(int argc, char **argv)
 		if (wpid[i] == 0) {
 			close(go[1]);
 			close(rp[0]);
-			worker((int)i, launches, iters, go[0], rp[1]);
+			close(ready[0]);
+			worker((int)i, launches, iters, ready[1], go[0], rp[1]);
 		}
 	}
 	close(go[0]);
 	close(rp[1]);
+	close(ready[1]);
 	/* the workers set up, then wait: go, and the samples start with them */
-	sleep(1);
+	for (i = 0; i < WORKERS; i++) {
+		char c;
+
+		if (read(ready[0], &c, 1) != 1)
+			bail("a worker died setting up");
+	}
 	t0 = now_s();
 	for (i = 0; i < WORKERS; i++)
 		if (write(go[1], "g", 1) != 1)

@@ -547,14 +547,23 @@ static ssize_t throttle_reasons_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(throttle_reasons);
 
-/* the governor's clock request now, MHz */
+/*
+ * The governor's clock request now, MHz: from the register, not the
+ * governor's copy, which on a rise is stored just after the clock in use
+ * has followed the register up.
+ */
 static ssize_t thermal_clock_request_show(struct device *dev,
 					  struct device_attribute *attr,
 					  char *buf)
 {
 	struct tgpu_device *tdev = pci_get_drvdata(to_pci_dev(dev));
+	u32 mhz;
+	int ret;
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(tdev->therm.request));
+	ret = tgpu_reg_read(tdev, TGPU_THERM_CLK_REQUEST, &mhz);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", mhz);
 }
 static DEVICE_ATTR_RO(thermal_clock_request);
 

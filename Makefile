@@ -5,7 +5,7 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize fuzz bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize fuzz soak bench shell clean distclean help
 
 all: qemu kmd umd image
 
@@ -15,6 +15,7 @@ help:
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
 	@echo "make fuzz    QEMU's generic fuzzer on tgpu for FUZZ_TIME seconds (600; SEED=1)"
+	@echo "make soak    the funnel's layers in a loop with seeded faults for DURATION seconds (1800; SEED=1, SHARD=1/1)"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"
 	@echo "make qemu | kernel | kmd | umd | image   build one piece"
@@ -63,6 +64,16 @@ SEED ?= 1
 fuzz:
 	@scripts/setup clang-14 libclang-rt-14-dev llvm-14
 	@FUZZ_TIME=$(FUZZ_TIME) SEED=$(SEED) scripts/fuzz
+
+# Layer 7 of the funnel: layers 1-3 and 6 in one guest, a seeded fault of
+# every kind in turn aimed at a target process (tests/soak/tgpu-soak);
+# SHARD=I/N runs this machine's part of a campaign split N ways
+DURATION ?= 1800
+SHARD ?= 1/1
+KINDS ?=
+soak: all
+	@tests/soak/tgpu-soak --duration $(DURATION) --seed $(SEED) --shard $(SHARD) \
+		$(if $(KINDS),--kinds $(KINDS))
 
 # Needs nothing built here: it starts from a bare Debian root.
 check-fresh:

@@ -9,15 +9,18 @@
 #define TGPU_GUEST_SYSFS_H
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 /* The kernel log (dmesg) has @needle somewhere. */
@@ -133,6 +136,45 @@ static inline char *node_debugfs(const char *node, const char *name)
 	node_debugfs_dir(node, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return read_text(path);
+}
+
+/*
+ * The VRAM address of GPU VA @va of process @pid, from render node
+ * @node's debugfs "files" (the mapping, "va A-B ... vram object ...
+ * offset O at vram ADDR+SIZE,...", then the object's blocks); 0 if it is
+ * not in VRAM or not found.
+ */
+static inline uint64_t node_vram_of(const char *node, pid_t pid, uint64_t va)
+{
+	char *files = node_debugfs(node, "files"), *line, *save = NULL, *b;
+	uint64_t start, end, obj_off, addr, size, pos;
+	char me[32];
+	bool mine = false;
+
+	if (!files)
+		return 0;
+	snprintf(me, sizeof(me), " pid %d comm ", (int)pid);
+	for (line = strtok_r(files, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "file ", 5))
+			mine = strstr(line, me) != NULL;
+		if (!mine || sscanf(line, " va 0x%" SCNx64 "-0x%" SCNx64
+				    " size 0x%*x %*s vram object size 0x%*x offset 0x%" SCNx64,
+				    &start, &end, &obj_off) != 3 ||
+		    va < start || va >= end)
+			continue;
+		pos = obj_off + (va - start);
+		b = strstr(line, " at vram ");
+		for (b = b ? b + 9 : NULL; b && sscanf(b, "0x%" SCNx64 "+0x%" SCNx64, &addr, &size) == 2;
+		     b = strchr(b, ',') ? strchr(b, ',') + 1 : NULL) {
+			if (pos < size) {
+				free(files);
+				return addr + pos;
+			}
+			pos -= size;
+		}
+	}
+	free(files);
+	return 0;
 }
 
 /* Write @val to @path: 0, or the errno. */

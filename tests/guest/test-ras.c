@@ -70,42 +70,14 @@ static char *device_text(const char *file)
 	return read_text(path);
 }
 
-/*
- * The VRAM address of byte @off of this process's device memory @d:
- * its mapping in debugfs "files" ("va A-B ... vram ... offset O at vram
- * ADDR+SIZE,..."), then the object's blocks.
- */
+/* The VRAM address of byte @off of this process's device memory @d. */
 static uint64_t vram_of(tgpu_deviceptr d, uint64_t off)
 {
-	char *files = node_debugfs(node, "files"), *line, *save = NULL, *b;
-	uint64_t va = d + off, start, end, obj_off, addr, size, pos;
-	char me[32];
-	bool mine = false;
+	uint64_t addr = node_vram_of(node, getpid(), d + off);
 
-	if (!files)
-		bail("debugfs files is not readable");
-	snprintf(me, sizeof(me), " pid %d comm ", (int)getpid());
-	for (line = strtok_r(files, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "file ", 5))
-			mine = strstr(line, me) != NULL;
-		if (!mine || sscanf(line, " va 0x%" SCNx64 "-0x%" SCNx64
-				    " size 0x%*x %*s vram object size 0x%*x offset 0x%" SCNx64,
-				    &start, &end, &obj_off) != 3 ||
-		    va < start || va >= end)
-			continue;
-		pos = obj_off + (va - start);
-		b = strstr(line, " at vram ");
-		for (b = b ? b + 9 : NULL; b && sscanf(b, "0x%" SCNx64 "+0x%" SCNx64, &addr, &size) == 2;
-		     b = strchr(b, ',') ? strchr(b, ',') + 1 : NULL) {
-			if (pos < size) {
-				free(files);
-				return addr + pos;
-			}
-			pos -= size;
-		}
-	}
-	free(files);
-	bail("debugfs files does not place the buffer in VRAM");
+	if (!addr)
+		bail("debugfs files does not place the buffer in VRAM");
+	return addr;
 }
 
 /* Arm an error at a VRAM word through debugfs ecc_inject. */

@@ -28,4 +28,18 @@ struct spin_params {
 	uint32_t iters;
 } __attribute__((packed));
 
+/* peek: copies the word at src to dst (one thread) */
+#define GUEST_PEEK_KERNEL \
+	".entry peek\n" \
+	".param 16                  ; src (u64), dst (u64)\n" \
+	"	ldc.64 r2, c[rz]\n" \
+	"	ldc.64 r4, c[rz + 8]\n" \
+	"	ldg.32 r6, [r2]\n" \
+	"	stg.32 [r4], r6\n" \
+	"	exit\n"
+
+struct peek_params {
+	uint64_t src, dst;
+} __attribute__((packed));
+
 #endif /* TGPU_GUEST_KERNELS_H */

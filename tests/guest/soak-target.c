@@ -28,6 +28,7 @@
 
 #include <libtgpu.h>
 
+#include "guest-kernels.h"
 #include "guest-tap.h"
 #include "guest-sysfs.h"
 
@@ -35,14 +36,6 @@
 
 static const char *node = "/dev/dri/renderD128";
 
-static const char peek_src[] =
-	".entry peek\n"
-	".param 16                  ; src (u64), dst (u64)\n"
-	"	ldc.64 r2, c[rz]\n"
-	"	ldc.64 r4, c[rz + 8]\n"
-	"	ldg.32 r6, [r2]\n"
-	"	stg.32 [r4], r6\n"
-	"	exit\n";
 
 /* "C:ENGINE,..." of this process's channels, from debugfs "channels" */
 static void my_channels(char *out, size_t len)
@@ -92,7 +85,7 @@ static uint8_t *want, *got;
  */
 static int one_round(unsigned long n, int r)
 {
-	struct { uint64_t src, dst; } __attribute__((packed)) args;
+	struct peek_params args;
 	tgpu_status st;
 
 	word[0] = 0xa5a5a5a5u;
@@ -145,7 +138,7 @@ int main(int argc, char **argv)
 	    tgpu_mem_alloc(ctx, &b, BUF) ||
 	    tgpu_mem_alloc_host(ctx, (void **)&word, 4096) ||
 	    tgpu_mem_host_get_device_pointer(ctx, &word_dev, (void *)word) ||
-	    tgpu_module_load_data(ctx, &m, peek_src, 0) ||
+	    tgpu_module_load_data(ctx, &m, GUEST_PEEK_KERNEL, 0) ||
 	    tgpu_module_get_function(&fn, m, "peek")) {
 		fprintf(stderr, "soak-target: %s\n", tgpu_get_last_error_message());
 		return 2;

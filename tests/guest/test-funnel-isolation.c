@@ -31,6 +31,7 @@
 #include <tgpu/mmu.h>
 #include <tgpu/regs.h>
 
+#include "guest-kernels.h"
 #include "guest-tap.h"
 #include "guest-sysfs.h"
 
@@ -42,14 +43,6 @@
 /* a child's exit status */
 enum { CHILD_OK, CHILD_CORRUPT, CHILD_NO_FAULT, CHILD_LEAK, CHILD_ERROR };
 
-static const char peek_src[] =
-	".entry peek\n"
-	".param 16                  ; src (u64), dst (u64)\n"
-	"	ldc.64 r2, c[rz]\n"
-	"	ldc.64 r4, c[rz + 8]\n"
-	"	ldg.32 r6, [r2]\n"
-	"	stg.32 [r4], r6\n"
-	"	exit\n";
 
 static volatile uint32_t *bar0;
 
@@ -60,7 +53,7 @@ static uint32_t reg(uint32_t off)
 
 static int child(unsigned int idx, int rounds, bool hostile, int go)
 {
-	struct { uint64_t src, dst; } __attribute__((packed)) args;
+	struct peek_params args;
 	uint8_t *want, *got;
 	tgpu_deviceptr a, b, word_dev;
 	volatile uint32_t *word;
@@ -78,7 +71,7 @@ static int child(unsigned int idx, int rounds, bool hostile, int go)
 	    tgpu_ctx_create(&ctx, dev, 0) || tgpu_mem_alloc(ctx, &a, BUF) ||
 	    tgpu_mem_alloc(ctx, &b, BUF) || tgpu_mem_alloc_host(ctx, (void **)&word, 4096) ||
 	    tgpu_mem_host_get_device_pointer(ctx, &word_dev, (void *)word) ||
-	    tgpu_module_load_data(ctx, &m, peek_src, 0) ||
+	    tgpu_module_load_data(ctx, &m, GUEST_PEEK_KERNEL, 0) ||
 	    tgpu_module_get_function(&fn, m, "peek")) {
 		fprintf(stderr, "context %u: %s\n", idx, tgpu_get_last_error_message());
 		return CHILD_ERROR;

@@ -302,12 +302,36 @@ static void tgpu_queue_restart(struct tgpu_queue *q)
 }
 
 /*
+ * Where a device reset is to start user-submit queue @q's channel again,
+ * read before the reset, with the BARs off (no doorbell comes): an idle
+ * channel finished every entry it fetched, so it starts at GP_GET; any
+ * other was under way with the last one.  The process may reuse what a
+ * finished entry pointed at, so running that one again would run
+ * whatever is there now (make soak saw PB_HEADER errors and corrupted
+ * data in innocent processes from it).
+ */
+static void tgpu_queue_replay_point(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	u32 status, get;
+
+	status = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_STATUS));
+	get = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_GET));
+	q->uq.replay_valid = status != U32_MAX;
+	if ((status & TGPU_CHAN_STATE_MASK) == TGPU_CHAN_STATE_IDLE)
+		q->uq.replay_get = get;
+	else
+		q->uq.replay_get = get - 1;
+}
+
+/*
  * A user-submit queue has no jobs the driver knows: its channel starts
- * again at the entry it fetched last (USERD's GP_GET, which the device
- * wrote before the reset, less one), which may have been under way, so
- * it runs again from its start, as a kernel queue's unfinished jobs do;
- * then the rest of the process's ring, up to its GP_PUT.  Return: the
- * entries handed back.
+ * again at the entry it fetched last (from before a device reset,
+ * tgpu_queue_replay_point(); after an engine reset that took it down,
+ * USERD's GP_GET, which the device wrote, less one), which was under
+ * way, so it runs again from its start, as a kernel queue's unfinished
+ * jobs do; then the rest of the process's ring, up to its GP_PUT.
+ * Return: the entries handed back.
  */
 static unsigned int tgpu_queue_replay_user(struct tgpu_queue *q)
 {
@@ -315,7 +339,11 @@ static unsigned int tgpu_queue_replay_user(struct tgpu_queue *q)
 	const u32 mask = TGPU_Q_GPFIFO_ENTRIES - 1;
 	u32 get, put;
 
-	get = (readl(q->userd + TGPU_USERD_GP_GET) - 1) & mask;
+	if (q->uq.replay_valid)
+		get = q->uq.replay_get & mask;
+	else
+		get = (readl(q->userd + TGPU_USERD_GP_GET) - 1) & mask;
+	q->uq.replay_valid = false;
 	put = readl(q->userd + TGPU_USERD_GP_PUT) & mask;
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_RESET);
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_INST,
@@ -558,8 +586,13 @@ static void tgpu_reset_quiesce(struct tgpu_device *tdev)
 	}
 	mutex_lock(&tdev->rl_lock);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
-		list_for_each_entry(q, &tdev->rl[r].queues, rl_link)
+		list_for_each_entry(q, &tdev->rl[r].queues, rl_link) {
+			if (q->user && drm_dev_enter(&tdev->base, &idx)) {
+				tgpu_queue_replay_point(q);
+				drm_dev_exit(idx);
+			}
 			tgpu_queue_stop(q, NULL);
+		}
 	mutex_unlock(&tdev->rl_lock);
 }
 

@@ -400,6 +400,19 @@ static bool tgpu_uq_irq_pending(struct tgpu_queue *q)
 	return bits != U32_MAX && (bits & BIT(q->chid % 32));
 }
 
+/* An interrupt for @q that a poll found never came: count it, say it. */
+static void tgpu_uq_missed_irq(struct tgpu_queue *q, const char *what)
+{
+	struct tgpu_device *tdev = q->tdev;
+
+	atomic64_inc(&tdev->reset.missed_irqs);
+	atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+	dev_warn_ratelimited(tdev->base.dev,
+			     "channel %u (pid %d, %s): %s interrupt never came (missed interrupt %lld)\n",
+			     q->chid, pid_nr(q->pid), q->comm, what,
+			     atomic64_read(&tdev->reset.missed_irqs));
+}
+
 /*
  * A jiffy after a check that found something the process or the device
  * may just be in the middle of:
@@ -420,14 +433,8 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 		q->uq.err_check = false;
 		if (!tgpu_queue_error(q)) {
 			tgpu_irq_poll(tdev);
-			if (tgpu_queue_error(q)) {
-				atomic64_inc(&tdev->reset.missed_irqs);
-				atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-				dev_warn_ratelimited(tdev->base.dev,
-						     "channel %u (pid %d, %s): its channel error's interrupt never came (missed interrupt %lld)\n",
-						     q->chid, pid_nr(q->pid), q->comm,
-						     atomic64_read(&tdev->reset.missed_irqs));
-			}
+			if (tgpu_queue_error(q))
+				tgpu_uq_missed_irq(q, "its channel error");
 		}
 	}
 
@@ -436,14 +443,8 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 		signals = atomic_read(&q->uq.signals);
 		if (signals == q->uq.irq_signals && tgpu_uq_irq_pending(q)) {
 			tgpu_irq_poll(tdev);
-			if (atomic_read(&q->uq.signals) != signals) {
-				atomic64_inc(&tdev->reset.missed_irqs);
-				atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-				dev_warn_ratelimited(tdev->base.dev,
-						     "channel %u (pid %d, %s): user-submitted work was done, its interrupt never came (missed interrupt %lld)\n",
-						     q->chid, pid_nr(q->pid), q->comm,
-						     atomic64_read(&tdev->reset.missed_irqs));
-			}
+			if (atomic_read(&q->uq.signals) != signals)
+				tgpu_uq_missed_irq(q, "user-submitted work was done, its");
 		}
 	}
 	if (!q->uq.bell_check)

@@ -400,28 +400,13 @@ static bool tgpu_uq_irq_pending(struct tgpu_queue *q)
 	return bits != U32_MAX && (bits & BIT(q->chid % 32));
 }
 
-/* An interrupt for @q that a poll found never came: count it, say it. */
-static void tgpu_uq_missed_irq(struct tgpu_queue *q, const char *what)
-{
-	struct tgpu_device *tdev = q->tdev;
-
-	atomic64_inc(&tdev->reset.missed_irqs);
-	atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-	dev_warn_ratelimited(tdev->base.dev,
-			     "channel %u (pid %d, %s): %s interrupt never came (missed interrupt %lld)\n",
-			     q->chid, pid_nr(q->pid), q->comm, what,
-			     atomic64_read(&tdev->reset.missed_irqs));
-}
-
 /*
  * A jiffy after a check that found something the process or the device
  * may just be in the middle of:
  * - @q's non-stall interrupt pending, and still pending with none of
  *   its interrupts handled since: the message was lost;
  * - the channel idle short of the GP_PUT in USERD, and the same GP_PUT
- *   still unseen: the doorbell was lost, and is rung again;
- * - the channel in error and the queue still not failed: the error's
- *   interrupt was lost, and its status bits are handled now.
+ *   still unseen: the doorbell was lost, and is rung again.
  */
 static void tgpu_uq_recheck(struct tgpu_queue *q)
 {
@@ -429,22 +414,19 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 	u32 state, put, userd_put;
 	int signals;
 
-	if (q->uq.err_check) {
-		q->uq.err_check = false;
-		if (!tgpu_queue_error(q)) {
-			tgpu_irq_poll(tdev);
-			if (tgpu_queue_error(q))
-				tgpu_uq_missed_irq(q, "its channel error");
-		}
-	}
-
 	if (q->uq.irq_check) {
 		q->uq.irq_check = false;
 		signals = atomic_read(&q->uq.signals);
 		if (signals == q->uq.irq_signals && tgpu_uq_irq_pending(q)) {
 			tgpu_irq_poll(tdev);
-			if (atomic_read(&q->uq.signals) != signals)
-				tgpu_uq_missed_irq(q, "user-submitted work was done, its");
+			if (atomic_read(&q->uq.signals) != signals) {
+				atomic64_inc(&tdev->reset.missed_irqs);
+				atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+				dev_warn_ratelimited(tdev->base.dev,
+						     "channel %u (pid %d, %s): user-submitted work was done, its interrupt never came (missed interrupt %lld)\n",
+						     q->chid, pid_nr(q->pid), q->comm,
+						     atomic64_read(&tdev->reset.missed_irqs));
+			}
 		}
 	}
 	if (!q->uq.bell_check)
@@ -477,7 +459,7 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	if (tgpu_queue_error(q) || !drm_dev_enter(&tdev->base, &idx))
 		return;
 	delay = msecs_to_jiffies(q->timeout_ms);
-	if (q->uq.irq_check || q->uq.bell_check || q->uq.err_check) {
+	if (q->uq.irq_check || q->uq.bell_check) {
 		tgpu_uq_recheck(q);
 		delay = delay > 1 ? delay - 1 : 1;
 		goto rearm;
@@ -520,16 +502,8 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	q->uq.snap_signals = signals;
 	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
 	userd_put = readl(q->userd + TGPU_USERD_GP_PUT);
-	if (tgpu_queue_error(q))
-		goto out;	/* the interrupt handler had it */
-	if (state == TGPU_CHAN_STATE_ERROR) {
-		/*
-		 * The interrupt handler has it, unless its interrupt was
-		 * lost: then nothing else would ever fail the queue's fences.
-		 */
-		q->uq.err_check = true;
-		goto rearm;
-	}
+	if (state == TGPU_CHAN_STATE_ERROR || tgpu_queue_error(q))
+		goto out;	/* the interrupt handler has it */
 
 	if (state == TGPU_CHAN_STATE_IDLE && put != userd_put) {
 		/*
@@ -564,7 +538,7 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	goto out;
 
 rearm:
-	if (q->uq.irq_check || q->uq.bell_check || q->uq.err_check)
+	if (q->uq.irq_check || q->uq.bell_check)
 		delay = 1;
 	if (q->timeout_ms)
 		queue_delayed_work(tdev->reset.wq, &q->uq.watchdog, delay);

@@ -42,4 +42,22 @@ struct peek_params {
 	uint64_t src, dst;
 } __attribute__((packed));
 
+/*
+ * One round of layer 2 and the soak's target: copy @len bytes from @a
+ * to @b, then run @peek (GUEST_PEEK_KERNEL) on @args, and wait.  The
+ * first failure's status, or TGPU_SUCCESS.  (libtgpu.h before this.)
+ */
+static inline tgpu_status copy_and_peek(tgpu_context *ctx, tgpu_function *peek,
+					tgpu_deviceptr b, tgpu_deviceptr a, size_t len,
+					struct peek_params *args)
+{
+	tgpu_status st = tgpu_memcpy_dtod(ctx, b, a, len);
+
+	if (!st)
+		st = tgpu_launch_kernel(peek, 1, 1, 1, 1, 1, 1, 0, NULL, args, sizeof(*args));
+	if (!st)
+		st = tgpu_ctx_synchronize(ctx);
+	return st;
+}
+
 #endif /* TGPU_GUEST_KERNELS_H */

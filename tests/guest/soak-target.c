@@ -91,11 +91,7 @@ static int one_round(unsigned long n, int r)
 	word[0] = 0xa5a5a5a5u;
 	args.src = a + 4u * (unsigned int)r;
 	args.dst = word_dev;
-	st = tgpu_memcpy_dtod(ctx, b, a, BUF);
-	if (!st)
-		st = tgpu_launch_kernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, &args, sizeof(args));
-	if (!st)
-		st = tgpu_ctx_synchronize(ctx);
+	st = copy_and_peek(ctx, fn, b, a, BUF, &args);
 	if (!st)
 		st = tgpu_memcpy_dtoh(ctx, got, b, BUF);
 	if (st) {

@@ -87,11 +87,7 @@ static int child(unsigned int idx, int rounds, bool hostile, int go)
 		word[0] = SENTINEL;
 		args.src = hostile && r == rounds / 2 ? UNMAPPED_VA : a + 4u * r;
 		args.dst = word_dev;
-		st = tgpu_memcpy_dtod(ctx, b, a, BUF);
-		if (!st)
-			st = tgpu_launch_kernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, &args, sizeof(args));
-		if (!st)
-			st = tgpu_ctx_synchronize(ctx);
+		st = copy_and_peek(ctx, fn, b, a, BUF, &args);
 		if (args.src == UNMAPPED_VA) {
 			if (st != TGPU_ERROR_ILLEGAL_ADDRESS) {
 				fprintf(stderr, "context %u: a read of 0x%llx gave %s\n", idx,

@@ -542,6 +542,23 @@ void tgpu_irq_poll(struct tgpu_device *tdev)
 }
 
 /**
+ * tgpu_irq_chan_pending() - is a channel's interrupt raised, not serviced
+ * @tdev: the device
+ * @chid: the channel
+ * @error: its error (FIFO_ERR_PENDING), else its non-stall event
+ *
+ * A timeout check that finds one pending, and still pending a while
+ * later (or found by its own tgpu_irq_poll()), found its message lost.
+ */
+bool tgpu_irq_chan_pending(struct tgpu_device *tdev, u32 chid, bool error)
+{
+	u32 bits = tgpu_rd32(tdev, error ? TGPU_FIFO_ERR_PENDING(chid / 32) :
+			     TGPU_FIFO_NONSTALL_PENDING(chid / 32));
+
+	return bits != U32_MAX && (bits & BIT(chid % 32));
+}
+
+/**
  * tgpu_irq_restore() - set the interrupt units up again after a device
  *	reset, which cleared every enable and the fault buffer's registers
  * @tdev: the device

@@ -80,6 +80,7 @@ int tgpu_irq_init(struct tgpu_device *tdev);
 unsigned int tgpu_irq_msix_vectors(const struct tgpu_device *tdev);
 
 void tgpu_irq_poll(struct tgpu_device *tdev);
+bool tgpu_irq_chan_pending(struct tgpu_device *tdev, u32 chid, bool error);
 void tgpu_irq_restore(struct tgpu_device *tdev);
 
 #endif /* __TGPU_IRQ_H__ */

@@ -79,6 +79,9 @@ struct tgpu_vm;
  * @bell_put: the USERD GP_PUT a check found unseen by the idle channel
  * @bell_check: the next check, a jiffy later, only looks whether
  *	@bell_put is still unseen (a lost doorbell)
+ * @err_check: the next check, a jiffy later, only looks whether the
+ *	channel's error is still pending with the queue not failed (its
+ *	interrupt lost), and is the last
  * @replay_get: where a device reset starts the channel again, read before
  *	it (tgpu_reset.c); valid when @replay_valid
  * @replay_valid: @replay_get was read
@@ -98,6 +101,7 @@ struct tgpu_uq {
 	bool irq_check;
 	u32 bell_put;
 	bool bell_check;
+	bool err_check;
 	u32 replay_get;
 	bool replay_valid;
 };

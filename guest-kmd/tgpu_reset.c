@@ -66,6 +66,7 @@
 #include "tgpu_queue.h"
 #include "tgpu_reset.h"
 #include "tgpu_sched.h"
+#include "tgpu_uq.h"
 
 /* A job whose work keeps moving has this many more timeouts. */
 static unsigned int tgpu_hang_rearms = 10;
@@ -349,8 +350,7 @@ static unsigned int tgpu_queue_replay_user(struct tgpu_queue *q)
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_INST,
 		     q->mem.addr >> TGPU_PAGE_SHIFT);
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_GP_GET, get);
-	q->uq.snap.valid = false;
-	q->uq.rearms = 0;
+	tgpu_uq_forget(q);
 	tgpu_chan_wr(tdev, q->chid, TGPU_CHAN_CTRL, TGPU_CHAN_CTRL_ENABLE);
 	/* the device reads USERD's GP_PUT, the process's */
 	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
@@ -963,6 +963,24 @@ bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
 	return moved;
 }
 
+/**
+ * tgpu_reset_missed_irq() - a timeout check's poll handled an interrupt
+ *	for @q that never came: count it, say it
+ * @q: the queue
+ * @what: what it was, as in "job 12 was done, its interrupt"
+ */
+void tgpu_reset_missed_irq(struct tgpu_queue *q, const char *what)
+{
+	struct tgpu_device *tdev = q->tdev;
+
+	atomic64_inc(&tdev->reset.missed_irqs);
+	atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
+	dev_warn_ratelimited(tdev->base.dev,
+			     "channel %u (pid %d, %s): %s never came (missed interrupt %lld)\n",
+			     q->chid, pid_nr(q->pid), q->comm, what,
+			     atomic64_read(&tdev->reset.missed_irqs));
+}
+
 /* How many more timeouts work that keeps moving gets (hang_rearm_max). */
 unsigned int tgpu_reset_rearms_max(void)
 {
@@ -982,7 +1000,8 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 	struct tgpu_queue *q = job->q;
 	struct tgpu_device *tdev = q->tdev;
 	u32 status, state, gp;
-	bool moved;
+	bool moved, err;
+	char what[48];
 	int idx;
 
 	if (!drm_dev_enter(&tdev->base, &idx)) {
@@ -1001,18 +1020,24 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 
-	/* A lost interrupt is not a hang: the status bits are set anyway. */
+	/*
+	 * A lost interrupt is not a hang: the status bits are set anyway.
+	 * The job's channel error too: the poll fails its fence.
+	 */
+	err = job->fence && !dma_fence_is_signaled(&job->fence->base) &&
+	      tgpu_irq_chan_pending(tdev, q->chid, true);
 	tgpu_irq_poll(tdev);
 	if (job->fence && dma_fence_is_signaled(&job->fence->base)) {
-		/* a fence failed meanwhile (queue destroyed, lost bus) is not */
+		/*
+		 * A fence failed meanwhile (queue destroyed, lost bus) is
+		 * not, unless its channel's pending error did it.
+		 */
 		if (!job->fence->base.error) {
-			atomic64_inc(&tdev->reset.missed_irqs);
-			atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-			dev_warn_ratelimited(tdev->base.dev,
-					     "channel %u (pid %d, %s): job %llu was done, its interrupt never came (missed interrupt %lld)\n",
-					     q->chid, pid_nr(q->pid), q->comm,
-					     sjob->s_fence->finished.seqno,
-					     atomic64_read(&tdev->reset.missed_irqs));
+			snprintf(what, sizeof(what), "job %llu was done, its interrupt",
+				 sjob->s_fence->finished.seqno);
+			tgpu_reset_missed_irq(q, what);
+		} else if (err && READ_ONCE(q->chan_error)) {
+			tgpu_reset_missed_irq(q, "the interrupt of its channel error");
 		}
 		drm_dev_exit(idx);
 		/*

@@ -119,6 +119,7 @@ int tgpu_reset_init(struct tgpu_device *tdev);
 bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
 		      struct tgpu_snap *snap, u32 *state);
 unsigned int tgpu_reset_rearms_max(void);
+void tgpu_reset_missed_irq(struct tgpu_queue *q, const char *what);
 void tgpu_reset_user_hang(struct tgpu_device *tdev, struct tgpu_queue *q,
 			  u32 state, bool moved);
 enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob);

@@ -392,21 +392,17 @@ out:
 
 /* ---- the watchdog -------------------------------------------------------- */
 
-/* Is @q's non-stall interrupt raised and not serviced yet? */
-static bool tgpu_uq_irq_pending(struct tgpu_queue *q)
-{
-	u32 bits = tgpu_rd32(q->tdev, TGPU_FIFO_NONSTALL_PENDING(q->chid / 32));
-
-	return bits != U32_MAX && (bits & BIT(q->chid % 32));
-}
-
 /*
  * A jiffy after a check that found something the process or the device
  * may just be in the middle of:
  * - @q's non-stall interrupt pending, and still pending with none of
  *   its interrupts handled since: the message was lost;
  * - the channel idle short of the GP_PUT in USERD, and the same GP_PUT
- *   still unseen: the doorbell was lost, and is rung again.
+ *   still unseen: the doorbell was lost, and is rung again;
+ * - the channel in error, its error still pending and the queue still
+ *   not failed: the error's interrupt was lost, and the poll handles it.
+ *   Without it nothing would ever fail the queue's fences: its process
+ *   would wait for ever (make soak found it).
  */
 static void tgpu_uq_recheck(struct tgpu_queue *q)
 {
@@ -414,19 +410,23 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 	u32 state, put, userd_put;
 	int signals;
 
+	if (q->uq.err_check) {
+		q->uq.err_check = false;
+		if (!tgpu_queue_error(q) && tgpu_irq_chan_pending(tdev, q->chid, true)) {
+			tgpu_irq_poll(tdev);
+			if (tgpu_queue_error(q))
+				tgpu_reset_missed_irq(q, "the interrupt of its channel error");
+		}
+	}
 	if (q->uq.irq_check) {
 		q->uq.irq_check = false;
 		signals = atomic_read(&q->uq.signals);
-		if (signals == q->uq.irq_signals && tgpu_uq_irq_pending(q)) {
+		if (signals == q->uq.irq_signals &&
+		    tgpu_irq_chan_pending(tdev, q->chid, false)) {
 			tgpu_irq_poll(tdev);
-			if (atomic_read(&q->uq.signals) != signals) {
-				atomic64_inc(&tdev->reset.missed_irqs);
-				atomic64_inc(&tgpu_vm_file(q->vm)->missed_irqs);
-				dev_warn_ratelimited(tdev->base.dev,
-						     "channel %u (pid %d, %s): user-submitted work was done, its interrupt never came (missed interrupt %lld)\n",
-						     q->chid, pid_nr(q->pid), q->comm,
-						     atomic64_read(&tdev->reset.missed_irqs));
-			}
+			if (atomic_read(&q->uq.signals) != signals)
+				tgpu_reset_missed_irq(q,
+						      "user-submitted work was done, its interrupt");
 		}
 	}
 	if (!q->uq.bell_check)
@@ -445,6 +445,20 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 	tgpu_wr32(tdev, TGPU_USERMODE_DOORBELL, q->chid);
 }
 
+/**
+ * tgpu_uq_forget() - a device reset started @q's channel again: what
+ *	the watchdog saw of it before is gone
+ * @q: the queue
+ */
+void tgpu_uq_forget(struct tgpu_queue *q)
+{
+	q->uq.snap.valid = false;
+	q->uq.rearms = 0;
+	q->uq.irq_check = false;
+	q->uq.bell_check = false;
+	q->uq.err_check = false;
+}
+
 static void tgpu_uq_watchdog(struct work_struct *work)
 {
 	struct tgpu_queue *q = container_of(to_delayed_work(work),
@@ -459,6 +473,20 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	if (tgpu_queue_error(q) || !drm_dev_enter(&tdev->base, &idx))
 		return;
 	delay = msecs_to_jiffies(q->timeout_ms);
+	/*
+	 * A device reset is under way: it fails the queue, or it lives on,
+	 * and what a check saw before it is gone.  (A reset from sysfs or
+	 * AER flushes this work after it sets reset.device; the driver's
+	 * own runs on the same ordered workqueue.)
+	 */
+	if (READ_ONCE(tdev->reset.device) || tgpu_reset_check_bus(tdev)) {
+		tgpu_uq_forget(q);
+		goto rearm;
+	}
+	if (q->uq.err_check) {
+		tgpu_uq_recheck(q);
+		goto out;
+	}
 	if (q->uq.irq_check || q->uq.bell_check) {
 		tgpu_uq_recheck(q);
 		delay = delay > 1 ? delay - 1 : 1;
@@ -473,15 +501,12 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	spin_lock_irqsave(&q->fence_lock, flags);
 	fences = q->uq.fence_seq;
 	spin_unlock_irqrestore(&q->fence_lock, flags);
-	/* a device reset is under way: it fails the queue, or it lives on */
-	if (READ_ONCE(tdev->reset.device) || tgpu_reset_check_bus(tdev))
-		goto rearm;
 	/*
 	 * A lost interrupt: the status bits are set anyway.  One pending
 	 * now may be on its way, so it is lost when it still is a moment
 	 * later.
 	 */
-	if (tgpu_uq_irq_pending(q)) {
+	if (tgpu_irq_chan_pending(tdev, q->chid, false)) {
 		q->uq.irq_signals = atomic_read(&q->uq.signals);
 		q->uq.irq_check = true;
 	}
@@ -502,8 +527,19 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	q->uq.snap_signals = signals;
 	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
 	userd_put = readl(q->userd + TGPU_USERD_GP_PUT);
-	if (state == TGPU_CHAN_STATE_ERROR || tgpu_queue_error(q))
-		goto out;	/* the interrupt handler has it */
+	if (tgpu_queue_error(q))
+		goto out;	/* the interrupt handler had it */
+	if (state == TGPU_CHAN_STATE_ERROR) {
+		/*
+		 * The interrupt handler has it.  Its error still pending a
+		 * jiffy from now, the queue not failed: the interrupt was
+		 * lost.  Either way that check is the last.
+		 */
+		if (!tgpu_irq_chan_pending(tdev, q->chid, true))
+			goto out;
+		q->uq.err_check = true;
+		goto rearm;
+	}
 
 	if (state == TGPU_CHAN_STATE_IDLE && put != userd_put) {
 		/*
@@ -538,7 +574,7 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	goto out;
 
 rearm:
-	if (q->uq.irq_check || q->uq.bell_check)
+	if (q->uq.irq_check || q->uq.bell_check || q->uq.err_check)
 		delay = 1;
 	if (q->timeout_ms)
 		queue_delayed_work(tdev->reset.wq, &q->uq.watchdog, delay);

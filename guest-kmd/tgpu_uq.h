@@ -22,6 +22,7 @@ int tgpu_uq_init(struct tgpu_queue *q, struct drm_file *file, u64 *phys);
 void tgpu_uq_args(struct tgpu_queue *q, struct drm_tgpu_queue_create *args);
 void tgpu_uq_start(struct tgpu_queue *q);
 void tgpu_uq_stop(struct tgpu_queue *q);
+void tgpu_uq_forget(struct tgpu_queue *q);
 void tgpu_uq_fini(struct tgpu_queue *q, struct drm_file *file);
 void tgpu_uq_signal(struct tgpu_queue *q, int error);
 

@@ -12,8 +12,10 @@
  *   test-umd --reset=KIND      recovery from a fault that the host's
  *                              fault plan injects at the first kernel
  *                              launch (tests/guest/run): stall, wedge,
- *                              fetch, lost-irq, doorbell-drop (at the
- *                              second launch), bus-loss; flr resets the
+ *                              fetch, lost-irq, lost-error-irq (a
+ *                              faulting kernel's channel error),
+ *                              doorbell-drop (at the second launch),
+ *                              bus-loss; flr resets the
  *                              device from sysfs; cancel is an endless
  *                              kernel on a queue with a 50 ms job
  *                              timeout (no fault injected)
@@ -1081,11 +1083,28 @@ static tgpu_status guilty_launch(tgpu_context **ctx, struct waiter *w,
 	return tgpu_ctx_synchronize(*ctx);
 }
 
+/* A context's first kernel stores to an unmapped address: ILLEGAL_ADDRESS */
+static tgpu_status fault_launch(tgpu_context **ctx)
+{
+	tgpu_function *spin, *fault;
+	tgpu_deviceptr out;
+	tgpu_module *m;
+
+	spin_context(ctx, &spin, &out);
+	if (tgpu_module_load_data(*ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(&fault, m, "fault"))
+		bail("no module");
+	if (tgpu_launch_kernel(fault, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0))
+		bail("no launch");
+	return tgpu_ctx_synchronize(*ctx);
+}
+
 static void test_reset(const char *kind, unsigned int timeout_ms)
 {
 	bool wedge = !strcmp(kind, "wedge"), flr = !strcmp(kind, "flr");
 	bool bus = !strcmp(kind, "bus-loss"), lost_irq = !strcmp(kind, "lost-irq");
 	bool doorbell = !strcmp(kind, "doorbell-drop"), cancel = !strcmp(kind, "cancel");
+	bool lost_err = !strcmp(kind, "lost-error-irq");
 	bool hang = !strcmp(kind, "stall") || wedge || !strcmp(kind, "fetch") || cancel;
 	struct waiter waiters[WAITERS];
 	int ready[2], done[2], status;
@@ -1099,7 +1118,7 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 	 * The innocent copies through the reset (not beside a lost interrupt
 	 * or doorbell: its interrupts and doorbells would make up for them).
 	 */
-	if (!lost_irq && !doorbell) {
+	if (!lost_irq && !lost_err && !doorbell) {
 		if (pipe(ready) || pipe(done))
 			bail("pipe");
 		child = fork();
@@ -1130,6 +1149,27 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 		check_kchan_back();
 		tgpu_ctx_get_reset_status(ctx, &st);
 		is(st, TGPU_SUCCESS, "it was made after the reset: no reset status");
+	} else if (lost_err) {
+		/*
+		 * Nothing but a timeout check's poll fails the queue: a user
+		 * queue's watchdog, or the kernel path's job timeout.
+		 */
+		st = fault_launch(&ctx);
+		dt = now_s() - t0;
+		is(st, TGPU_ERROR_ILLEGAL_ADDRESS,
+		   "the kernel whose channel error interrupt was lost: ILLEGAL_ADDRESS");
+		ok(dt < timeout_ms / 1000.0 + 2.0,
+		   "by the timeout check at the latest (%.2f s, timeout %u ms)", dt, timeout_ms);
+		snprintf(pat, sizeof(pat),
+			 "channel [0-9]+ \\(pid %d, test-umd\\): the interrupt of its channel error never came \\(missed interrupt [1-9]",
+			 (int)getpid());
+		ok(dmesg_wait(pat, 1, 2.0), "dmesg: %s", pat);
+		snprintf(pat, sizeof(pat),
+			 "Xid 31: channel [0-9]+ \\(pid %d, test-umd\\) .*queue [0-9]+ dead",
+			 (int)getpid());
+		ok(dmesg_match(pat), "dmesg: %s", pat);
+		ok(system("grep -qs 'tgpu-missed-irqs:.*[1-9]' /proc/$PPID/fdinfo/*") == 0,
+		   "fdinfo: tgpu-missed-irqs counts it");
 	} else {
 		st = guilty_launch(&ctx, hang ? waiters : NULL, cancel ? CANCEL_TIMEOUT_MS : 0);
 		dt = now_s() - t0;

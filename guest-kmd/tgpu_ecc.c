@@ -6,6 +6,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 
@@ -347,11 +348,16 @@ static void tgpu_ecc_dbe(struct tgpu_device *tdev, u64 addr, u32 reader,
 {
 	u64 page = addr & ~(u64)(SZ_4K - 1);
 	unsigned int r, stopped = 0;
+	char who[TASK_COMM_LEN + 24] = "";
 	struct tgpu_queue *q;
 	unsigned long flags;
 
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++) {
 		list_for_each_entry(q, &tdev->rl[r].queues, rl_link) {
+			/* the Xid line names the reader's process */
+			if (q->chid == chid)
+				snprintf(who, sizeof(who), " (pid %d, %s)",
+					 pid_nr(q->pid), q->comm);
 			if (tgpu_queue_error(q) ||
 			    !tgpu_vm_maps_vram(q->vm, page))
 				continue;
@@ -374,9 +380,9 @@ static void tgpu_ecc_dbe(struct tgpu_device *tdev, u64 addr, u32 reader,
 		}
 	}
 	tgpu_xid(tdev, TGPU_XID_DBE,
-		 "uncorrectable ECC error at 0x%llx (page 0x%llx), read by the %s, channel %d: %u more channels mapping the page stopped; the page is retired\n",
+		 "uncorrectable ECC error at 0x%llx (page 0x%llx), read by the %s, channel %d%s: %u more channels mapping the page stopped; the page is retired\n",
 		 addr, page, tgpu_ecc_engine_name(reader),
-		 chid == TGPU_ECC_NO_CHID ? -1 : (int)chid, stopped);
+		 chid == TGPU_ECC_NO_CHID ? -1 : (int)chid, who, stopped);
 	tgpu_ecc_retire(tdev, page, TGPU_RETIRED_CAUSE_DBE);
 }
 

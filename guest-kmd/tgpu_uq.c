@@ -511,6 +511,14 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 		q->uq.irq_check = true;
 	}
 
+	/*
+	 * The GP_PUTs first, then the channel: read after it, a GP_PUT the
+	 * process published and rang for in between would be ahead of a
+	 * GP_GET from before, with the channel moving on unseen (make soak
+	 * saw an idle innocent declared hung that way).
+	 */
+	userd_put = readl(q->userd + TGPU_USERD_GP_PUT);
+	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
 	last_gp = q->uq.snap.gp;
 	had_snap = q->uq.snap.valid;
 	moved = tgpu_reset_moved(tdev, q->chid, q->engine, &q->uq.snap, &state);
@@ -525,8 +533,6 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 		last_gp = get + 1;	/* as a fetch: the budget starts again */
 	}
 	q->uq.snap_signals = signals;
-	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
-	userd_put = readl(q->userd + TGPU_USERD_GP_PUT);
 	if (tgpu_queue_error(q))
 		goto out;	/* the interrupt handler had it */
 	if (state == TGPU_CHAN_STATE_ERROR) {
@@ -570,6 +576,9 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 		q->uq.rearms++;
 		goto rearm;
 	}
+	/* an idle channel took all it saw: never hung (lost doorbells above) */
+	if (state == TGPU_CHAN_STATE_IDLE)
+		goto rearm;
 	tgpu_reset_user_hang(tdev, q, state, moved);
 	goto out;
 

@@ -624,11 +624,12 @@ void gr_setp(GrWarp *w, const GrInsn *in, uint32_t exec, const uint32_t *a,
 }
 
 /*
- * Run warp W until it exits, waits, sleeps, or the budget ends.  This is
- * compiled twice, for any host and for hosts with AVX2 and FMA (see
- * simt_warp), so that the lane loops use the widest vectors there are; the
- * counters and the PC live in locals (w->pc is stored for each
- * instruction, for the errors) until it returns.
+ * Run warp W until it exits, waits, sleeps, or the budget or the step
+ * (TGPU_GR_STEP_TRANSLATIONS) ends.  This is compiled twice, for any host
+ * and for hosts with AVX2 and FMA (see simt_warp), so that the lane loops
+ * use the widest vectors there are; the counters and the PC live in
+ * locals (w->pc is stored for each instruction, for the errors) until it
+ * returns.
  */
 static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
 {
@@ -638,7 +639,7 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
     uint64_t budget = r->budget, lane_ops = 0, n;
     bool ok = true;
 
-    while (budget) {
+    while (budget && r->translations < TGPU_GR_STEP_TRANSLATIONS) {
         const GrInsn *in;
         const uint32_t *A, *B, *C;
         uint32_t exec;

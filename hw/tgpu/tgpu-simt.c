@@ -100,6 +100,7 @@ bool simt_global(GrRun *r, GrWarp *w, uint32_t lane, uint64_t va,
         return simt_error(r, w, TGPU_KERR_MISALIGNED, 1u << lane, va, 0);
     }
     if (!(r->tlb_valid && r->tlb_vpn == vpn && (r->tlb_write || !is_write))) {
+        r->translations++;
         fault = r->ops->global(r->opaque, va, len, is_write, &page, buf,
                                atomic, b, c);
         if (fault == GR_MEM_ECC) {
@@ -424,19 +425,17 @@ static bool cta_run(GrRun *r, bool *done)
     return true;
 }
 
-/* warp instructions between two checkpoints: cancel and VM stop */
-#define GR_CHECK_EVERY      65536
-
 bool tgpu_simt_run(GrRun *r)
 {
     GrKernel *k = r->k;
 
     while (r->budget) {
         /* run a step of the budget, then ask whether to go on */
-        uint64_t rest = r->budget - MIN(r->budget, GR_CHECK_EVERY);
+        uint64_t rest = r->budget - MIN(r->budget, TGPU_GR_STEP_INSNS);
         bool ok, done;
 
         r->budget -= rest;
+        r->translations = 0;
         ok = cta_run(r, &done);
         r->budget += rest;
         if (!ok) {

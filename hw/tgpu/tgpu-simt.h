@@ -145,6 +145,7 @@ typedef struct GrRun {
     void *opaque;
     uint64_t budget;        /* warp instructions left */
     uint64_t warp_insns, lane_ops;
+    uint32_t translations;  /* global() calls in this step */
     /* the last page a lane reached, for the others */
     uint64_t tlb_vpn;
     uint8_t *tlb_host;
@@ -208,8 +209,9 @@ bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
               uint32_t *v);
 /*
- * Run warp W until it exits, waits, sleeps, or the budget ends: the
- * generic build or the vector one (tgpu_simt_select())
+ * Run warp W until it exits, waits, sleeps, or the budget or the step
+ * (TGPU_GR_STEP_TRANSLATIONS) ends: the generic build or the vector one
+ * (tgpu_simt_select())
  */
 extern bool (*simt_warp)(GrRun *r, GrWarp *w);
 

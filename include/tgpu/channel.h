@@ -249,8 +249,9 @@ static inline unsigned int tgpu_pb_sem(unsigned int *p,
 /*
  * deterministic=on: an engine's thread runs only in a tick of the
  * virtual clock, every TGPU_DET_TICK_NS while it has work, for at most
- * TGPU_DET_GRANT of its checkpoints (4 MiB of a copy, 65536 warp
- * instructions), while the main loop waits for it.
+ * TGPU_DET_GRANT of its checkpoints (4 MiB of a copy; 65536 warp
+ * instructions or 2048 lane accesses through the MMU), while the main
+ * loop waits for it.
  */
 #define TGPU_DET_TICK_NS            10000
 #define TGPU_DET_GRANT              1

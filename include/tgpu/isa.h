@@ -281,6 +281,16 @@ static inline const char *tgpu_gr_method_name(unsigned int mthd)
 #define TGPU_GR_SHARED_MAX              (48u << 10)
 #define TGPU_GR_PARAM_MAX               4096
 
+/*
+ * A step of the engine, between two of the points where it stops for a
+ * reset, kill or VM stop and publishes ENGINE_PROGRESS: this many warp
+ * instructions, or fewer when this many lane accesses have missed the
+ * executor's one-page cache (each an MMU translation, and in system
+ * memory a mapping of guest RAM: the cost of dozens of instructions).
+ */
+#define TGPU_GR_STEP_INSNS              65536
+#define TGPU_GR_STEP_TRANSLATIONS       2048
+
 /* ---- compute engine registers (BAR0) ------------------------------------- */
 
 #define TGPU_GR_BASE                    0x00c000u

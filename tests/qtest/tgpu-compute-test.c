@@ -4,7 +4,8 @@
  * if/else, loops with per-lane trip counts), shared memory with barriers,
  * atomics under contention (exact totals), every kernel error code, and
  * a kernel that never ends: preempted so that another channel runs, then
- * stopped by an engine reset.  docs/hw/isa.md is the specification.
+ * stopped by an engine reset, and the bound on a step's translations.
+ * docs/hw/isa.md is the specification.
  *
  * Kernels are written with the encoders of include/tgpu/isa.h; branch
  * targets are instruction indices, noted beside each kernel.
@@ -922,6 +923,70 @@ static void test_clock(void)
     g_assert_cmpuint(preempts[1], ==, 1);
 }
 
+/*
+ * A step ends after TGPU_GR_STEP_TRANSLATIONS lane accesses that miss the
+ * executor's one-page cache, not only after TGPU_GR_STEP_INSNS warp
+ * instructions.  Under deterministic=on a tick of the virtual clock lets
+ * the engine take one step, so a warp whose every lane updates a page of
+ * its own moves by at most that many accesses a tick.  (A fuzzer's input
+ * once held the main loop for 77 s in such steps of 64 Ki instructions,
+ * every lane's atomic a translation and a mapping of guest RAM.)
+ */
+static void test_step_translations(void)
+{
+    enum { TRIPS = 300, LANES = 32, LOOP = 4 };
+    static const uint64_t code[] = {
+        S2R(0, TID_X), LD(LDC, 64, 2, RZ, 0),           /* 0, 1 */
+        MOVI(10, TGPU_PAGE_SIZE),                       /* 2 */
+        OPR(IMADW, 12, 0, 10, 2, 0, 0),                 /* 3: a page each */
+        MOVI(8, 1), MOVI(1, 0),                         /* 4, 5 */
+        OPR(ATOMG, 9, 12, 8, RZ, TGPU_ATOM_ADD, 0),     /* 6 */
+        RI(IADD, 1, 1, 1),                              /* 7 */
+        SETPI(ISETP, LT, 0, 1, TRIPS),                  /* 8 */
+        IF(0, BRA(6)),                                  /* 9 */
+        EXIT,                                           /* 10 */
+    };
+    /* the instructions a step can run: its atomics' loops, and the rest */
+    const uint32_t per_step =
+        TGPU_GR_STEP_TRANSLATIONS / LANES * LOOP + ARRAY_SIZE(code);
+    Params p;
+    Kernel k = { code, ARRAY_SIZE(code), { 1 }, { LANES }, 0, &p,
+                 sizeof(p) };
+    g_autofree PB *pb = pb_new();
+    uint32_t sem, insns = 0, ticks = 0;
+    Chan *c;
+    T t;
+
+    gr_mem_start(&t, "deterministic=on");
+    runlists_std(&t);
+    c = gr_chan_up(&t, CH_A);
+    p = params();
+    pa_zero(&t, L.out, LANES * TGPU_PAGE_SIZE);
+    sem = pb_kernel(&t, pb, &k, L.k.code);
+    submit(&t, c, pb);
+    settle(&t);
+    while (pa_rd32(&t, L.k.sem) != sem && ticks < 1000) {
+        uint32_t now;
+
+        step(&t, TGPU_DET_TICK_NS);
+        ticks++;
+        now = rd(&t, TGPU_GR_WARP_INSNS_LO);
+        g_assert_cmpuint(now - insns, <=, per_step);
+        insns = now;
+    }
+    wait_done(&t, c);
+    g_test_message("%u lane accesses through the MMU: %u ticks",
+                   TRIPS * LANES, ticks);
+    g_assert_cmpuint(rd(&t, TGPU_GR_ERROR), ==, 0);
+    g_assert_cmpuint(insns, ==, ARRAY_SIZE(code) - 4 + LOOP * TRIPS);
+    g_assert_cmpuint(ticks, >=,
+                     DIV_ROUND_UP(TRIPS * LANES, TGPU_GR_STEP_TRANSLATIONS));
+    for (int l = 0; l < LANES; l++) {
+        g_assert_cmpuint(pa_rd32(&t, L.out + l * TGPU_PAGE_SIZE), ==, TRIPS);
+    }
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -936,5 +1001,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/compute/hang", test_hang);
     qtest_add_func("/tgpu/compute/progress", test_progress);
     qtest_add_func("/tgpu/compute/clock", test_clock);
+    qtest_add_func("/tgpu/compute/step-translations",
+                   test_step_translations);
     return g_test_run();
 }

@@ -58,147 +58,15 @@
 #include "guest-tap.h"
 #include "guest-sysfs.h"
 #include "tgpu-raw.h"
+#include "guest-baseline.h"
 
 static const char *node = "/dev/dri/renderD128";
-static char dir[128];
 static unsigned int queue_every = 1;
 
 #define PB_VA		0x0000100000ull
 #define PB_SIZE		0x1000u
 #define SYS_VA		0x0000200000ull
 #define SYS_SIZE	0x1000u
-
-/* ---- measurements --------------------------------------------------------- */
-
-static char *debugfs(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return read_text(path);
-}
-
-/* The number after "key " on the first line with it, or -1. */
-static long long field(const char *s, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "%s ", key);
-	p = s ? strstr(s, k) : NULL;
-	return p ? strtoll(p + strlen(k), NULL, 0) : -1;
-}
-
-static long long meminfo_kib(const char *key)
-{
-	char *s = read_text("/proc/meminfo");
-	char k[64];
-	const char *p;
-	long long v = -1;
-
-	snprintf(k, sizeof(k), "\n%s:", key);
-	p = s ? strstr(s, k) : NULL;
-	if (p)
-		v = strtoll(p + strlen(k), NULL, 10);
-	free(s);
-	return v;
-}
-
-static void settle(void)
-{
-	int fd;
-
-	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "3", 1) < 0)
-			perror("drop_caches");
-		close(fd);
-	}
-	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) < 0)
-			perror("stat_refresh");
-		close(fd);
-	}
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
-
-struct snapshot {
-	uint64_t vram_used;
-	int fds;
-	long long shmem_kib, avail_kib, slab_kib;
-	long long files, queues, mappings, objects, syncobjs, asid, chid;
-};
-
-/* ASID of a new file, and channel of a new queue on it: the allocators. */
-static void probe_allocators(struct snapshot *s)
-{
-	char *f, *c, want[64];
-	const char *p;
-	uint32_t q;
-	int fd = open(node, O_RDWR | O_CLOEXEC);
-
-	s->asid = s->chid = -1;
-	if (fd < 0)
-		return;
-	if (queue_create(fd, TGPU_RUNLIST_COMPUTE, 0, &q) == 0) {
-		snprintf(want, sizeof(want), "pid %d comm", getpid());
-		f = debugfs("files");
-		c = debugfs("channels");
-		/* the newest file is listed last */
-		p = f;
-		while (p && strstr(p, want) && strstr(strstr(p, want) + 1, want))
-			p = strstr(p, want) + 1;
-		p = p ? strstr(p, want) : NULL;
-		s->asid = p ? field(p, "asid") : -1;
-		snprintf(want, sizeof(want), "queue %u pid %d", q, getpid());
-		p = c ? strstr(c, want) : NULL;
-		s->chid = p ? field(p, "channel") : -1;
-		free(f);
-		free(c);
-		queue_destroy(fd, q);
-	}
-	close(fd);
-}
-
-static void snap(int fd, struct snapshot *s)
-{
-	char *f;
-
-	settle();
-	s->vram_used = get_param(fd, DRM_TGPU_PARAM_VRAM_USED);
-	s->fds = count_fds();
-	s->shmem_kib = meminfo_kib("Shmem");
-	s->avail_kib = meminfo_kib("MemAvailable");
-	s->slab_kib = meminfo_kib("SUnreclaim");
-	f = debugfs("files");
-	{
-		const char *t = f ? strstr(f, "total files") : NULL;
-
-		s->files = t ? field(t, "files") : -1;
-		s->queues = t ? field(t, "queues") : -1;
-		s->mappings = t ? field(t, "mappings") : -1;
-		s->objects = t ? field(t, "objects") : -1;
-		s->syncobjs = t ? field(t, "syncobjs") : -1;
-	}
-	free(f);
-	probe_allocators(s);
-}
 
 /* ---- the cycle -------------------------------------------------------------- */
 
@@ -284,18 +152,12 @@ int main(int argc, char **argv)
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		bail("cannot open the render node");
-	node_debugfs_dir(node, dir, sizeof(dir));
+	node_debugfs_dir(node, baseline_dir, sizeof(baseline_dir));
 
 	/* one cycle first, so that one-time allocations are in the baseline */
 	ok(cycle(0) == 0, "a warm-up cycle works");
-	snap(fd, &a);
-	printf("# baseline: VRAM_USED %" PRIu64 ", %d fds, Shmem %lld KiB, MemAvailable %lld KiB, "
-	       "files %lld, ASID %lld, channel %lld\n", a.vram_used, a.fds, a.shmem_kib,
-	       a.avail_kib, a.files, a.asid, a.chid);
-	ok(a.files == 1 && a.queues == 0 && a.mappings == 0 && a.objects == 0 &&
-	   a.syncobjs == 0, "baseline: debugfs shows only this file, empty");
-	ok(a.asid > 0 && a.chid > 0, "baseline: a new file gets ASID %lld, a new queue channel %lld",
-	   a.asid, a.chid);
+	snap(node, fd, &a);
+	baseline_ok(&a);
 
 	t0 = now();
 	for (p = 0; p < procs; p++) {
@@ -329,34 +191,8 @@ int main(int argc, char **argv)
 	/* a figure, not a test: on a shared 2-core host it varies 4-fold */
 	printf("# %u cycles took %.1f s (%.2f ms each)\n", cycles, t, t * 1000 / cycles);
 
-	snap(fd, &b);
-	printf("# after: VRAM_USED %" PRIu64 ", %d fds, Shmem %lld KiB, MemAvailable %lld KiB, "
-	       "files %lld, ASID %lld, channel %lld\n", b.vram_used, b.fds, b.shmem_kib,
-	       b.avail_kib, b.files, b.asid, b.chid);
-	ok(b.vram_used == a.vram_used, "VRAM_USED back to the baseline exactly (%" PRIu64
-	   " vs %" PRIu64 ")", b.vram_used, a.vram_used);
-	ok(b.files == 1 && b.queues == 0 && b.mappings == 0 && b.objects == 0 &&
-	   b.syncobjs == 0,
-	   "debugfs files: %lld files, %lld queues, %lld mappings, %lld objects, %lld syncobjs",
-	   b.files, b.queues, b.mappings, b.objects, b.syncobjs);
-	{
-		char *c = debugfs("channels");
-
-		ok(field(c, "queues") == 0, "debugfs channels: no queue left");
-		free(c);
-	}
-	ok(b.asid > 0 && b.asid <= a.asid, "a new file's ASID is %lld again (baseline %lld)",
-	   b.asid, a.asid);
-	ok(b.chid > 0 && b.chid <= a.chid, "a new queue's channel is %lld again (baseline %lld)",
-	   b.chid, a.chid);
-	ok(b.fds == a.fds, "open file descriptors back to %d (%d)", a.fds, b.fds);
-	ok(llabs(b.shmem_kib - a.shmem_kib) <= 1024, "Shmem within 1 MiB of the baseline (%+lld KiB)",
-	   b.shmem_kib - a.shmem_kib);
-	ok(a.avail_kib - b.avail_kib <= 16384,
-	   "MemAvailable within 16 MiB of the baseline (%+lld KiB)", b.avail_kib - a.avail_kib);
-	ok(a.slab_kib >= 0 && b.slab_kib - a.slab_kib <= 512,
-	   "unreclaimable slab within 512 KiB of the baseline (%lld -> %lld KiB)",
-	   a.slab_kib, b.slab_kib);
+	snap(node, fd, &b);
+	baseline_back(&a, &b);
 	close(fd);
 	return tap_done();
 }

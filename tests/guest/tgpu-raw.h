@@ -263,6 +263,33 @@ static inline unsigned int pb_ce_copy(uint32_t *p, uint64_t dst, uint64_t src,
 	return 11;
 }
 
+/*
+ * A semaphore release through a new compute queue on @fd lands: 0, or
+ * the step that failed (GPU VA 0x100000 must be free)
+ */
+static inline int job_works(int fd)
+{
+	uint32_t bo = gem_create_flags(fd, 0x1000, 0), q = 0;
+	uint32_t *pb = gem_mmap(fd, bo, 0x1000);
+	int err = 0;
+
+	pb_release(pb, 0x100000 + 0x800, 0x5eed);
+	if (vm_bind(fd, bo, 0, 0x100000, 0x1000, 0))
+		err = 1;
+	else if (queue_create(fd, TGPU_RUNLIST_COMPUTE, 0, &q))
+		err = 2;
+	else if (run_job(fd, q, 0x100000, 6) != 1)
+		err = 3;
+	else if (((volatile uint32_t *)pb)[0x800 / 4] != 0x5eed)
+		err = 4;
+	if (q)
+		queue_destroy(fd, q);
+	munmap(pb, 0x1000);
+	vm_unbind(fd, 0x100000, 0x1000);
+	gem_close(fd, bo);
+	return err;
+}
+
 static inline const char *errname(int err)
 {
 	return err ? strerror(err) : "success";

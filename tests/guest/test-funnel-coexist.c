@@ -17,7 +17,8 @@
  * device schedules strictly by priority, docs/hw/channels.md); and the
  * compute-engine time DRM fdinfo gives the processes (drm-engine-compute)
  * adds up to at most the wall time of the run, 100 % of the one compute
- * engine, and to at least a third of it (the workers keep it busy).
+ * engine, and the workers' to at least a third of the time from the start
+ * to the last worker's end (they keep it busy).
  * The samples' fdinfo is read every 20 ms while they live, so their
  * share is what was last seen: the sum can only be short, never over.
  * Output is TAP; the exit status is non-zero if any check failed.
@@ -198,10 +199,10 @@ int main(int argc, char **argv)
 	unsigned int launches = 6, iters = 2000000, i, alive, order_bad = 0;
 	struct report rep[WORKERS];
 	pid_t wpid[WORKERS], spid[NSAMPLES];
-	uint64_t sample_busy[NSAMPLES] = { 0 }, busy_sum = 0;
+	uint64_t sample_busy[NSAMPLES] = { 0 }, busy_sum = 0, workers_ns = 0;
 	int go[2], rp[2], ready[2], status;
 	bool with_samples = true, done[NSAMPLES] = { false };
-	double t0, t_end;
+	double t0, t_end, t_workers = 0;
 	char path[NSAMPLES][64];
 
 	for (int a = 1; a < argc; a++) {
@@ -295,6 +296,8 @@ int main(int argc, char **argv)
 		ok(r->bad == 0, "priority %u worker: %u launches counted %u each (%d wrong)", i,
 		   launches, iters, r->bad);
 		busy_sum += r->busy_ns;
+		workers_ns += r->busy_ns;
+		t_workers = r->done > t_workers ? r->done : t_workers;
 	}
 	for (i = 0; i + 1 < WORKERS; i++)
 		order_bad += !(rep[i + 1].done < rep[i].done);
@@ -308,8 +311,15 @@ int main(int argc, char **argv)
 	ok(busy_sum / 1e9 <= (t_end - t0) * 1.01,
 	   "fdinfo's per-process compute time adds up to at most 100 %% of the run (%.1f %%)",
 	   100.0 * busy_sum / 1e9 / (t_end - t0));
-	ok(busy_sum / 1e9 >= (t_end - t0) / 3,
-	   "and to at least a third of it: the workers kept the engine busy (%.1f %%)",
-	   100.0 * busy_sum / 1e9 / (t_end - t0));
+	/*
+	 * While the workers run they keep the engine busy, whatever else
+	 * shares it (the samples; in the soak, a target process and its
+	 * faults): their own time is at least a third of their span.  The
+	 * whole run is no measure: the samples' copies, and other
+	 * processes' kernels, fill it with time no fdinfo here counts.
+	 */
+	ok(workers_ns / 1e9 >= (t_workers - t0) / 3,
+	   "the workers' compute time is at least a third of their %.3f s (%.1f %%)",
+	   t_workers - t0, 100.0 * workers_ns / 1e9 / (t_workers - t0));
 	return tap_done();
 }

@@ -5,7 +5,7 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize fuzz soak bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize check-debug-kernel fuzz soak bench shell clean distclean help
 
 all: qemu kmd umd image
 
@@ -14,6 +14,7 @@ help:
 	@echo "make check   build everything, run every test suite"
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
+	@echo "make check-debug-kernel   the guest suite and the ioctl fuzzer on a lockdep+KASAN+UBSAN kernel"
 	@echo "make fuzz    QEMU's generic fuzzer on tgpu for FUZZ_TIME seconds (600; SEED=1)"
 	@echo "make soak    the funnel's layers in a loop with seeded faults for DURATION seconds (1800; SEED=1, SHARD=1/1)"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
@@ -65,6 +66,13 @@ fuzz:
 	@scripts/setup clang-14 libclang-rt-14-dev llvm-14
 	@FUZZ_TIME=$(FUZZ_TIME) SEED=$(SEED) scripts/fuzz
 
+# The guest suite and the ioctl fuzzer (IOCTL_FUZZ_TIME, 1800 s) on a 6.12
+# kernel built from linux-source-6.12 with lockdep, KASAN, UBSAN and fault
+# injection (scripts/debug-kernel.config); not part of check: hours
+check-debug-kernel: all
+	@scripts/setup linux-source-6.12 libssl-dev
+	@scripts/check-debug-kernel
+
 # Layer 7 of the funnel: layers 1-3 and 6 in one guest, a seeded fault of
 # every kind in turn aimed at a target process (tests/soak/tgpu-soak);
 # SHARD=I/N runs this machine's part of a campaign split N ways
@@ -84,7 +92,7 @@ bench: all
 
 clean:
 	rm -rf $(BUILD)/qemu $(BUILD)/qemu-sanitize $(BUILD)/qemu-fuzz $(BUILD)/umd $(BUILD)/umd-install $(BUILD)/kmd \
-		$(BUILD)/images
+		$(BUILD)/images $(BUILD)/debug
 
 distclean:
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@
 
 #include <linux/ascii85.h>
 #include <linux/devcoredump.h>
+#include <linux/error-injection.h>
 #include <linux/io.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
@@ -393,6 +394,7 @@ int tgpu_coredump_init(struct tgpu_device *tdev)
 	return devm_add_action_or_reset(tdev->base.dev, tgpu_coredump_fini,
 					tdev);
 }
+ALLOW_ERROR_INJECTION(tgpu_coredump_init, ERRNO);
 
 /**
  * tgpu_coredump_capture() - take a devcoredump of a hang or an error

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (c) 2026 The tgpu authors */
 
+#include <linux/error-injection.h>
 #include <linux/iopoll.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
@@ -179,6 +180,7 @@ int tgpu_ecc_init(struct tgpu_device *tdev)
 	tgpu_ecc_retire_pages(tdev);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_ecc_init, ERRNO);
 
 /**
  * tgpu_ecc_resume() - ECC after a device reset

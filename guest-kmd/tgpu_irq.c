@@ -4,6 +4,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/device.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/math.h>
@@ -645,6 +646,7 @@ int tgpu_irq_init(struct tgpu_device *tdev)
 
 	return tgpu_irq_enable(tdev);
 }
+ALLOW_ERROR_INJECTION(tgpu_irq_init, ERRNO);
 
 /**
  * tgpu_irq_msix_vectors() - number of MSI-X vectors in use

@@ -15,6 +15,7 @@
 
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/gpu_buddy.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -592,6 +593,7 @@ int tgpu_kchan_early_init(struct tgpu_device *tdev)
 	INIT_LIST_HEAD(&k->mem.blocks);
 	return drmm_mutex_init(&tdev->base, &k->lock);
 }
+ALLOW_ERROR_INJECTION(tgpu_kchan_early_init, ERRNO);
 
 /*
  * The page-table staging buffer: DMA-coherent system memory the channel
@@ -666,6 +668,7 @@ int tgpu_kchan_init(struct tgpu_device *tdev)
 	tgpu_runlists_update(tdev, TGPU_RUNLIST_CE0);
 	return devm_add_action_or_reset(ddev->dev, tgpu_kchan_unplug, tdev);
 }
+ALLOW_ERROR_INJECTION(tgpu_kchan_init, ERRNO);
 
 /**
  * tgpu_kchan_restart() - set the kernel channel up again after a device

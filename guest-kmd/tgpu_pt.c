@@ -22,6 +22,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/io.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
@@ -588,6 +589,7 @@ int tgpu_pt_tree_map(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 	}
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_pt_tree_map, ERRNO);
 
 /**
  * tgpu_pt_tree_free() - free @vm's tables

@@ -36,6 +36,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/error-injection.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -1269,3 +1270,4 @@ int tgpu_reset_init(struct tgpu_device *tdev)
 				   msecs_to_jiffies(tgpu_health_ms));
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_reset_init, ERRNO);

@@ -8,6 +8,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/error-injection.h>
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -227,3 +228,4 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 
 	return devm_add_action_or_reset(ddev->dev, tgpu_queues_unplug, tdev);
 }
+ALLOW_ERROR_INJECTION(tgpu_queues_init, ERRNO);

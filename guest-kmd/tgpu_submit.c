@@ -4,6 +4,7 @@
 /* DRM_IOCTL_TGPU_SUBMIT: a job of pushbuffer segments for a queue. */
 
 #include <linux/dma-fence.h>
+#include <linux/error-injection.h>
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -38,8 +39,10 @@
 
 /* ---- submission ---------------------------------------------------------- */
 
-static int tgpu_submit_copy_ranges(const struct drm_tgpu_submit *args,
-				   struct drm_tgpu_submit_range **out)
+/* Noinline and fault-injectable (fail_function), as the next: error paths */
+static noinline int
+tgpu_submit_copy_ranges(const struct drm_tgpu_submit *args,
+			struct drm_tgpu_submit_range **out)
 {
 	struct drm_tgpu_submit_range *r;
 	u64 len;
@@ -66,6 +69,25 @@ static int tgpu_submit_copy_ranges(const struct drm_tgpu_submit *args,
 	*out = r;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_submit_copy_ranges, ERRNO);
+
+/* The job waits for the fences of the IN syncobjs, N of them. */
+static noinline int tgpu_submit_deps(struct tgpu_job *job,
+				     struct drm_file *file, const u32 *in,
+				     u32 n)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
+							   in[i], 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+ALLOW_ERROR_INJECTION(tgpu_submit_deps, ERRNO);
 
 /**
  * tgpu_ioctl_submit() - DRM_IOCTL_TGPU_SUBMIT
@@ -90,7 +112,6 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 	struct tgpu_queue *q;
 	struct tgpu_job *job;
 	u32 *in = NULL;
-	u32 i;
 	int ret;
 
 	if (args->flags || args->pad || !args->count ||
@@ -158,12 +179,9 @@ int tgpu_ioctl_submit(struct drm_device *ddev, void *data,
 				 file->client_id);
 	if (ret)
 		goto err_unlock;
-	for (i = 0; i < args->in_syncobj_count; i++) {
-		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
-							   in[i], 0);
-		if (ret)
-			goto err_cleanup;
-	}
+	ret = tgpu_submit_deps(job, file, in, args->in_syncobj_count);
+	if (ret)
+		goto err_cleanup;
 
 	/* The VM's resv and every mapped object's, with a slot each. */
 	ret = drm_gpuvm_exec_lock(&vm_exec);

@@ -28,6 +28,7 @@
  */
 
 #include <linux/device.h>
+#include <linux/error-injection.h>
 #include <linux/hwmon.h>
 #include <linux/hwmon-sysfs.h>
 #include <linux/ktime.h>
@@ -513,6 +514,7 @@ int tgpu_therm_init(struct tgpu_device *tdev)
 						     tgpu_hwmon_groups);
 	return PTR_ERR_OR_ZERO(hwmon);
 }
+ALLOW_ERROR_INJECTION(tgpu_therm_init, ERRNO);
 
 /* ---- throttle reasons ------------------------------------------------------ */
 

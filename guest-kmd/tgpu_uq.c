@@ -24,6 +24,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/error-injection.h>
 #include <linux/hrtimer.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -109,6 +110,7 @@ int tgpu_uq_init(struct tgpu_queue *q, struct drm_file *file, u64 *phys)
 	q->user = true;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_uq_init, ERRNO);
 
 /**
  * tgpu_uq_args() - what QUEUE_CREATE tells the process of its ring

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (c) 2026 The tgpu authors */
 
+#include <linux/error-injection.h>
 #include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -59,6 +60,7 @@ int tgpu_vram_init(struct tgpu_device *tdev)
 
 	return drmm_add_action_or_reset(ddev, tgpu_vram_fini, vram);
 }
+ALLOW_ERROR_INJECTION(tgpu_vram_init, ERRNO);
 
 /**
  * tgpu_vram_alloc() - allocate VRAM
@@ -233,6 +235,7 @@ int tgpu_vram_map_init(struct tgpu_device *tdev)
 		return dev_err_probe(dev, -ENOMEM, "cannot map VRAM through BAR1\n");
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_vram_map_init, ERRNO);
 
 /**
  * tgpu_vram_obj_alloc() - allocate zeroed, contiguous, CPU-visible VRAM
@@ -269,6 +272,7 @@ int tgpu_vram_obj_alloc(struct tgpu_device *tdev, struct tgpu_vram_obj *obj,
 	tgpu_bars_exit(tdev, bars);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(tgpu_vram_obj_alloc, ERRNO);
 
 /**
  * tgpu_vram_obj_free() - give a tgpu_vram_obj_alloc() object back

@@ -426,6 +426,9 @@ static void tgpu_host_bh(void *opaque)
     int64_t now = tgpu_ptimer_now(s);
     bool more = false;
 
+    if (!s->host_hung && !s->bus_lost) {
+        tgpu_pbdma_recheck_acquires(s, now);
+    }
     for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         more |= runlist_run(s, r, TGPU_HOST_BUDGET / TGPU_NR_RUNLISTS, now);
     }

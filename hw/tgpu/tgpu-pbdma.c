@@ -197,6 +197,27 @@ static bool acquire_retry(TGPUState *s, TGPUChannel *ch, int64_t now)
     return false;
 }
 
+/*
+ * Under the BQL, at a scheduler pass: every blocked channel a release
+ * may have freed (acq_retry) checks its acquire now, not at its next
+ * turn.  Without it a channel whose semaphore was released stays
+ * BLOCKED for as long as higher priorities keep its engine (make check's
+ * soak saw a user queue behind three priority workers declared hung,
+ * blocked for 2 s on an acquire long satisfied); now it is PENDING, and
+ * a watchdog sees its engine move.
+ */
+void tgpu_pbdma_recheck_acquires(TGPUState *s, int64_t now)
+{
+    for (uint32_t i = 0; s->chans_blocked && i < s->num_channels; i++) {
+        TGPUChannel *ch = &s->chan[i];
+
+        if (ch->blocked && ch->acq_retry && ch->enabled && !ch->error &&
+            !ch->fetch_hung && !s->runlist_fetch_hung[ch->engine]) {
+            acquire_retry(s, ch, now);
+        }
+    }
+}
+
 /* ---- methods ---- */
 
 static bool class_fits_engine(TGPUState *s, TGPUChannel *ch, uint32_t cls)

@@ -533,6 +533,7 @@ typedef enum {
  */
 TGPURunResult tgpu_pbdma_run(TGPUState *s, TGPUChannel *ch, TGPURunlist *rl,
                              int *budget, int64_t now);
+void tgpu_pbdma_recheck_acquires(TGPUState *s, int64_t now);
 bool tgpu_sem_release(TGPUState *s, TGPUChannel *ch, uint64_t addr,
                       uint64_t payload, bool is64, bool timestamp);
 void tgpu_launch_done(TGPUState *s, TGPUChannel *ch, uint32_t launch,

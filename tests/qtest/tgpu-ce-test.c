@@ -971,6 +971,45 @@ static void test_acquire_behind_launch(void)
     wait_done(&t, waiter);
     tgpu_stop(&t);
 }
+
+/*
+ * A release frees a channel blocked behind another channel's launch at
+ * once: it is PENDING (work, waiting for its engine) while the launch
+ * still runs, not BLOCKED until its next turn.  A watchdog that reads
+ * BLOCKED as "waits on a semaphore no one released" must not see it so.
+ */
+static void test_acquire_released_behind_launch(void)
+{
+    g_autofree PB *pb = pb_new();
+    Chan *waiter;
+    T t;
+
+    ce_start(&t, NULL);
+    waiter = ce_chan_up(&t, CH_CE0 + 2);
+    pa_wr32(&t, L.sem + 0x100, 0);
+    pb_acquire(pb, L.sem + 0x100, 1);
+    submit_blocked(&t, waiter, pb);
+
+    pb->n = 0;
+    pb_offsets(pb, SYS(G.a), L.a);
+    pb_shape(pb, 0, 0, 64, 1u << 24);
+    pb_launch(pb, TGPU_CE_LAUNCH_MULTI_LINE);
+    submit(&t, &t.ch[CH_CE0], pb);
+    g_assert_true(ce_busy(&t, 0));
+
+    /* CE1's channel releases it; CE0 is still busy with the launch */
+    pb->n = 0;
+    pb_release(pb, L.sem + 0x100, 1);
+    run(&t, &t.ch[CH_CE1], pb);
+    wait_state(&t, waiter->id, TGPU_CHAN_STATE_PENDING);
+    g_assert_true(ce_busy(&t, 0));
+
+    wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
+    wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
+    err_ack(&t, CH_CE0);
+    wait_done(&t, waiter);
+    tgpu_stop(&t);
+}
 #endif
 
 static void test_reset(void)
@@ -1139,6 +1178,8 @@ int main(int argc, char **argv)
 #ifdef CONFIG_LINUX
     qtest_add_func("/tgpu/ce/acquire-behind-launch",
                    test_acquire_behind_launch);
+    qtest_add_func("/tgpu/ce/acquire-released-behind-launch",
+                   test_acquire_released_behind_launch);
 #endif
     qtest_add_func("/tgpu/ce/reset", test_reset);
     qtest_add_func("/tgpu/ce/semaphore", test_semaphore_intr);

@@ -22,6 +22,8 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/units.h"
+#include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "tgpu-stream-copy.h"
 #include "trace.h"
@@ -77,6 +79,16 @@ typedef struct CeRun {
     bool fault_write;
     uint64_t progress;          /* bytes written */
     uint32_t desc_done;
+    /*
+     * Where the launch is, for a migration to resume it: the line or
+     * descriptor in hand, the progress when it began, and for a chain
+     * the descriptor's address and the length the check found
+     */
+    bool copying;               /* past a chain's check */
+    uint32_t item;
+    uint64_t item_base;
+    uint64_t desc_va;
+    uint32_t chain_len;
     uint64_t since_check;       /* bytes since the last checkpoint */
     uint32_t steps;             /* lines or descriptors since then */
     uint8_t *pattern;           /* fills: the element, repeated */
@@ -90,6 +102,9 @@ struct TGPUCopyEngine {
     unsigned int index;         /* 0: CE0, 1: CE1 */
     TGPUCopyJob job;            /* set while IDLE, read by the thread */
     CeRun run;                  /* the thread's own, while it runs */
+    /* migration: run goes on from its place (ended: only publishes) */
+    bool resume, resume_ended;
+    uint32_t mig_at;
     /* the result and the registers, under e.lock */
     uint32_t chid;
     uint32_t launches;
@@ -281,11 +296,12 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
     return true;
 }
 
-/* Fill [dst, dst + len) with r->pattern, which starts at element 0. */
-static bool ce_fill(CeRun *r, uint64_t dst, uint64_t len)
+/*
+ * Fill [dst + at, dst + len) with r->pattern, which starts at element 0
+ * at DST.
+ */
+static bool ce_fill(CeRun *r, uint64_t dst, uint64_t at, uint64_t len)
 {
-    uint64_t at = 0;
-
     while (at < len) {
         uint64_t ph = at % r->pattern_len;
         CeMap dm;
@@ -488,17 +504,27 @@ static bool ce_run_pitch(CeRun *r)
     if (!j->line_length) {
         return true;
     }
-    for (uint32_t i = 0; ok && i < lines; i++) {
+    for (uint32_t i = r->item; ok && i < lines; i++) {
         uint64_t src = line_va(j->src, i, j->pitch_in);
         uint64_t dst = line_va(j->dst, i, j->pitch_out);
+        uint64_t len = j->line_length * delem;
+        /* what a migrated launch did of this line already */
+        uint64_t skip = MIN(r->progress - r->item_base, len);
 
         if (!remap) {
-            ok = ce_copy(r, dst, src, j->line_length);
+            ok = ce_copy(r, dst + skip, src + skip, len - skip);
         } else if (r->pattern) {
-            ok = ce_fill(r, dst, j->line_length * delem);
+            ok = ce_fill(r, dst, skip, len);
         } else {
-            ok = ce_remap_line(r, dst, src, j->line_length, consts, sbuf,
-                               dbuf);
+            skip /= delem;
+            ok = ce_remap_line(r, dst + skip * delem, src +
+                               skip * remap_nsrc(j->remap) *
+                               remap_comp_size(j->remap),
+                               j->line_length - skip, consts, sbuf, dbuf);
+        }
+        if (ok) {
+            r->item = i + 1;
+            r->item_base = r->progress;
         }
         ok = ok && ce_step(r, 0);
     }
@@ -571,28 +597,44 @@ static uint32_t ce_chain_check(CeRun *r)
 
 static bool ce_run_chain(CeRun *r)
 {
-    uint32_t n = ce_chain_check(r);
     uint64_t va = r->job->desc;
     uint8_t fill[4];
     CeDesc d;
 
-    if (r->error || !n) {
-        return !r->error && !qatomic_read(&r->ce->e.abort);
+    if (r->copying) {
+        /* a migrated launch: the descriptor in hand, as far as it got */
+        va = r->desc_va;
+    } else {
+        r->chain_len = ce_chain_check(r);
+        if (r->error || !r->chain_len) {
+            return !r->error && !qatomic_read(&r->ce->e.abort);
+        }
+        r->copying = true;
+        r->desc_va = va;
     }
     stl_le_p(fill, r->job->const_a);
     ce_pattern(r, fill, sizeof(fill));
     /* the chain may change under the engine: it runs no more than it saw */
-    for (uint32_t i = 0; i < n && va; i++) {
+    for (uint32_t i = r->item; i < r->chain_len && va; i++) {
+        uint64_t skip;
+
+        r->desc_done = i;
+        r->desc_va = va;
         if (!ce_read_desc(r, va, &d)) {
             return false;
         }
-        if ((d.flags & TGPU_CE_DESC_FILL) ? !ce_fill(r, d.dst, d.length)
-                                          : !ce_copy(r, d.dst, d.src,
-                                                     d.length)) {
+        /* what a migrated launch did of this descriptor already */
+        skip = MIN(r->progress - r->item_base, d.length);
+        if ((d.flags & TGPU_CE_DESC_FILL)
+            ? !ce_fill(r, d.dst, skip, d.length)
+            : !ce_copy(r, d.dst + skip, d.src + skip, d.length - skip)) {
             return false;
         }
         r->desc_done++;
         va = d.next;
+        r->item = i + 1;
+        r->desc_va = va;
+        r->item_base = r->progress;
         if (!ce_step(r, 0)) {
             return false;
         }
@@ -619,8 +661,25 @@ static void ce_engine_run(TGPUEngine *e)
 {
     TGPUCopyEngine *ce = ce_of(e);
     CeRun *r = &ce->run;
+    bool resume = ce->resume, ended = ce->resume_ended;
 
-    *r = (CeRun) { .ce = ce, .job = &ce->job };
+    ce->resume = ce->resume_ended = false;
+    if (resume) {
+        /* a migration brought it: its place and result, nothing else */
+        *r = (CeRun) {
+            .ce = ce, .job = &ce->job, .error = r->error,
+            .error_va = r->error_va, .fault_type = r->fault_type,
+            .fault_write = r->fault_write, .progress = r->progress,
+            .desc_done = r->desc_done, .copying = r->copying,
+            .item = r->item, .item_base = r->item_base,
+            .desc_va = r->desc_va, .chain_len = r->chain_len,
+        };
+        if (ended) {
+            return;
+        }
+    } else {
+        *r = (CeRun) { .ce = ce, .job = &ce->job };
+    }
     trace_tgpu_ce_start(ce->index, ce->job.vm.chid, ce->job.launch,
                         ce->job.src, ce->job.dst);
     ce_run(r);
@@ -693,19 +752,20 @@ static void ce_engine_done(TGPUEngine *e)
 
 static void ce_engine_cancelled(TGPUEngine *e, int chid)
 {
+    /* a migrated launch dropped before its thread took it up again */
+    ce_of(e)->resume = ce_of(e)->resume_ended = false;
     if (chid >= 0) {
         trace_tgpu_ce_cancel(ce_of(e)->index, chid);
     }
 }
 
-/* Why LAUNCH_DMA cannot run, or TGPU_CE_ERR_NONE. */
-static uint32_t ce_launch_check(TGPUChannel *ch, uint32_t launch)
+/* Why LAUNCH_DMA cannot run with REMAP, or TGPU_CE_ERR_NONE. */
+static uint32_t ce_launch_check(uint32_t launch, uint32_t remap)
 {
     bool copies = (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
                   TGPU_CE_TRANSFER_NONE;
     const uint32_t pitch = TGPU_CE_LAUNCH_SRC_PITCH |
                            TGPU_CE_LAUNCH_DST_PITCH;
-    uint32_t remap = ch->ce_remap;
 
     if ((launch & ~TGPU_CE_LAUNCH_VALID_MASK) ||
         (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) == 3 ||
@@ -738,7 +798,7 @@ static TGPUMethodResult ce_launch(TGPUCopyEngine *ce, TGPUChannel *ch,
                                   uint32_t launch)
 {
     TGPUState *s = ce->e.s;
-    uint32_t err = ce_launch_check(ch, launch);
+    uint32_t err = ce_launch_check(launch, ch->ce_remap);
     TGPUCopyJob job = {
         .vm = tgpu_chan_vm(ch),
         .launch = launch,
@@ -776,6 +836,7 @@ static TGPUMethodResult ce_launch(TGPUCopyEngine *ce, TGPUChannel *ch,
     if (!err && (launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
                 TGPU_CE_TRANSFER_NONE) {
         ce->job = job;
+        ce->resume = ce->resume_ended = false;
         tgpu_engine_queue(&ce->e, ch->id);
         return TGPU_MTHD_LAUNCHED;
     }
@@ -862,6 +923,183 @@ static const TGPUEngineOps ce_engine_ops = {
     .cancelled = ce_engine_cancelled,
 };
 
+/* ---- migration --------------------------------------------------------- */
+
+static int ce_pre_save(void *opaque)
+{
+    TGPUCopyEngine *ce = opaque;
+
+    QEMU_LOCK_GUARD(&ce->e.lock);
+    /* loaded and not run since: saved again as it was loaded */
+    if (!ce->e.restore_pending) {
+        ce->mig_at = ce->e.at;
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_ce = {
+    .name = "tgpu/ce/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = ce_pre_save,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(e, TGPUCopyEngine, 1, tgpu_vmstate_engine, TGPUEngine),
+        /* the launch in hand */
+        VMSTATE_UINT32(job.vm.chid, TGPUCopyEngine),
+        VMSTATE_UINT32(job.vm.flags, TGPUCopyEngine),
+        VMSTATE_UINT32(job.vm.asid, TGPUCopyEngine),
+        VMSTATE_UINT64(job.vm.pdb, TGPUCopyEngine),
+        VMSTATE_UINT32(job.launch, TGPUCopyEngine),
+        VMSTATE_UINT64(job.src, TGPUCopyEngine),
+        VMSTATE_UINT64(job.dst, TGPUCopyEngine),
+        VMSTATE_UINT32(job.pitch_in, TGPUCopyEngine),
+        VMSTATE_UINT32(job.pitch_out, TGPUCopyEngine),
+        VMSTATE_UINT32(job.line_length, TGPUCopyEngine),
+        VMSTATE_UINT32(job.line_count, TGPUCopyEngine),
+        VMSTATE_UINT64(job.desc, TGPUCopyEngine),
+        VMSTATE_UINT32(job.const_a, TGPUCopyEngine),
+        VMSTATE_UINT32(job.const_b, TGPUCopyEngine),
+        VMSTATE_UINT32(job.remap, TGPUCopyEngine),
+        VMSTATE_UINT64(job.sem_addr, TGPUCopyEngine),
+        VMSTATE_UINT32(job.sem_payload, TGPUCopyEngine),
+        /* how far the thread got: its place, or how it ended */
+        VMSTATE_UINT32(mig_at, TGPUCopyEngine),
+        VMSTATE_UINT32(run.error, TGPUCopyEngine),
+        VMSTATE_UINT64(run.error_va, TGPUCopyEngine),
+        VMSTATE_INT32(run.fault_type, TGPUCopyEngine),
+        VMSTATE_BOOL(run.fault_write, TGPUCopyEngine),
+        VMSTATE_UINT64(run.progress, TGPUCopyEngine),
+        VMSTATE_UINT32(run.desc_done, TGPUCopyEngine),
+        VMSTATE_BOOL(run.copying, TGPUCopyEngine),
+        VMSTATE_UINT32(run.item, TGPUCopyEngine),
+        VMSTATE_UINT64(run.item_base, TGPUCopyEngine),
+        VMSTATE_UINT64(run.desc_va, TGPUCopyEngine),
+        VMSTATE_UINT32(run.chain_len, TGPUCopyEngine),
+        /* registers */
+        VMSTATE_UINT32(chid, TGPUCopyEngine),
+        VMSTATE_UINT32(launches, TGPUCopyEngine),
+        VMSTATE_UINT32(error, TGPUCopyEngine),
+        VMSTATE_UINT64(error_va, TGPUCopyEngine),
+        VMSTATE_INT32(fault_type, TGPUCopyEngine),
+        VMSTATE_BOOL(fault_write, TGPUCopyEngine),
+        VMSTATE_UINT64(progress, TGPUCopyEngine),
+        VMSTATE_UINT32(desc_done, TGPUCopyEngine),
+        VMSTATE_UINT64(bytes, TGPUCopyEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* An error and the MMU fault type with it, as the engine leaves them. */
+static bool ce_fault_valid(uint32_t err, int type)
+{
+    if (err == TGPU_CE_ERR_FAULT) {
+        return type >= TGPU_FAULT_NOT_PRESENT && type <= TGPU_FAULT_ECC;
+    }
+    return type >= 0 && type <= TGPU_FAULT_ECC;
+}
+
+/* Is the launch one its channel could have handed this engine? */
+static bool ce_job_valid(TGPUState *s, TGPUCopyEngine *ce)
+{
+    const TGPUCopyJob *j = &ce->job;
+    const CeRun *r = &ce->run;
+    TGPUChannel *ch;
+    uint32_t lines;
+
+    if (j->vm.chid != ce->e.chid || j->vm.chid >= s->num_channels) {
+        return false;
+    }
+    ch = &s->chan[j->vm.chid];
+    if (!ch->enabled || ch->error ||
+        ch->engine != TGPU_RUNLIST_CE0 + ce->index ||
+        j->vm.flags != ch->flags || j->vm.asid != ch->asid ||
+        j->vm.pdb != ch->pdb || ce_launch_check(j->launch, j->remap) ||
+        (j->launch & TGPU_CE_LAUNCH_TRANSFER_MASK) ==
+        TGPU_CE_TRANSFER_NONE) {
+        return false;
+    }
+    /* a result done() reports: an MMU fault needs a type it can name */
+    if (ce->e.mig_state == TGPU_ENGINE_DONE &&
+        !ce_fault_valid(ce->error, ce->fault_type)) {
+        return false;
+    }
+    if (ce->e.mig_state != TGPU_ENGINE_RUNNING ||
+        ce->mig_at == TGPU_ENGINE_AT_START) {
+        return true;
+    }
+    if (!ce_fault_valid(r->error, r->fault_type)) {
+        return false;
+    }
+    /* the place: within the launch, and never past its progress */
+    lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count : 1;
+    if (j->launch & TGPU_CE_LAUNCH_LINKED_LIST) {
+        return r->chain_len <= TGPU_CE_CHAIN_MAX &&
+               r->item <= r->chain_len && r->desc_done <= r->chain_len &&
+               r->item_base <= r->progress &&
+               !(r->desc_va % TGPU_CE_DESC_SIZE) &&
+               (r->copying || (!r->item && !r->progress));
+    }
+    return r->item <= lines && r->item_base <= r->progress && !r->copying;
+}
+
+/*
+ * After a load, once every section is in (tgpu_post_load()): are the
+ * launches ones their channels could have handed the engines?  Their
+ * channels wait for them from now on.
+ */
+bool tgpu_ce_loaded(TGPUState *s)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = s->ce[i];
+
+        if (ce->e.mig_state == TGPU_ENGINE_IDLE) {
+            continue;
+        }
+        if (ce->mig_at > TGPU_ENGINE_AT_END || !ce_job_valid(s, ce)) {
+            error_report("tgpu: %s: migrated launch of channel %u is out "
+                         "of range", ce->e.name, ce->job.vm.chid);
+            return false;
+        }
+        s->chan[ce->job.vm.chid].engine_wait = true;
+    }
+    return true;
+}
+
+/*
+ * When the loaded VM first runs: each engine takes its launch up again
+ * where the VM stop found it (tgpu-engine.h, TGPUEnginePlace), and its
+ * channel waits for it.
+ */
+void tgpu_ce_restore(TGPUState *s)
+{
+    for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
+        TGPUCopyEngine *ce = s->ce[i];
+        TGPUEngineState st = ce->e.mig_state;
+
+        if (st == TGPU_ENGINE_IDLE) {
+            tgpu_engine_restored(&ce->e);
+            continue;
+        }
+        if (st == TGPU_ENGINE_RUNNING) {
+            ce->resume = ce->mig_at != TGPU_ENGINE_AT_START;
+            ce->resume_ended = ce->mig_at == TGPU_ENGINE_AT_END;
+            st = TGPU_ENGINE_QUEUED;
+        }
+        tgpu_engine_restore(&ce->e, st, ce->job.vm.chid);
+    }
+}
+
+const VMStateDescription tgpu_vmstate_ce = {
+    .name = "tgpu/ce",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_ARRAY_OF_POINTER_TO_STRUCT(ce, TGPUState, TGPU_CE_COUNT, 1,
+                                           vmstate_ce, TGPUCopyEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* ---- registers and life cycle ------------------------------------------ */
 
 uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok)
@@ -923,6 +1161,7 @@ void tgpu_ce_reset(TGPUState *s)
         ce->progress = 0;
         ce->desc_done = 0;
         ce->bytes = 0;
+        ce->resume = ce->resume_ended = false;
     }
 }
 

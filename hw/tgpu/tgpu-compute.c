@@ -24,6 +24,8 @@
 #include "qemu/log.h"
 #include "qemu/lockable.h"
 #include "qemu/main-loop.h"
+#include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "tgpu-simt.h"
 #include "trace.h"
@@ -35,7 +37,13 @@ struct TGPUKernel {
     uint64_t prog_va;
     uint64_t sem_addr;
     uint32_t sem_payload;
+    /* the program as fetched: what a migration's destination decodes */
+    uint64_t *raw;
+    uint32_t raw_size;          /* bytes; 0 until fetched */
 };
+
+/* VRAM pages the executor may have written since the last checkpoint */
+#define GR_DIRTY_MAX        64
 
 /* The compute engine: the engine object, its kernel, its registers. */
 typedef struct TGPUComputeEngine TGPUComputeEngine;
@@ -47,6 +55,8 @@ struct TGPUComputeEngine {
     GrRun run;              /* the thread's own, while it runs */
     uint8_t *vram;          /* VRAM's host memory */
     bool run_finished;      /* the thread's: the kernel ended */
+    uint64_t dirty[GR_DIRTY_MAX];       /* the thread's: VRAM page offsets */
+    uint32_t ndirty;
     bool finished;          /* ... as published: else its slice did */
     /* registers, under e.lock */
     uint32_t chid, launches, preempts;
@@ -61,6 +71,33 @@ static TGPUComputeEngine *gr_of(TGPUEngine *e)
 }
 
 /* ---- on the engine's thread ---------------------------------------------- */
+
+/*
+ * The executor writes VRAM through the page global() handed it, which
+ * migration's dirty log does not see: the pages are marked after the
+ * writes, at each checkpoint, before the thread can hold for a VM stop.
+ * A step's page cache does not outlive the step (tgpu_simt_run()).
+ */
+static void gr_dirty_flush(TGPUComputeEngine *gr)
+{
+    for (uint32_t i = 0; i < gr->ndirty; i++) {
+        memory_region_set_dirty(&gr->e.s->vram, gr->dirty[i],
+                                TGPU_PAGE_SIZE);
+    }
+    gr->ndirty = 0;
+}
+
+static void gr_dirty_add(TGPUComputeEngine *gr, uint64_t page)
+{
+    if (gr->ndirty && gr->dirty[gr->ndirty - 1] == page) {
+        return;
+    }
+    if (gr->ndirty == GR_DIRTY_MAX) {
+        /* the writes to these are done, but for the page in hand's */
+        gr_dirty_flush(gr);
+    }
+    gr->dirty[gr->ndirty++] = page;
+}
 
 /* GrMemOps.global(): the kernel's VM, VRAM or guest RAM */
 static int gr_mem_global(void *opaque, uint64_t va, unsigned int len,
@@ -83,6 +120,9 @@ static int gr_mem_global(void *opaque, uint64_t va, unsigned int len,
     }
     if (!sysmem && likely(!qatomic_read(&s->ecc_inj_nr))) {
         *page = gr->vram + (pa & ~(TGPU_PAGE_SIZE - 1));
+        if (is_write) {
+            gr_dirty_add(gr, pa & ~(TGPU_PAGE_SIZE - 1));
+        }
         return 0;
     }
     if (!sysmem) {
@@ -97,6 +137,7 @@ static int gr_mem_global(void *opaque, uint64_t va, unsigned int len,
         }
         tgpu_simt_access(gr->vram + pa, buf, len, is_write, atomic, b, c);
         if (is_write || atomic >= 0) {
+            memory_region_set_dirty(&s->vram, pa, len);
             tgpu_ecc_vram_write(s, pa, len);
         }
         return 0;
@@ -133,6 +174,7 @@ static bool gr_mem_checkpoint(void *opaque)
 {
     TGPUComputeEngine *gr = opaque;
 
+    gr_dirty_flush(gr);
     return tgpu_engine_checkpoint(&gr->e);
 }
 
@@ -149,6 +191,8 @@ static bool gr_fetch(TGPUComputeEngine *gr, TGPUKernel *k)
     TGPUState *s = gr->e.s;
     g_autofree uint64_t *raw = g_new(uint64_t, k->x.ninsns);
     uint64_t done = 0, len = (uint64_t)k->x.ninsns * TGPU_INSN_SIZE;
+
+    assert(!k->raw);
 
     while (done < len) {
         uint64_t pa, n;
@@ -182,28 +226,9 @@ static bool gr_fetch(TGPUComputeEngine *gr, TGPUKernel *k)
         done += n;
     }
     tgpu_simt_load(&k->x, raw);
+    k->raw_size = len;
+    k->raw = g_steal_pointer(&raw);
     return true;
-}
-
-/* The engine's thread: run the queued kernel for a slice. */
-static void gr_engine_run(TGPUEngine *e)
-{
-    TGPUComputeEngine *gr = gr_of(e);
-    TGPUKernel *k = gr->k;
-    GrRun *r = &gr->run;
-
-    memset(r, 0, sizeof(*r));
-    r->k = &k->x;
-    r->ops = &gr_mem_ops;
-    r->opaque = gr;
-    r->budget = gr->slice_insns;
-    gr->vram = memory_region_get_ram_ptr(&e->s->vram);
-    trace_tgpu_gr_slice(k->vm.chid, k->x.cta, r->budget);
-    if (!k->x.code && !gr_fetch(gr, k)) {
-        gr->run_finished = true;
-        return;
-    }
-    gr->run_finished = tgpu_simt_run(r);
 }
 
 /* Under e->lock, on the thread: the counters, at the end how it ended. */
@@ -221,12 +246,44 @@ static void gr_engine_publish(TGPUEngine *e, bool end, bool cancelled)
     }
 }
 
+/* The engine's thread: run the queued kernel for a slice. */
+static void gr_engine_run(TGPUEngine *e)
+{
+    TGPUComputeEngine *gr = gr_of(e);
+    TGPUKernel *k = gr->k;
+    GrRun *r = &gr->run;
+
+    memset(r, 0, sizeof(*r));
+    r->k = &k->x;
+    r->ops = &gr_mem_ops;
+    r->opaque = gr;
+    r->budget = gr->slice_insns;
+    gr->vram = memory_region_get_ram_ptr(&e->s->vram);
+    trace_tgpu_gr_slice(k->vm.chid, k->x.cta, r->budget);
+    /* a migration may bring a kernel whose end done() has not seen */
+    if (k->x.error || k->x.cta == k->x.ncta) {
+        gr->run_finished = true;
+        return;
+    }
+    if (!k->x.code && !gr_fetch(gr, k)) {
+        gr->run_finished = true;
+        return;
+    }
+    gr->run_finished = tgpu_simt_run(r);
+    gr_dirty_flush(gr);
+    /* the last step's counters too, before a VM stop can save them */
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        gr_engine_publish(e, false, false);
+    }
+}
+
 /* ---- under the BQL ------------------------------------------------------- */
 
 static void gr_kernel_free(TGPUKernel *k)
 {
     if (k) {
         tgpu_simt_free(&k->x);
+        g_free(k->raw);
         g_free(k);
     }
 }
@@ -508,6 +565,258 @@ static const TGPUEngineOps gr_engine_ops = {
     .holds = gr_engine_holds,
     .resume = gr_engine_resume,
     .forget = gr_engine_forget,
+};
+
+/* ---- migration --------------------------------------------------------- */
+
+static const VMStateDescription vmstate_warp_frame = {
+    .name = "tgpu/warp/frame",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(pc, GrFrame),
+        VMSTATE_UINT32(mask, GrFrame),
+        VMSTATE_UINT32(type, GrFrame),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_warp = {
+    .name = "tgpu/warp",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(pc, GrWarp),
+        VMSTATE_UINT32(active, GrWarp),
+        VMSTATE_UINT32(live, GrWarp),
+        VMSTATE_UINT32(exists, GrWarp),
+        VMSTATE_INT32(state, GrWarp),
+        VMSTATE_UINT32(bar, GrWarp),
+        VMSTATE_UINT32(sp, GrWarp),
+        VMSTATE_STRUCT_ARRAY(stack, GrWarp, TGPU_SIMT_STACK_DEPTH, 1,
+                             vmstate_warp_frame,
+                             GrFrame),
+        VMSTATE_UINT32_ARRAY(p, GrWarp, TGPU_NR_PREDS + 1),
+        VMSTATE_UINT32_2DARRAY(r, GrWarp, NR_ROWS, W),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool kernel_fetched(void *opaque)
+{
+    TGPUKernel *k = opaque;
+
+    return k->raw;
+}
+
+/* Bound what the stream asks for before anything is allocated. */
+static int kernel_state_pre_load(void *opaque)
+{
+    TGPUKernel *k = opaque;
+    GrKernel *x = &k->x;
+    uint64_t threads = (uint64_t)x->block[0] * x->block[1] * x->block[2];
+
+    if (k->raw || x->warps || !x->ninsns ||
+        x->ninsns > TGPU_GR_PROGRAM_MAX / TGPU_INSN_SIZE ||
+        k->raw_size != x->ninsns * TGPU_INSN_SIZE ||
+        !threads || threads > TGPU_GR_BLOCK_MAX ||
+        x->nwarps != DIV_ROUND_UP(threads, TGPU_WARP_SIZE) ||
+        x->shared_size > TGPU_GR_SHARED_MAX) {
+        error_report("tgpu: compute: migrated kernel of channel %u is out "
+                     "of range", k->vm.chid);
+        return -EINVAL;
+    }
+    k->raw = g_malloc(k->raw_size);
+    x->warps = tgpu_simt_alloc0(x->nwarps, sizeof(GrWarp));
+    x->shared = g_malloc0(MAX(x->shared_size, 1));
+    return 0;
+}
+
+/* a fetched kernel's program, warps and shared memory */
+static const VMStateDescription vmstate_kernel_state = {
+    .name = "tgpu/kernel/state",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = kernel_fetched,
+    .pre_load = kernel_state_pre_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_VBUFFER_UINT32(raw, TGPUKernel, 1, NULL, raw_size),
+        VMSTATE_STRUCT_VARRAY_POINTER_UINT32(x.warps, TGPUKernel, x.nwarps,
+                                             vmstate_warp, GrWarp),
+        VMSTATE_VBUFFER_UINT32(x.shared, TGPUKernel, 1, NULL, x.shared_size),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int kernel_post_load(void *opaque, int version_id)
+{
+    TGPUKernel *k = opaque;
+    int type = k->x.fault_type;
+
+    /* an MMU fault done() reports needs a type it can name */
+    if ((!k->raw && k->raw_size) || type < 0 || type > TGPU_FAULT_ECC ||
+        (k->x.error == TGPU_KERR_MMU_FAULT && !type) ||
+        !tgpu_simt_restore(&k->x, k->raw)) {
+        error_report("tgpu: compute: migrated kernel of channel %u is out "
+                     "of range", k->vm.chid);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/*
+ * A kernel is saved at a step's end, where the executor keeps all of
+ * its state in GrKernel: the destination goes on from there.
+ */
+static const VMStateDescription vmstate_kernel = {
+    .name = "tgpu/kernel",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = kernel_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(vm.chid, TGPUKernel),
+        VMSTATE_UINT32(vm.flags, TGPUKernel),
+        VMSTATE_UINT32(vm.asid, TGPUKernel),
+        VMSTATE_UINT64(vm.pdb, TGPUKernel),
+        VMSTATE_UINT32(launch, TGPUKernel),
+        VMSTATE_UINT64(prog_va, TGPUKernel),
+        VMSTATE_UINT64(sem_addr, TGPUKernel),
+        VMSTATE_UINT32(sem_payload, TGPUKernel),
+        VMSTATE_UINT32(x.ninsns, TGPUKernel),
+        VMSTATE_UINT32_ARRAY(x.grid, TGPUKernel, 3),
+        VMSTATE_UINT32_ARRAY(x.block, TGPUKernel, 3),
+        VMSTATE_UINT32(x.shared_size, TGPUKernel),
+        VMSTATE_UINT8_ARRAY(x.param, TGPUKernel, TGPU_GR_PARAM_MAX),
+        VMSTATE_UINT32(x.param_size, TGPUKernel),
+        VMSTATE_UINT32(x.sm_count, TGPUKernel),
+        VMSTATE_UINT64(x.ncta, TGPUKernel),
+        VMSTATE_UINT64(x.cta, TGPUKernel),
+        VMSTATE_UINT32(x.nwarps, TGPUKernel),
+        VMSTATE_UINT32(x.cur_warp, TGPUKernel),
+        VMSTATE_UINT64(x.cycles, TGPUKernel),
+        VMSTATE_UINT32(x.error, TGPUKernel),
+        VMSTATE_UINT32(x.err_pc, TGPUKernel),
+        VMSTATE_UINT32(x.err_warp, TGPUKernel),
+        VMSTATE_UINT32(x.err_lane, TGPUKernel),
+        VMSTATE_UINT32(x.err_info, TGPUKernel),
+        VMSTATE_UINT64(x.err_cta, TGPUKernel),
+        VMSTATE_UINT64(x.err_va, TGPUKernel),
+        VMSTATE_INT32(x.fault_type, TGPUKernel),
+        VMSTATE_BOOL(x.fault_write, TGPUKernel),
+        VMSTATE_UINT32(raw_size, TGPUKernel),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_kernel_state,
+        NULL
+    },
+};
+
+static bool chan_kernel_needed(void *opaque)
+{
+    TGPUChannel *ch = opaque;
+
+    return ch->gr_kernel;
+}
+
+static int chan_kernel_pre_load(void *opaque)
+{
+    TGPUChannel *ch = opaque;
+
+    gr_kernel_free(ch->gr_kernel);
+    ch->gr_kernel = g_new0(TGPUKernel, 1);
+    return 0;
+}
+
+/* The kernel runs in its channel's VM: the one its enable read. */
+static int chan_kernel_post_load(void *opaque, int version_id)
+{
+    TGPUChannel *ch = opaque;
+    TGPUKernel *k = ch->gr_kernel;
+
+    if (k->vm.chid != ch->id || !ch->enabled || ch->error ||
+        ch->engine != TGPU_RUNLIST_COMPUTE || k->vm.flags != ch->flags ||
+        k->vm.asid != ch->asid || k->vm.pdb != ch->pdb) {
+        error_report("tgpu: compute: migrated kernel of channel %u does "
+                     "not match its channel", ch->id);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* the kernel a channel launched and that has not ended (tgpu-host.c) */
+const VMStateDescription tgpu_vmstate_chan_kernel = {
+    .name = "tgpu/channel/kernel",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = chan_kernel_needed,
+    .pre_load = chan_kernel_pre_load,
+    .post_load = chan_kernel_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(gr_kernel, TGPUChannel, vmstate_kernel,
+                               TGPUKernel),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_gr_engine = {
+    .name = "tgpu/compute/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(e, TGPUComputeEngine, 1, tgpu_vmstate_engine,
+                       TGPUEngine),
+        VMSTATE_UINT32(chid, TGPUComputeEngine),
+        VMSTATE_UINT32(launches, TGPUComputeEngine),
+        VMSTATE_UINT32(preempts, TGPUComputeEngine),
+        VMSTATE_UINT64(warp_insns, TGPUComputeEngine),
+        VMSTATE_UINT64(lane_ops, TGPUComputeEngine),
+        VMSTATE_UINT32(error, TGPUComputeEngine),
+        VMSTATE_UINT32(err_pc, TGPUComputeEngine),
+        VMSTATE_UINT32(err_warp, TGPUComputeEngine),
+        VMSTATE_UINT32(err_lane, TGPUComputeEngine),
+        VMSTATE_UINT32(err_info, TGPUComputeEngine),
+        VMSTATE_UINT64(err_cta, TGPUComputeEngine),
+        VMSTATE_UINT64(err_va, TGPUComputeEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * After a load, once every section is in (tgpu_post_load()).  Every
+ * kernel is its channel's and the engine keeps none: a kernel the VM
+ * stop found on the engine goes on as one preempted there, in its
+ * channel's next turn.
+ */
+bool tgpu_gr_loaded_valid(TGPUState *s)
+{
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        TGPUKernel *k = s->chan[i].gr_kernel;
+
+        if (k && k->x.sm_count != s->sm_count) {
+            error_report("tgpu: compute: migrated kernel of channel %u ran "
+                         "on %u SMs, this device has %u", i, k->x.sm_count,
+                         s->sm_count);
+            return false;
+        }
+    }
+    return true;
+}
+
+void tgpu_gr_restore(TGPUState *s)
+{
+    tgpu_engine_restored(&s->gr->e);
+}
+
+const VMStateDescription tgpu_vmstate_gr = {
+    .name = "tgpu/compute",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(gr, TGPUState, vmstate_gr_engine,
+                               TGPUComputeEngine),
+        VMSTATE_END_OF_LIST()
+    },
 };
 
 uint32_t tgpu_gr_read(TGPUState *s, hwaddr addr, bool *ok)

@@ -16,6 +16,7 @@
 #include "qapi/error.h"
 #include "hw/pci/pcie_aer.h"
 #include "system/system.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -728,6 +729,181 @@ bool tgpu_ecc_write(TGPUState *s, hwaddr addr, uint32_t val)
  * volatile counters and the log empty; the aggregate counters and the
  * InfoROM's pages stay.
  */
+/* ---- migration ---------------------------------------------------------- */
+
+static const VMStateDescription vmstate_ecc_inj = {
+    .name = "tgpu/ecc/injection",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, TGPUEccInj),
+        VMSTATE_UINT64(mask, TGPUEccInj),
+        VMSTATE_BOOL(sticky, TGPUEccInj),
+        VMSTATE_UINT64(number, TGPUEccInj),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_ecc_event = {
+    .name = "tgpu/ecc/event",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, TGPUEccEvent),
+        VMSTATE_UINT8(type, TGPUEccEvent),
+        VMSTATE_UINT8(engine, TGPUEccEvent),
+        VMSTATE_UINT16(chid, TGPUEccEvent),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_ecc_log = {
+    .name = "tgpu/ecc/log",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, TGPUEccLog),
+        VMSTATE_UINT64(time, TGPUEccLog),
+        VMSTATE_UINT8(type, TGPUEccLog),
+        VMSTATE_UINT8(engine, TGPUEccLog),
+        VMSTATE_UINT16(chid, TGPUEccLog),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_inforom_entry = {
+    .name = "tgpu/inforom/entry",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(addr, struct tgpu_inforom_entry),
+        VMSTATE_UINT32(cause, struct tgpu_inforom_entry),
+        VMSTATE_UINT64(time, struct tgpu_inforom_entry),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool ecc_record_valid(uint8_t type, uint8_t engine)
+{
+    return (type == TGPU_ECC_TYPE_SBE || type == TGPU_ECC_TYPE_DBE) &&
+           engine <= TGPU_ECC_ENGINE_BAR1;
+}
+
+/* When the loaded VM first runs: events and an interrupt it owed. */
+void tgpu_ecc_restore(TGPUState *s)
+{
+    if (s->ecc_events_nr || s->ecc_raise || s->ecc_agg_dirty) {
+        tgpu_defer_schedule(&s->ecc_defer);
+    }
+}
+
+static int ecc_post_load(void *opaque, int version_id)
+{
+    TGPUState *s = opaque;
+    uint32_t i;
+
+    if (s->ecc_inj_nr > TGPU_ECC_INJ_MAX ||
+        s->ecc_events_nr > TGPU_ECC_EVENTS ||
+        s->ecc_log_head >= TGPU_ECC_LOG_ENTRIES ||
+        s->ecc_log_nr > TGPU_ECC_LOG_ENTRIES ||
+        s->ecc_state > TGPU_ECC_STATE_ENABLED ||
+        (!s->ecc_cap && (s->ecc_ctrl || s->ecc_state)) ||
+        s->inforom.count > TGPU_INFOROM_MAX_RETIRED ||
+        s->retired_nr > s->inforom.count) {
+        goto bad;
+    }
+    for (i = 0; i < s->ecc_inj_nr; i++) {
+        const TGPUEccInj *j = &s->ecc_inj[i];
+
+        /* what tgpu_ecc_arm() accepts: a word of VRAM, one or two bits */
+        if (j->addr % 8 || j->addr >= s->vram_size ||
+            !j->mask || ctpop64(j->mask) > 2) {
+            goto bad;
+        }
+    }
+    for (i = 0; i < s->retired_nr; i++) {
+        if (s->retired_idx[i] >= s->inforom.count) {
+            goto bad;
+        }
+    }
+    /* what the event and query-tgpu name: an SBE or a DBE, by a reader */
+    for (i = 0; i < s->ecc_events_nr; i++) {
+        if (!ecc_record_valid(s->ecc_events[i].type,
+                              s->ecc_events[i].engine)) {
+            goto bad;
+        }
+    }
+    for (i = 0; i < s->ecc_log_nr; i++) {
+        const TGPUEccLog *l =
+            &s->ecc_log[(s->ecc_log_head + i) % TGPU_ECC_LOG_ENTRIES];
+
+        if (!ecc_record_valid(l->type, l->engine)) {
+            goto bad;
+        }
+    }
+    ecc_poison_sync(s);
+    return 0;
+
+bad:
+    error_report("tgpu: migrated ECC state is out of range");
+    return -EINVAL;
+}
+
+/* ECC control, counters, log, armed errors, and the InfoROM's entries */
+const VMStateDescription tgpu_vmstate_ecc = {
+    .name = "tgpu/ecc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = ecc_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(ecc_ctrl, TGPUState),
+        VMSTATE_UINT32(ecc_state, TGPUState),
+        VMSTATE_UINT32(ecc_status_err, TGPUState),
+        VMSTATE_UINT32(ecc_intr, TGPUState),
+        VMSTATE_UINT32(ecc_intr_en, TGPUState),
+        VMSTATE_UINT64(ecc_scrub_ns, TGPUState),
+        VMSTATE_TIMER_PTR(ecc_scrub_timer, TGPUState),
+        VMSTATE_UINT32(ecc_inj_nr, TGPUState),
+        VMSTATE_STRUCT_ARRAY(ecc_inj, TGPUState, TGPU_ECC_INJ_MAX, 1,
+                             vmstate_ecc_inj, TGPUEccInj),
+        VMSTATE_STRUCT_ARRAY(ecc_events, TGPUState, TGPU_ECC_EVENTS, 1,
+                             vmstate_ecc_event, TGPUEccEvent),
+        VMSTATE_UINT32(ecc_events_nr, TGPUState),
+        VMSTATE_UINT64(ecc_inj_addr, TGPUState),
+        VMSTATE_UINT64(ecc_inj_mask, TGPUState),
+        VMSTATE_UINT32(ecc_inj_mode, TGPUState),
+        VMSTATE_UINT32(ecc_inj_err, TGPUState),
+        VMSTATE_UINT32(ecc_inj_select, TGPUState),
+        VMSTATE_UINT32(ecc_sbe_vol, TGPUState),
+        VMSTATE_UINT32(ecc_dbe_vol, TGPUState),
+        VMSTATE_UINT32(ecc_sbe_agg, TGPUState),
+        VMSTATE_UINT32(ecc_dbe_agg, TGPUState),
+        VMSTATE_BOOL(ecc_agg_dirty, TGPUState),
+        VMSTATE_STRUCT_ARRAY(ecc_log, TGPUState, TGPU_ECC_LOG_ENTRIES, 1,
+                             vmstate_ecc_log, TGPUEccLog),
+        VMSTATE_UINT32(ecc_log_head, TGPUState),
+        VMSTATE_UINT32(ecc_log_nr, TGPUState),
+        VMSTATE_BOOL(ecc_log_overflow, TGPUState),
+        VMSTATE_UINT32(ecc_log_select, TGPUState),
+        VMSTATE_BOOL(ecc_raise, TGPUState),
+        VMSTATE_UINT32(inforom.version, TGPUState),
+        VMSTATE_UINT64(inforom.sbe_aggregate, TGPUState),
+        VMSTATE_UINT64(inforom.dbe_aggregate, TGPUState),
+        VMSTATE_UINT32(inforom.count, TGPUState),
+        VMSTATE_STRUCT_ARRAY(inforom.ent, TGPUState,
+                             TGPU_INFOROM_MAX_RETIRED, 1,
+                             vmstate_inforom_entry,
+                             struct tgpu_inforom_entry),
+        VMSTATE_UINT8_ARRAY(retired_idx, TGPUState, TGPU_INFOROM_MAX_RETIRED),
+        VMSTATE_UINT32(retired_nr, TGPUState),
+        VMSTATE_UINT32(retired_select, TGPUState),
+        VMSTATE_UINT64(retire_addr, TGPUState),
+        VMSTATE_UINT32(retire_cause, TGPUState),
+        VMSTATE_UINT32(retire_status, TGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 void tgpu_ecc_reset(TGPUState *s)
 {
     timer_del(s->ecc_scrub_timer);

@@ -14,6 +14,7 @@
 #include "qemu/lockable.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
+#include "qemu/error-report.h"
 #include "tgpu.h"
 
 static void engine_update_stop(TGPUEngine *e)
@@ -73,6 +74,7 @@ bool tgpu_engine_checkpoint(TGPUEngine *e)
         e->grant--;
     }
     e->ops->publish(e, false, false);
+    e->at = TGPU_ENGINE_AT_STEP;
     engine_hold(e, true);
     return !e->abort && !e->quit;
 }
@@ -94,6 +96,7 @@ static void *engine_thread(void *opaque)
         }
         e->state = TGPU_ENGINE_RUNNING;
         /* a hang takes the work as it starts, and again as it ends */
+        e->at = TGPU_ENGINE_AT_START;
         engine_hold(e, true);
         qemu_mutex_unlock(&e->lock);
 
@@ -101,6 +104,7 @@ static void *engine_thread(void *opaque)
         e->ops->run(e);
 
         qemu_mutex_lock(&e->lock);
+        e->at = TGPU_ENGINE_AT_END;
         engine_hold(e, false);
         e->progress++;
         cancelled = e->abort || e->quit;
@@ -372,6 +376,95 @@ static void engine_vm_state_change(void *opaque, bool running,
     }
 }
 
+/* ---- migration ---------------------------------------------------------- */
+
+/*
+ * Saved with the VM stopped: a RUNNING thread holds at a checkpoint or
+ * at either end of its work (engine_vm_state_change waited for it), and
+ * the unit's own section says how to go on from there.
+ */
+static int engine_pre_save(void *opaque)
+{
+    TGPUEngine *e = opaque;
+
+    QEMU_LOCK_GUARD(&e->lock);
+    /* loaded and not run since: saved again as it was loaded */
+    if (!e->restore_pending) {
+        e->mig_state = e->state;
+        e->mig_at = e->at;
+    }
+    return 0;
+}
+
+static int engine_post_load(void *opaque, int version_id)
+{
+    TGPUEngine *e = opaque;
+
+    if (e->mig_state > TGPU_ENGINE_DONE || e->mig_at > TGPU_ENGINE_AT_END ||
+        (e->mig_state != TGPU_ENGINE_IDLE &&
+         e->chid >= e->s->num_channels)) {
+        error_report("tgpu: %s: migrated engine state %u at %u, channel %u: "
+                     "out of range", e->name, e->mig_state, e->mig_at,
+                     e->chid);
+        return -EINVAL;
+    }
+    QEMU_LOCK_GUARD(&e->lock);
+    e->restore_pending = true;
+    return 0;
+}
+
+const VMStateDescription tgpu_vmstate_engine = {
+    .name = "tgpu/engine",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = engine_pre_save,
+    .post_load = engine_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(mig_state, TGPUEngine),
+        VMSTATE_UINT32(mig_at, TGPUEngine),
+        VMSTATE_UINT32(chid, TGPUEngine),
+        VMSTATE_UINT64(progress, TGPUEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * When a loaded VM first runs, under the BQL: the engine takes up the
+ * unit's work for CHID again.  QUEUED: the thread starts it (the unit
+ * set where it resumes); DONE: done_bh finishes it.  Not from
+ * post_load: a load that yields (a socket) would run the bottom halves
+ * of work half loaded.  A load comes after a reset: the engine is idle.
+ */
+void tgpu_engine_restore(TGPUEngine *e, TGPUEngineState state,
+                         uint32_t chid)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    e->restore_pending = false;
+    if (e->state != TGPU_ENGINE_IDLE || state == TGPU_ENGINE_RUNNING ||
+        state == TGPU_ENGINE_IDLE) {
+        return;
+    }
+    e->state = state;
+    e->chid = chid;
+    if (state == TGPU_ENGINE_QUEUED) {
+        qemu_cond_signal(&e->wake);
+        if (e->det) {
+            e->grant = 0;
+            timer_mod(e->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      TGPU_DET_TICK_NS);
+        }
+    } else if (state == TGPU_ENGINE_DONE) {
+        tgpu_defer_schedule(&e->done);
+    }
+}
+
+/* The loaded state was taken up (or dropped by a reset). */
+void tgpu_engine_restored(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    e->restore_pending = false;
+}
+
 /* ---- life cycle ------------------------------------------------------- */
 
 /*
@@ -387,6 +480,7 @@ int tgpu_engine_reset(TGPUEngine *e)
 
     QEMU_LOCK_GUARD(&e->lock);
     e->progress = 0;
+    e->restore_pending = false;
     return chid;
 }
 

@@ -22,6 +22,7 @@
 #include "qemu/thread.h"
 #include "qemu/thread-context.h"
 #include "system/runstate.h"
+#include "migration/vmstate.h"
 
 typedef struct TGPUState TGPUState;
 
@@ -57,6 +58,13 @@ typedef enum {
     TGPU_ENGINE_RUNNING,        /* the thread works on it */
     TGPU_ENGINE_DONE,           /* it ended; done_bh finishes it */
 } TGPUEngineState;
+
+/* Where a RUNNING engine's thread holds, as a VM stop finds it. */
+typedef enum {
+    TGPU_ENGINE_AT_START,       /* before run(): nothing done yet */
+    TGPU_ENGINE_AT_STEP,        /* at a checkpoint: the unit can resume */
+    TGPU_ENGINE_AT_END,         /* run() returned, publish() not yet */
+} TGPUEnginePlace;
 
 /* An injected hang (tgpu-inject-hang), as the engine's thread obeys it. */
 typedef enum {
@@ -119,6 +127,7 @@ struct TGPUEngine {
     TGPUDefer done;
     VMChangeStateEntry *vmstate;
     TGPUEngineState state;
+    TGPUEnginePlace at;         /* while RUNNING: where the thread is */
     uint32_t chid;              /* channel of the work, when not IDLE */
     bool quit;
     bool paused;                /* the VM is stopped: hold at a step */
@@ -132,7 +141,12 @@ struct TGPUEngine {
     bool det;
     uint32_t grant;             /* checkpoints the thread may still pass */
     QEMUTimer *tick;
+    /* migration: state and at as saved (tgpu_vmstate_engine) */
+    uint32_t mig_state, mig_at;
+    bool restore_pending;       /* loaded; the VM has not run since */
 };
+
+extern const VMStateDescription tgpu_vmstate_engine;
 
 void tgpu_engine_init(TGPUEngine *e, TGPUState *s, const TGPUEngineOps *ops,
                       const char *name, const char *thread_name,
@@ -154,6 +168,9 @@ TGPUEngineState tgpu_engine_state(TGPUEngine *e);
 void tgpu_engine_hang(TGPUEngine *e, TGPUHang hang, int64_t chid);
 TGPUHang tgpu_engine_hang_state(TGPUEngine *e);
 bool tgpu_engine_wedged_on(TGPUEngine *e, uint32_t chid);
+void tgpu_engine_restore(TGPUEngine *e, TGPUEngineState state,
+                         uint32_t chid);
+void tgpu_engine_restored(TGPUEngine *e);
 
 /* on the engine's thread */
 bool tgpu_engine_checkpoint(TGPUEngine *e);

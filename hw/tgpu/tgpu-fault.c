@@ -23,6 +23,7 @@
 #include "qapi/clone-visitor.h"
 #include "qapi/qapi-visit-tgpu.h"
 #include "qapi/qapi-events-tgpu.h"
+#include "migration/misc.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -737,6 +738,57 @@ void tgpu_fault_clear(TGPUState *s)
     trace_tgpu_fault_clear();
 }
 
+/* ---- migration ---------------------------------------------------------- */
+
+/*
+ * An injection holds QAPI arguments and triggers, and a hang in effect
+ * lives in the engines' threads: neither is migrated.  While any is
+ * pending or in effect, migration and savevm refuse, saying how to end
+ * it; the device's own state, armed ECC errors included, always moves.
+ */
+bool tgpu_fault_migratable(TGPUState *s, Error **errp)
+{
+    const char *what = NULL;
+
+    if (s->fault_inj_nr) {
+        what = "injections are pending";
+    } else if (s->bus_lost) {
+        what = "the device is off the bus (tgpu-set-bus-lost)";
+    } else if (s->host_hung) {
+        what = "the host unit hangs";
+    }
+    for (unsigned int r = 0; !what && r < TGPU_NR_RUNLISTS; r++) {
+        if (s->runlist_fetch_hung[r] ||
+            tgpu_engine_hang_state(s->engine[r]) != TGPU_HANG_NONE) {
+            what = "an engine hangs";
+        }
+    }
+    for (uint32_t i = 0; !what && i < s->num_channels; i++) {
+        if (s->chan[i].hang || s->chan[i].fetch_hung) {
+            what = "a channel hangs";
+        }
+    }
+    if (what) {
+        error_setg(errp, "tgpu: cannot migrate while %s: injected faults "
+                   "are not migrated; run tgpu-clear-injections and let the "
+                   "driver recover (or reset the device) first", what);
+        return false;
+    }
+    return true;
+}
+
+static int fault_migration_notify(NotifierWithReturn *n, MigrationEvent *e,
+                                  Error **errp)
+{
+    TGPUState *s = container_of(n, TGPUState, fault_mig_notifier);
+
+    if (e->type == MIG_EVENT_PRECOPY_SETUP &&
+        !tgpu_fault_migratable(s, errp)) {
+        return -EBUSY;
+    }
+    return 0;
+}
+
 /* ---- life cycle ------------------------------------------------------- */
 
 void tgpu_fault_init(TGPUState *s)
@@ -753,10 +805,12 @@ void tgpu_fault_init(TGPUState *s)
     /* above the registers, the MSI-X table, VRAM and the ECC overlays */
     memory_region_add_subregion_overlap(&s->bar0, 0, &s->bus_lost_bar0, 10);
     memory_region_add_subregion_overlap(&s->bar1, 0, &s->bus_lost_bar1, 10);
+    migration_add_notifier(&s->fault_mig_notifier, fault_migration_notify);
 }
 
 void tgpu_fault_exit(TGPUState *s)
 {
+    migration_remove_notifier(&s->fault_mig_notifier);
     while (s->fault_inj_nr) {
         fault_inj_free(fault_remove(s, s->fault_inj_nr - 1));
     }

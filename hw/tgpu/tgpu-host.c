@@ -16,6 +16,8 @@
 #include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -859,6 +861,228 @@ bool tgpu_host_write(TGPUState *s, hwaddr addr, uint32_t val)
     }
     return false;
 }
+
+/* ---- migration ---- */
+
+/* Are the fields an enable read from the instance block in range? */
+static bool chan_loaded_valid(TGPUState *s, const TGPUChannel *ch)
+{
+    const uint32_t flags = TGPU_INST_FLAGS_PAGED | TGPU_INST_FLAGS_PRIV;
+    uint32_t n = ch->gpfifo_entries;
+
+    if ((ch->flags & ~flags) || !(ch->flags & flags) ||
+        ch->engine >= TGPU_NR_RUNLISTS || ch->priority > TGPU_PRIORITY_MAX ||
+        !is_power_of_2(n) || n < 1u << TGPU_GPFIFO_LOG2_MIN ||
+        n > 1u << TGPU_GPFIFO_LOG2_MAX || ch->gp_get >= n ||
+        ch->gpfifo_base % TGPU_GP_ENTRY_SIZE ||
+        ch->gpfifo_base >= TGPU_VA_LIMIT ||
+        TGPU_VA_LIMIT - ch->gpfifo_base < (uint64_t)n * TGPU_GP_ENTRY_SIZE ||
+        ch->userd % TGPU_USERD_ALIGN ||
+        ch->userd > TGPU_VA_LIMIT - TGPU_USERD_SIZE ||
+        ch->timeslice_ns <= 0 ||
+        ch->timeslice_ns > (int64_t)TGPU_TIMESLICE_MAX_US * SCALE_US ||
+        ch->acq_timeout_ns < 0 ||
+        ch->acq_timeout_ns > (int64_t)TGPU_ACQ_TIMEOUT_MAX_US * SCALE_US) {
+        return false;
+    }
+    return !(ch->flags & TGPU_INST_FLAGS_PAGED) ||
+           (ch->asid < TGPU_ASID_COUNT && !(ch->pdb % TGPU_PDB_ALIGN) &&
+            ch->pdb <= s->vram_size &&
+            s->vram_size - ch->pdb >= TGPU_PD1_ENTRIES * 8);
+}
+
+/*
+ * A loaded channel must be one the device could have made itself: the
+ * stream is input like any other, and nothing downstream checks again.
+ */
+static bool chan_post_load(TGPUState *s, TGPUChannel *ch, uint32_t id)
+{
+    /* pb_cur and pb_end are addresses, fetched through the MMU: any */
+    if (ch->id != id || ch->pb_buf_len > ARRAY_SIZE(ch->pb_buf) ||
+        ch->mthd_subch >= TGPU_PB_NR_SUBCH) {
+        return false;
+    }
+    if (ch->enabled && !ch->error && !chan_loaded_valid(s, ch)) {
+        return false;
+    }
+    /* engines and the host unit's hangs are re-established, not loaded */
+    ch->engine_wait = false;
+    ch->fetch_hung = false;
+    ch->hang = TGPU_HANG_NONE;
+    return true;
+}
+
+static int host_post_load(void *opaque, int version_id)
+{
+    TGPUState *s = opaque;
+    uint32_t blocked = 0;
+
+    for (uint32_t i = 0; i < s->num_channels; i++) {
+        if (!chan_post_load(s, &s->chan[i], i)) {
+            error_report("tgpu: migrated channel %u is out of range", i);
+            return -EINVAL;
+        }
+        blocked += s->chan[i].blocked;
+    }
+    s->chans_blocked = blocked;
+    for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+        TGPURunlist *rl = &s->runlist[r];
+
+        if (rl->count > s->num_channels ||
+            rl->resident < -1 || rl->resident >= (int)s->num_channels ||
+            rl->last < -1 || rl->last >= (int)s->num_channels ||
+            rl->rr_next > rl->count) {
+            error_report("tgpu: migrated runlist %d is out of range", r);
+            return -EINVAL;
+        }
+        for (uint32_t i = 0; i < rl->count; i++) {
+            if (rl->chid[i] >= s->num_channels) {
+                error_report("tgpu: migrated runlist %d names channel %u",
+                             r, rl->chid[i]);
+                return -EINVAL;
+            }
+        }
+    }
+    /* no pending bit for a channel this device does not have */
+    for (uint32_t i = s->num_channels; i < TGPU_CHANNELS_MAX; i++) {
+        s->err_pending[i / 32] &= ~(1u << (i % 32));
+        s->nonstall_pending[i / 32] &= ~(1u << (i % 32));
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_channel = {
+    .name = "tgpu/channel",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(id, TGPUChannel),
+        VMSTATE_UINT32(inst, TGPUChannel),
+        VMSTATE_BOOL(enabled, TGPUChannel),
+        VMSTATE_UINT32(error, TGPUChannel),
+        VMSTATE_UINT32(error_info, TGPUChannel),
+        VMSTATE_UINT64(busy_ns, TGPUChannel),
+        VMSTATE_INT64(busy_since, TGPUChannel),
+        VMSTATE_BOOL(busy_open, TGPUChannel),
+        VMSTATE_UINT32(busy_hi, TGPUChannel),
+        VMSTATE_UINT32(gp_get, TGPUChannel),
+        VMSTATE_UINT32(gp_put, TGPUChannel),
+        VMSTATE_BOOL(gp_put_dirty, TGPUChannel),
+        VMSTATE_UINT32(flags, TGPUChannel),
+        VMSTATE_UINT32(asid, TGPUChannel),
+        VMSTATE_UINT64(pdb, TGPUChannel),
+        VMSTATE_UINT64(gpfifo_base, TGPUChannel),
+        VMSTATE_UINT32(gpfifo_entries, TGPUChannel),
+        VMSTATE_UINT32(engine, TGPUChannel),
+        VMSTATE_UINT64(userd, TGPUChannel),
+        VMSTATE_UINT32(priority, TGPUChannel),
+        VMSTATE_INT64(timeslice_ns, TGPUChannel),
+        VMSTATE_INT64(acq_timeout_ns, TGPUChannel),
+        VMSTATE_UINT64(pb_cur, TGPUChannel),
+        VMSTATE_UINT64(pb_end, TGPUChannel),
+        VMSTATE_UINT32_ARRAY(pb_buf, TGPUChannel, 64),
+        VMSTATE_UINT64(pb_buf_va, TGPUChannel),
+        VMSTATE_UINT32(pb_buf_len, TGPUChannel),
+        VMSTATE_UINT32(mthd_op, TGPUChannel),
+        VMSTATE_UINT32(mthd_addr, TGPUChannel),
+        VMSTATE_UINT32(mthd_subch, TGPUChannel),
+        VMSTATE_UINT32(mthd_count, TGPUChannel),
+        VMSTATE_UINT16_ARRAY(subch_class, TGPUChannel, TGPU_PB_NR_SUBCH),
+        VMSTATE_UINT32(sem_addr_lo, TGPUChannel),
+        VMSTATE_UINT32(sem_addr_hi, TGPUChannel),
+        VMSTATE_UINT32(sem_payload_lo, TGPUChannel),
+        VMSTATE_UINT32(sem_payload_hi, TGPUChannel),
+        VMSTATE_UINT32(mem_op_a, TGPUChannel),
+        VMSTATE_UINT32(mem_op_b, TGPUChannel),
+        VMSTATE_UINT32(mem_op_c, TGPUChannel),
+        VMSTATE_BOOL(blocked, TGPUChannel),
+        VMSTATE_UINT32(acq_exec, TGPUChannel),
+        VMSTATE_INT64(acq_start_ns, TGPUChannel),
+        VMSTATE_INT64(acq_next_try_ns, TGPUChannel),
+        VMSTATE_INT64(hold_until_ns, TGPUChannel),
+        VMSTATE_BOOL(acq_retry, TGPUChannel),
+        VMSTATE_UINT32(ce_sem_a, TGPUChannel),
+        VMSTATE_UINT32(ce_sem_b, TGPUChannel),
+        VMSTATE_UINT32(ce_sem_payload, TGPUChannel),
+        VMSTATE_UINT32(ce_in_upper, TGPUChannel),
+        VMSTATE_UINT32(ce_in_lower, TGPUChannel),
+        VMSTATE_UINT32(ce_out_upper, TGPUChannel),
+        VMSTATE_UINT32(ce_out_lower, TGPUChannel),
+        VMSTATE_UINT32(ce_pitch_in, TGPUChannel),
+        VMSTATE_UINT32(ce_pitch_out, TGPUChannel),
+        VMSTATE_UINT32(ce_line_length, TGPUChannel),
+        VMSTATE_UINT32(ce_line_count, TGPUChannel),
+        VMSTATE_UINT32(ce_desc_upper, TGPUChannel),
+        VMSTATE_UINT32(ce_desc_lower, TGPUChannel),
+        VMSTATE_UINT32(ce_const_a, TGPUChannel),
+        VMSTATE_UINT32(ce_const_b, TGPUChannel),
+        VMSTATE_UINT32(ce_remap, TGPUChannel),
+        VMSTATE_UINT32(gr_prog_upper, TGPUChannel),
+        VMSTATE_UINT32(gr_prog_lower, TGPUChannel),
+        VMSTATE_UINT32(gr_prog_size, TGPUChannel),
+        VMSTATE_UINT32_ARRAY(gr_grid, TGPUChannel, 3),
+        VMSTATE_UINT32_ARRAY(gr_block, TGPUChannel, 3),
+        VMSTATE_UINT32(gr_shared, TGPUChannel),
+        VMSTATE_UINT32(gr_param_upper, TGPUChannel),
+        VMSTATE_UINT32(gr_param_lower, TGPUChannel),
+        VMSTATE_UINT32(gr_param_size, TGPUChannel),
+        VMSTATE_UINT32(gr_sem_a, TGPUChannel),
+        VMSTATE_UINT32(gr_sem_b, TGPUChannel),
+        VMSTATE_UINT32(gr_sem_payload, TGPUChannel),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &tgpu_vmstate_chan_kernel,
+        NULL
+    },
+};
+
+static const VMStateDescription vmstate_runlist = {
+    .name = "tgpu/runlist",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(base_lo, TGPURunlist),
+        VMSTATE_UINT32(base_hi, TGPURunlist),
+        VMSTATE_UINT32(status, TGPURunlist),
+        VMSTATE_UINT32(count, TGPURunlist),
+        VMSTATE_UINT16_ARRAY(chid, TGPURunlist, TGPU_CHANNELS_MAX),
+        VMSTATE_INT32(resident, TGPURunlist),
+        VMSTATE_INT32(last, TGPURunlist),
+        VMSTATE_UINT32(rr_next, TGPURunlist),
+        VMSTATE_INT64(slice_left_ns, TGPURunlist),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* PFIFO: channels (a kernel in flight with its channel), runlists */
+const VMStateDescription tgpu_vmstate_host = {
+    .name = "tgpu/host",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = host_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_EQUAL(num_channels, TGPUState,
+                             "the channels property must match"),
+        VMSTATE_STRUCT_VARRAY_POINTER_UINT32(chan, TGPUState, num_channels,
+                                             vmstate_channel, TGPUChannel),
+        VMSTATE_STRUCT_ARRAY(runlist, TGPUState, TGPU_NR_RUNLISTS, 1,
+                             vmstate_runlist, TGPURunlist),
+        VMSTATE_UINT32(fifo_intr, TGPUState),
+        VMSTATE_UINT32(fifo_intr_en, TGPUState),
+        VMSTATE_UINT32(nonstall_intr, TGPUState),
+        VMSTATE_UINT32(nonstall_intr_en, TGPUState),
+        VMSTATE_UINT32(doorbells, TGPUState),
+        VMSTATE_UINT32(doorbells_bad, TGPUState),
+        VMSTATE_UINT32(ctxsw_count, TGPUState),
+        VMSTATE_UINT32_ARRAY(err_pending, TGPUState, TGPU_CHANNELS_MAX / 32),
+        VMSTATE_UINT32_ARRAY(nonstall_pending, TGPUState,
+                             TGPU_CHANNELS_MAX / 32),
+        VMSTATE_UINT64(host_progress, TGPUState),
+        VMSTATE_TIMER_PTR(acquire_timer, TGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
 
 /* ---- life cycle ---- */
 

@@ -22,6 +22,8 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
+#include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "trace.h"
 
@@ -72,6 +74,7 @@ bool tgpu_vram_write(TGPUState *s, uint64_t addr, const void *buf,
         return false;
     }
     memcpy(s->vram_ptr + addr, buf, len);
+    memory_region_set_dirty(&s->vram, addr, len);
     tgpu_ecc_vram_write(s, addr, len);
     return true;
 }
@@ -782,6 +785,54 @@ bool tgpu_mmu_write(TGPUState *s, hwaddr addr, uint32_t val)
     }
     return false;
 }
+
+/* ---- migration ---------------------------------------------------------- */
+
+/* The TLB is not migrated: it starts empty, as after a full flush. */
+static int mmu_post_load(void *opaque, int version_id)
+{
+    TGPUState *s = opaque;
+
+    if (s->fault_buf_size > TGPU_FAULT_BUF_SIZE_MAX ||
+        (s->fault_buf_size && (s->fault_buf_get >= s->fault_buf_size ||
+                               s->fault_buf_put >= s->fault_buf_size))) {
+        error_report("tgpu: migrated MMU fault buffer is out of range");
+        return -EINVAL;
+    }
+    QEMU_LOCK_GUARD(&s->mmu_lock);
+    memset(s->tlb, 0, sizeof(s->tlb));
+    memset(s->tlb_victim, 0, sizeof(s->tlb_victim));
+    s->tlb_gen++;
+    return 0;
+}
+
+const VMStateDescription tgpu_vmstate_mmu = {
+    .name = "tgpu/mmu",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = mmu_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(mmu_intr, TGPUState),
+        VMSTATE_UINT32(mmu_intr_en, TGPUState),
+        VMSTATE_UINT32(fault_buf_lo, TGPUState),
+        VMSTATE_UINT32(fault_buf_hi, TGPUState),
+        VMSTATE_UINT32(fault_buf_size, TGPUState),
+        VMSTATE_UINT32(fault_buf_get, TGPUState),
+        VMSTATE_UINT32(fault_buf_put, TGPUState),
+        VMSTATE_UINT32(fault_count, TGPUState),
+        VMSTATE_UINT32(inv_asid, TGPUState),
+        VMSTATE_UINT32(inv_va_lo, TGPUState),
+        VMSTATE_UINT32(inv_va_hi, TGPUState),
+        VMSTATE_UINT32(inv_pages, TGPUState),
+        VMSTATE_UINT32(tlb_hits, TGPUState),
+        VMSTATE_UINT32(tlb_misses, TGPUState),
+        VMSTATE_UINT32(tlb_fills, TGPUState),
+        VMSTATE_UINT32(tlb_flushes, TGPUState),
+        VMSTATE_UINT32(tlb_evictions, TGPUState),
+        VMSTATE_UINT32(mmu_walks, TGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
 
 void tgpu_mmu_reset(TGPUState *s)
 {

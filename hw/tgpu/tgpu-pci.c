@@ -10,6 +10,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
@@ -253,6 +254,7 @@ static bool tgpu_apply_model(TGPUState *s, Error **errp)
 }
 
 static void tgpu_exit(PCIDevice *pdev);
+static void tgpu_vm_state_change(void *opaque, bool running, RunState state);
 
 static void tgpu_realize(PCIDevice *pdev, Error **errp)
 {
@@ -293,6 +295,8 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
                                                 RAM_NORESERVE, errp)) {
         return;
     }
+    /* migrated as RAM, under the device's name */
+    vmstate_register_ram(&s->vram, DEVICE(s));
     s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
     /* A BAR is a power of two; past the end of VRAM it decodes nothing. */
     memory_region_init(&s->bar1, OBJECT(s), "tgpu-bar1",
@@ -347,7 +351,10 @@ static void tgpu_realize(PCIDevice *pdev, Error **errp)
     /* last: a plan is checked against the device as it is */
     if (!tgpu_fault_load_plan(s, errp)) {
         tgpu_exit(pdev);
+        return;
     }
+    s->mig_vmstate = qemu_add_vm_change_state_handler(tgpu_vm_state_change,
+                                                      s);
 }
 
 /*
@@ -426,6 +433,10 @@ static void tgpu_exit(PCIDevice *pdev)
 {
     TGPUState *s = TGPU(pdev);
 
+    if (s->mig_vmstate) {
+        qemu_del_vm_change_state_handler(s->mig_vmstate);
+        s->mig_vmstate = NULL;
+    }
     tgpu_gr_exit(s);
     tgpu_ce_exit(s);
     /* after the engines' threads, which use up faults and count reads */
@@ -443,6 +454,7 @@ static void tgpu_exit(PCIDevice *pdev)
      * the device keeps itself alive after an unplug, and its VRAM too.
      */
     memory_region_del_subregion(&s->bar1, &s->vram);
+    vmstate_unregister_ram(&s->vram, DEVICE(s));
     for (int i = 0; i < TGPU_NR_REG_BLOCKS; i++) {
         memory_region_del_subregion(&s->mmio, &s->regs[i].mr);
     }
@@ -454,6 +466,7 @@ static void tgpu_reset_hold(Object *obj, ResetType type)
     TGPUState *s = TGPU(obj);
 
     trace_tgpu_reset(s->model->name);
+    s->mig_restore = false;
     tgpu_pmc_reset(s);
     tgpu_ce_reset(s);
     tgpu_gr_reset(s);
@@ -487,9 +500,90 @@ static const Property tgpu_properties[] = {
                      TYPE_THREAD_CONTEXT, ThreadContext *),
 };
 
+/*
+ * Migration: the VM is stopped, so every engine's thread holds at a
+ * checkpoint or at either end of its work (tgpu-engine.c), and each
+ * unit's section says how its work goes on from there.  VRAM moves as
+ * RAM; the TLB does not (it starts empty).  docs/hw/migration.md.
+ */
+static int tgpu_pre_save(void *opaque)
+{
+    TGPUState *s = opaque;
+    Error *err = NULL;
+
+    /* a fault injected after the setup's check: refuse at the end */
+    if (!tgpu_fault_migratable(s, &err)) {
+        error_report_err(err);
+        return -EBUSY;
+    }
+    return 0;
+}
+
+/*
+ * Once, after every subsection (the stream may bring them in any order,
+ * or twice): the checks across units.  Nothing is started here.
+ */
+static int tgpu_post_load(void *opaque, int version_id)
+{
+    TGPUState *s = opaque;
+
+    if (!tgpu_ce_loaded(s) || !tgpu_gr_loaded_valid(s)) {
+        return -EINVAL;
+    }
+    s->mig_restore = true;
+    return 0;
+}
+
+/*
+ * The loaded VM runs: the units take their work up.  Not in post_load:
+ * a load that yields (from a socket) would run the bottom halves of
+ * work half loaded.
+ */
+static void tgpu_vm_state_change(void *opaque, bool running, RunState state)
+{
+    TGPUState *s = opaque;
+
+    if (!running || !s->mig_restore) {
+        return;
+    }
+    s->mig_restore = false;
+    tgpu_ce_restore(s);
+    tgpu_gr_restore(s);
+    tgpu_ecc_restore(s);
+    /* work goes on where the scheduler's next pass finds it */
+    tgpu_host_kick(s);
+}
+
 static const VMStateDescription tgpu_vmstate = {
     .name = "tgpu",
-    .unmigratable = 1,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = tgpu_pre_save,
+    .post_load = tgpu_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, TGPUState),
+        VMSTATE_MSIX(parent_obj, TGPUState),
+        VMSTATE_STRUCT(parent_obj.exp.aer_log, TGPUState, 0,
+                       vmstate_pcie_aer_log, PCIEAERLog),
+        VMSTATE_UINT64_EQUAL(vram_size, TGPUState,
+                             "vram-size and model must match"),
+        VMSTATE_UINT32_EQUAL(sm_count, TGPUState,
+                             "sm-count and model must match"),
+        VMSTATE_UINT32(pmc_scratch, TGPUState),
+        VMSTATE_UINT32(pmc_intr_en, TGPUState),
+        VMSTATE_UINT32(ptimer_latch, TGPUState),
+        VMSTATE_UINT32(ptimer_user_latch, TGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &tgpu_vmstate_host,
+        &tgpu_vmstate_mmu,
+        &tgpu_vmstate_ecc,
+        &tgpu_vmstate_therm,
+        &tgpu_vmstate_ce,
+        &tgpu_vmstate_gr,
+        NULL
+    },
 };
 
 static void tgpu_class_init(ObjectClass *oc, void *data)

@@ -447,6 +447,8 @@ bool tgpu_simt_run(GrRun *r)
             }
             cta_start(k);
         }
+        /* the page cache ends with the step: see gr_dirty_flush() */
+        r->tlb_valid = false;
         if (!r->ops->checkpoint(r->opaque)) {
             return false;
         }
@@ -454,13 +456,19 @@ bool tgpu_simt_run(GrRun *r)
     return false;
 }
 
-void tgpu_simt_load(GrKernel *k, const uint64_t *raw)
+static void simt_decode_all(GrKernel *k, const uint64_t *raw)
 {
     k->code = g_new(GrInsn, k->ninsns);
+    k->rows = 0;
     for (uint32_t i = 0; i < k->ninsns; i++) {
         k->code[i] = tgpu_simt_decode(GUINT64_FROM_LE(raw[i]));
         k->rows = MAX(k->rows, tgpu_simt_rows(&k->code[i]));
     }
+}
+
+void tgpu_simt_load(GrKernel *k, const uint64_t *raw)
+{
+    simt_decode_all(k, raw);
     k->warps = tgpu_simt_alloc0((cta_threads(k) + W - 1) / W,
                                 sizeof(GrWarp));
     k->shared = g_malloc0(MAX(k->shared_size, 1));
@@ -475,6 +483,52 @@ void tgpu_simt_free(GrKernel *k)
     k->code = NULL;
     k->warps = NULL;
     k->shared = NULL;
+}
+
+/* Could the launch checks have let K's launch fields through? */
+static bool simt_launch_valid(const GrKernel *k)
+{
+    uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+
+    for (int i = 0; i < 3; i++) {
+        if (!k->grid[i] || k->grid[i] > TGPU_GR_GRID_MAX || !k->block[i]) {
+            return false;
+        }
+    }
+    return k->ninsns && k->ninsns <= TGPU_GR_PROGRAM_MAX / TGPU_INSN_SIZE &&
+           threads <= TGPU_GR_BLOCK_MAX &&
+           k->ncta == (uint64_t)k->grid[0] * k->grid[1] * k->grid[2] &&
+           k->cta <= k->ncta && k->shared_size <= TGPU_GR_SHARED_MAX &&
+           k->param_size <= TGPU_GR_PARAM_MAX && !(k->param_size % 4);
+}
+
+bool tgpu_simt_restore(GrKernel *k, const uint64_t *raw)
+{
+    uint32_t nwarps = (cta_threads(k) + W - 1) / W;
+
+    if (!simt_launch_valid(k)) {
+        return false;
+    }
+    if (!raw) {
+        /* not fetched yet: the engine's next turn fetches and starts it */
+        return !k->warps && !k->shared && !k->nwarps;
+    }
+    if (!k->warps || !k->shared || k->nwarps != nwarps ||
+        k->cur_warp >= nwarps) {
+        return false;
+    }
+    for (uint32_t i = 0; i < nwarps; i++) {
+        GrWarp *w = &k->warps[i];
+
+        if (w->state < WARP_RUN || w->state > WARP_EXITED ||
+            w->sp > TGPU_SIMT_STACK_DEPTH) {
+            return false;
+        }
+        /* a hint the executor derives again: never taken from outside */
+        memset(w->shape, 0, sizeof(w->shape));
+    }
+    simt_decode_all(k, raw);
+    return true;
 }
 
 bool tgpu_simt_fail(GrKernel *k, uint32_t err, uint64_t va)

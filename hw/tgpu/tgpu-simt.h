@@ -66,6 +66,11 @@ typedef struct GrInsn {
     uint32_t imm32;
 } GrInsn;
 
+/* An SSY or divergence entry of a warp's reconvergence stack. */
+typedef struct GrFrame {
+    uint32_t pc, mask, type;
+} GrFrame;
+
 typedef struct GrWarp {
     uint32_t pc;
     uint32_t active;        /* lanes on the current path */
@@ -74,9 +79,7 @@ typedef struct GrWarp {
     int state;
     uint32_t bar;
     uint32_t sp;
-    struct {
-        uint32_t pc, mask, type;
-    } stack[TGPU_SIMT_STACK_DEPTH];
+    GrFrame stack[TGPU_SIMT_STACK_DEPTH];
     uint32_t p[TGPU_NR_PREDS + 1];      /* per-lane masks; PT = all */
     uint32_t r[NR_ROWS][W] SIMT_ALIGNED;
     /*
@@ -182,6 +185,14 @@ unsigned int tgpu_simt_rows(const GrInsn *in);
  * first CTA ready.  K's launch fields must be set and checked.
  */
 void tgpu_simt_load(GrKernel *k, const uint64_t *raw);
+/*
+ * A kernel a migration stream brought: K's fields, and its warps and
+ * shared memory loaded where tgpu_simt_load() would have allocated
+ * them; RAW its program, or NULL when it was not fetched.  Checks that
+ * the executor could have left it so and decodes the program: false
+ * when it is out of range (tgpu_simt_free() still frees it).
+ */
+bool tgpu_simt_restore(GrKernel *k, const uint64_t *raw);
 /* Run R->k for R->budget; true when the kernel ended (or failed). */
 bool tgpu_simt_run(GrRun *r);
 /* Free what tgpu_simt_load() allocated. */

@@ -14,6 +14,8 @@
 #include <math.h>
 #include "qemu/log.h"
 #include "qemu/timer.h"
+#include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "tgpu.h"
 #include "tgpu-engine.h"
 #include "trace.h"
@@ -464,6 +466,89 @@ bool tgpu_therm_write(TGPUState *s, hwaddr addr, uint32_t val)
  * Registers to their reset values.  The temperature is physics: a reset
  * leaves it, and a shutdown ends only with a reset below the limit.
  */
+/* ---- migration ---------------------------------------------------------- */
+
+/* The model's temperatures are doubles: moved as their bits. */
+static int therm_pre_save(void *opaque)
+{
+    TGPUState *s = opaque;
+
+    memcpy(&s->therm_mig[0], &s->therm_ambient, sizeof(double));
+    memcpy(&s->therm_mig[1], &s->therm_temp, sizeof(double));
+    memcpy(&s->therm_mig[2], &s->therm_ramp_from, sizeof(double));
+    memcpy(&s->therm_mig[3], &s->therm_ramp_to, sizeof(double));
+    return 0;
+}
+
+static int therm_post_load(void *opaque, int version_id)
+{
+    TGPUState *s = opaque;
+    double t[4];
+
+    memcpy(t, s->therm_mig, sizeof(t));
+    /* what QMP and the model could have set: the ranges they check */
+    for (int i = 0; i < 4; i++) {
+        if (!isfinite(t[i]) || t[i] < -273.0 || t[i] > 1000.0) {
+            error_report("tgpu: migrated temperature is out of range");
+            return -EINVAL;
+        }
+    }
+    if (s->therm_window_pos >= ARRAY_SIZE(s->therm_window) ||
+        s->therm_window_n > ARRAY_SIZE(s->therm_window) ||
+        s->therm_ramp_ns < 0) {
+        error_report("tgpu: migrated thermal state is out of range");
+        return -EINVAL;
+    }
+    s->therm_ambient = t[0];
+    s->therm_temp = t[1];
+    s->therm_ramp_from = t[2];
+    s->therm_ramp_to = t[3];
+    return 0;
+}
+
+const VMStateDescription tgpu_vmstate_therm = {
+    .name = "tgpu/therm",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = therm_pre_save,
+    .post_load = therm_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(therm_mig, TGPUState, 4),
+        VMSTATE_INT64(therm_last_ns, TGPUState),
+        VMSTATE_TIMER_PTR(therm_timer, TGPUState),
+        VMSTATE_UINT32(therm_alert_high, TGPUState),
+        VMSTATE_UINT32(therm_alert_low, TGPUState),
+        VMSTATE_BOOL(therm_was_high, TGPUState),
+        VMSTATE_BOOL(therm_was_low, TGPUState),
+        VMSTATE_BOOL(therm_slowdown, TGPUState),
+        VMSTATE_BOOL(therm_halted, TGPUState),
+        VMSTATE_UINT32(therm_intr, TGPUState),
+        VMSTATE_UINT32(therm_intr_en, TGPUState),
+        VMSTATE_UINT32(therm_err, TGPUState),
+        VMSTATE_UINT32(therm_clk_request, TGPUState),
+        VMSTATE_UINT32(therm_clk, TGPUState),
+        VMSTATE_UINT32(therm_sw_thermal, TGPUState),
+        VMSTATE_UINT32(therm_reasons, TGPUState),
+        VMSTATE_UINT32(therm_power_mw, TGPUState),
+        VMSTATE_UINT32(therm_cap_mw, TGPUState),
+        VMSTATE_UINT32(therm_gating, TGPUState),
+        VMSTATE_UINT64_ARRAY(therm_busy_ns, TGPUState,
+                             TGPU_THERM_BUSY_ANY + 1),
+        VMSTATE_UINT64_ARRAY(therm_reason_ns, TGPUState,
+                             TGPU_THERM_REASON_BITS),
+        VMSTATE_UINT8_ARRAY(therm_window, TGPUState,
+                            TGPU_THERM_UTIL_WINDOW_MS * 1000000ull /
+                            TGPU_THERM_TICK_NS),
+        VMSTATE_UINT32(therm_window_pos, TGPUState),
+        VMSTATE_UINT32(therm_window_n, TGPUState),
+        VMSTATE_UINT32(therm_latch_hi, TGPUState),
+        VMSTATE_BOOL(therm_forced, TGPUState),
+        VMSTATE_INT64(therm_ramp_start_ns, TGPUState),
+        VMSTATE_INT64(therm_ramp_ns, TGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 void tgpu_therm_reset(TGPUState *s)
 {
     const TGPUModel *m = s->model;

@@ -14,6 +14,8 @@
 #include "qemu/thread.h"
 #include "qemu/thread-context.h"
 #include "qemu/timer.h"
+#include "qemu/notify.h"
+#include "migration/vmstate.h"
 #include "tgpu/regs.h"
 #include "tgpu/channel.h"
 #include "tgpu/copy.h"
@@ -400,6 +402,7 @@ struct TGPUState {
     bool therm_forced;
     double therm_ramp_from, therm_ramp_to;      /* degrees C */
     int64_t therm_ramp_start_ns, therm_ramp_ns;
+    uint64_t therm_mig[4];      /* migration: the doubles above, as bits */
     uint8_t retired_idx[TGPU_INFOROM_MAX_RETIRED]; /* shown: in VRAM, once */
     uint32_t retired_nr;
     uint32_t retired_select;
@@ -427,7 +430,27 @@ struct TGPUState {
     uint64_t host_progress;     /* GPFIFO entries and methods taken */
     bool bus_lost;
     MemoryRegion bus_lost_bar0, bus_lost_bar1;
+    NotifierWithReturn fault_mig_notifier;  /* refuses while faults act */
+    /* loaded: the units take their work up when the VM runs */
+    bool mig_restore;
+    VMChangeStateEntry *mig_vmstate;
 };
+
+/* Each unit's part of the device's migration state (tgpu-pci.c's). */
+extern const VMStateDescription tgpu_vmstate_host;
+extern const VMStateDescription tgpu_vmstate_chan_kernel;
+extern const VMStateDescription tgpu_vmstate_mmu;
+extern const VMStateDescription tgpu_vmstate_ecc;
+extern const VMStateDescription tgpu_vmstate_therm;
+extern const VMStateDescription tgpu_vmstate_ce;
+extern const VMStateDescription tgpu_vmstate_gr;
+/* after a load, all sections in: cross-unit checks (false: refuse) */
+bool tgpu_ce_loaded(TGPUState *s);
+bool tgpu_gr_loaded_valid(TGPUState *s);
+/* when the loaded VM first runs: work taken up again */
+void tgpu_ce_restore(TGPUState *s);
+void tgpu_gr_restore(TGPUState *s);
+void tgpu_ecc_restore(TGPUState *s);
 
 /* Interrupt units: PMC_INTR bits and MSI-X vectors share the numbering. */
 enum {
@@ -558,6 +581,7 @@ uint64_t tgpu_fault_add_hang(TGPUState *s, const TgpuInjectHang *a,
 uint64_t tgpu_fault_add_fault(TGPUState *s, const TgpuInjectFault *a,
                               bool plan, Error **errp);
 void tgpu_fault_clear(TGPUState *s);
+bool tgpu_fault_migratable(TGPUState *s, Error **errp);
 void tgpu_fault_set_bus_lost(TGPUState *s, bool lost);
 TgpuPendingInjectionList *tgpu_fault_query(TGPUState *s);
 char *tgpu_fault_plan_text(TGPUState *s);

@@ -934,6 +934,198 @@ static void test_concurrent(void)
     tgpu_stop(&t);
 }
 
+/* ---- migration --------------------------------------------------------- */
+
+/*
+ * Under deterministic=on the engine takes one step (4 MiB at most) per
+ * tick of the virtual clock.  Step C's launch of TOTAL bytes until it
+ * has written a third of them, save the VM with migrate to a file and
+ * restore it into a new QEMU.  Returns the bytes written then.
+ */
+static uint64_t migrate_midway(T *t, Chan *c, uint32_t sem, uint64_t total)
+{
+    int ce = ce_of(c);
+    uint64_t p = 0;
+
+    settle(t);
+    for (int i = 0; i < 1000 && p < total / 3; i++) {
+        step(t, TGPU_DET_TICK_NS);
+        p = cerd64(t, ce, TGPU_CE_PROGRESS_LO);
+    }
+    g_test_message("migrating at %" PRIu64 " of %" PRIu64 " bytes", p, total);
+    g_assert_cmpuint(p, >=, total / 3);
+    g_assert_cmpuint(p, <, total);
+    g_assert_true(ce_busy(t, ce));
+    g_assert_cmphex(pa_rd32(t, L.sem), !=, sem);
+    tgpu_migrate(t);
+    g_assert_true(ce_busy(t, ce));
+    g_assert_cmpuint(cerd64(t, ce, TGPU_CE_PROGRESS_LO), ==, p);
+    return p;
+}
+
+/*
+ * Step the restored launch to its end.  The tests change its source
+ * before: a launch that started again, rather than going on from its
+ * place, copies the new bytes where the old ones belong.
+ */
+static void migrate_finish(T *t, Chan *c, uint32_t sem, uint64_t total)
+{
+    int ce = ce_of(c);
+
+    for (int i = 0; i < 1000 && pa_rd32(t, L.sem) != sem; i++) {
+        step(t, TGPU_DET_TICK_NS);
+    }
+    g_assert_cmphex(pa_rd32(t, L.sem), ==, sem);
+    g_assert_cmpuint(cerd(t, ce, TGPU_CE_ERROR), ==, 0);
+    g_assert_cmpuint(cerd64(t, ce, TGPU_CE_PROGRESS_LO), ==, total);
+    wait_done(t, c);
+    g_assert_cmpuint(chan_state(t, c->id), ==, TGPU_CHAN_STATE_IDLE);
+}
+
+/* A pitch copy whose lines the steps end in the middle of. */
+static void test_migrate_pitch(void)
+{
+    enum { LEN = 300001, LINES = 24, PIN = 310000, POUT = 320000 };
+    size_t sspan = (size_t)PIN * (LINES - 1) + LEN;
+    size_t dspan = (size_t)POUT * (LINES - 1) + LEN;
+    g_autofree uint8_t *src = g_malloc(sspan);
+    g_autofree uint8_t *src2 = g_malloc(sspan);
+    g_autofree uint8_t *old = g_malloc(dspan + 128);
+    g_autofree uint8_t *want = g_malloc(dspan);
+    g_autofree PB *pb = pb_new();
+    uint64_t p;
+    uint32_t sem;
+    T t;
+
+    ce_start(&t, "deterministic=on");
+    fill_random(src, sspan, 600);
+    fill_random(src2, sspan, 602);
+    pa_write(&t, L.a, src, sspan);
+    fill_random(old, dspan + 128, 601);
+    pa_write(&t, L.big - 64, old, dspan + 128);
+    pb_offsets(pb, L.a, L.big);
+    pb_shape(pb, PIN, POUT, LEN, LINES);
+    sem = pb_launch(pb, TGPU_CE_LAUNCH_MULTI_LINE);
+    submit(&t, &t.ch[CH_CE0], pb);
+    p = migrate_midway(&t, &t.ch[CH_CE0], sem, (uint64_t)LEN * LINES);
+    pa_write(&t, L.a, src2, sspan);
+    migrate_finish(&t, &t.ch[CH_CE0], sem, (uint64_t)LEN * LINES);
+
+    /* the first P bytes, in the order they are copied, from SRC */
+    memcpy(want, old + 64, dspan);
+    for (uint64_t g = 0; g < (uint64_t)LEN * LINES; g++) {
+        uint64_t l = g / LEN, b = g % LEN;
+
+        want[l * POUT + b] = (g < p ? src : src2)[l * PIN + b];
+    }
+    expect_bytes(&t, L.big, old, want, dspan);
+    tgpu_stop(&t);
+}
+
+/* A remap of 2-byte components, three of them from one source pair. */
+static void test_migrate_remap(void)
+{
+    enum { A = TGPU_CE_REMAP_CONST_A, X = TGPU_CE_REMAP_SRC_X,
+           Y = TGPU_CE_REMAP_SRC_Y, ELEMS = 1500007 };
+    const uint32_t comps = TGPU_CE_REMAP(Y, A, X, 0, 2, 2, 3);
+    const size_t sline = (size_t)ELEMS * 4, dline = (size_t)ELEMS * 6;
+    g_autofree uint8_t *src = g_malloc(sline);
+    g_autofree uint8_t *src2 = g_malloc(sline);
+    g_autofree uint8_t *old = g_malloc(dline + 128);
+    g_autofree uint8_t *want = g_malloc(dline);
+    g_autofree PB *pb = pb_new();
+    uint64_t p;
+    uint32_t sem;
+    T t;
+
+    ce_start(&t, "deterministic=on");
+    fill_random(src, sline, 610);
+    fill_random(src2, sline, 612);
+    pa_write(&t, L.a, src, sline);
+    fill_random(old, dline + 128, 611);
+    pa_write(&t, L.big - 64, old, dline + 128);
+    pb_offsets(pb, L.a, L.big);
+    pb_shape(pb, 0, 0, ELEMS, 1);
+    pb_remap(pb, 0x5a5aa5a5, 0, comps);
+    sem = pb_launch(pb, TGPU_CE_LAUNCH_REMAP);
+    submit(&t, &t.ch[CH_CE1], pb);
+    p = migrate_midway(&t, &t.ch[CH_CE1], sem, dline);
+    g_assert_cmpuint(p % 6, ==, 0);     /* whole elements */
+    pa_write(&t, L.a, src2, sline);
+    migrate_finish(&t, &t.ch[CH_CE1], sem, dline);
+
+    for (uint32_t e = 0; e < ELEMS; e++) {
+        model_remap(want + (size_t)e * 6,
+                    ((uint64_t)e * 6 < p ? src : src2) + (size_t)e * 4, 1,
+                    comps, 0x5a5aa5a5, 0);
+    }
+    expect_bytes(&t, L.big, old, want, dline);
+    tgpu_stop(&t);
+}
+
+/*
+ * Chains of copies and fills: one with a first descriptor longer than
+ * a step (the migration in the middle of it), one of descriptors
+ * shorter than a step (a step ends with one of them).
+ */
+static void test_migrate_chain(void)
+{
+    static const struct {
+        uint32_t n, len[6];
+    } cases[] = {
+        { 3, { 5 * MiB + 7, 1 * MiB, 1 * MiB + 5 } },
+        { 6, { 1 * MiB + 12345, 1 * MiB + 12345, 1 * MiB + 12345,
+               1 * MiB + 12345, 1 * MiB + 12345, 1 * MiB + 12345 } },
+    };
+    const uint32_t fill = 0x0badf00d;
+    uint8_t fb[4];
+
+    stl_le_p(fb, fill);
+    for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+        g_autofree uint8_t *src = g_malloc(6 * MiB);
+        g_autofree uint8_t *src2 = g_malloc(6 * MiB);
+        g_autofree uint8_t *want = g_malloc(8 * MiB);
+        g_autofree uint8_t *got = g_malloc(8 * MiB);
+        g_autofree PB *pb = pb_new();
+        uint64_t total = 0, at = 0, p;
+        uint32_t sem;
+        T t;
+
+        ce_start(&t, "deterministic=on");
+        fill_random(src, 6 * MiB, 620 + c);
+        fill_random(src2, 6 * MiB, 630 + c);
+        pa_write(&t, L.a, src, 6 * MiB);
+        for (uint32_t i = 0; i < cases[c].n; i++) {
+            Desc d = {
+                .src = L.a, .dst = L.big + total, .len = cases[c].len[i],
+            };
+
+            /* every other one a fill */
+            d.flags = i % 2 ? TGPU_CE_DESC_FILL : 0;
+            d.next = i + 1 < cases[c].n ? L.desc + TGPU_CE_DESC_SIZE * (i + 1)
+                                        : 0;
+            desc_write(&t, L.desc + TGPU_CE_DESC_SIZE * i, &d);
+            total += d.len;
+        }
+        sem = pb_list(pb, L.desc, fill);
+        submit(&t, &t.ch[CH_CE0], pb);
+        p = migrate_midway(&t, &t.ch[CH_CE0], sem, total);
+        g_assert_cmpuint(p, <, c ? total : cases[c].len[0]);
+        pa_write(&t, L.a, src2, 6 * MiB);
+        migrate_finish(&t, &t.ch[CH_CE0], sem, total);
+
+        for (uint32_t i = 0; i < cases[c].n; i++) {
+            for (uint32_t k = 0; k < cases[c].len[i]; k++, at++) {
+                want[at] = i % 2 ? fb[k % 4] : (at < p ? src : src2)[k];
+            }
+        }
+        pa_read(&t, L.big, got, total);
+        g_assert_cmpmem(got, total, want, total);
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_DESC_DONE), ==, cases[c].n);
+        tgpu_stop(&t);
+    }
+}
+
 #ifdef CONFIG_LINUX
 /*
  * A channel blocked on an acquire behind a launch on its engine cannot
@@ -981,6 +1173,7 @@ static void test_acquire_behind_launch(void)
 static void test_acquire_released_behind_launch(void)
 {
     g_autofree PB *pb = pb_new();
+    uint32_t sem;
     Chan *waiter;
     T t;
 
@@ -988,6 +1181,10 @@ static void test_acquire_released_behind_launch(void)
     waiter = ce_chan_up(&t, CH_CE0 + 2);
     pa_wr32(&t, L.sem + 0x100, 0);
     pb_acquire(pb, L.sem + 0x100, 1);
+    /* behind the acquire, a copy: work for the busy engine */
+    pb_offsets(pb, L.a, L.b);
+    pb_shape(pb, 0, 0, 64, 1);
+    sem = pb_launch(pb, 0);
     submit_blocked(&t, waiter, pb);
 
     pb->n = 0;
@@ -1008,6 +1205,7 @@ static void test_acquire_released_behind_launch(void)
     wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
     err_ack(&t, CH_CE0);
     wait_done(&t, waiter);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, sem);
     tgpu_stop(&t);
 }
 #endif
@@ -1184,5 +1382,8 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/ce/reset", test_reset);
     qtest_add_func("/tgpu/ce/semaphore", test_semaphore_intr);
     qtest_add_func("/tgpu/ce/progress", test_progress);
+    qtest_add_func("/tgpu/ce/migrate-pitch", test_migrate_pitch);
+    qtest_add_func("/tgpu/ce/migrate-remap", test_migrate_remap);
+    qtest_add_func("/tgpu/ce/migrate-chain", test_migrate_chain);
     return g_test_run();
 }

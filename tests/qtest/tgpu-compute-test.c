@@ -987,6 +987,104 @@ static void test_step_translations(void)
     tgpu_stop(&t);
 }
 
+/*
+ * Migration with a kernel in flight: under deterministic=on the engine
+ * takes one step a tick, so the kernel can be caught in the middle of
+ * its second CTA, saved with migrate to a file and restored into a new
+ * QEMU, where it goes on from there.  Each thread counts itself in a
+ * global word, steps a generator in registers, then the CTA reverses
+ * the results through shared memory after a barrier: a lost or mixed-up
+ * warp, register row or shared word shows in the output, which must be
+ * the CPU's to the bit, and a kernel that ran anything again shows in
+ * the count and the instructions.
+ */
+static void test_migrate(void)
+{
+    enum { THREADS = 96, CTAS = 3, N = THREADS * CTAS, TRIPS = 20000,
+           WARPS = N / 32, PER_WARP = 26 + 6 * TRIPS };
+    static const uint64_t code[] = {
+        S2R(0, TID_X), S2R(1, CTAID_X), S2R(10, NTID_X),
+        OPR(IMAD, 0, 1, 10, 0, 0, 0),                   /* i */
+        LD(LDC, 64, 2, RZ, 0), LD(LDC, 64, 4, RZ, 8),
+        S2R(6, TID_X),
+        MOVI(11, 4),
+        OPR(IMADW, 12, 0, 11, 4, 0, 0),                 /* in + 4 i */
+        LD(LDG, 32, 8, 12, 0),
+        MOVI(18, 1),                                    /* once a thread */
+        OPR(ATOMG, 19, 4, 18, RZ, TGPU_ATOM_ADD, N * 4),
+        MOVI(14, 1664525), MOVI(15, 1013904223), MOVI(16, 0),
+        LD(LDC, 32, 17, RZ, 16),                        /* trips */
+        OPR(IMAD, 8, 8, 14, 15, 0, 0),                  /* 16: loop */
+        RI(SHR, 9, 8, 13), RR(XOR, 8, 8, 9),
+        RI(IADD, 16, 16, 1),
+        SETP(ISETP, LT, 0, 16, 17),
+        IF(0, BRA(16)),
+        RI(SHL, 7, 6, 2),
+        ST(STS, 32, 7, 0, 8),                           /* shared[t] */
+        BAR(1),
+        MOVI(9, 95), RR(ISUB, 9, 9, 6), RI(SHL, 9, 9, 2),
+        LD(LDS, 32, 8, 9, 0),                           /* shared[95 - t] */
+        OPR(IMADW, 12, 0, 11, 2, 0, 0),
+        ST(STG, 32, 12, 0, 8),
+        EXIT,
+    };
+    Params p;
+    Kernel k = {
+        code, ARRAY_SIZE(code), { CTAS }, { THREADS }, THREADS * 4, &p,
+        sizeof(p),
+    };
+    g_autofree PB *pb = pb_new();
+    uint32_t in[N], out[N], want[N], x = 77, sem, insns = 0, count;
+    Chan *c;
+    T t;
+
+    for (int i = 0; i < N; i++) {
+        uint32_t v = in[i] = rnd(&x);
+
+        for (int n = 0; n < TRIPS; n++) {
+            v = v * 1664525u + 1013904223u;
+            v ^= v >> 13;
+        }
+        want[(i / THREADS) * THREADS + THREADS - 1 - i % THREADS] = v;
+    }
+    gr_mem_start(&t, "deterministic=on");
+    runlists_std(&t);
+    c = gr_chan_up(&t, CH_A);
+    p = params();
+    p.x = cpu_to_le32(TRIPS);
+    words_write(&t, L.in, in, N);
+    pa_wr32(&t, L.in + N * 4, 0);
+    pa_zero(&t, L.out, N * 4);
+    sem = pb_kernel(&t, pb, &k, L.k.code);
+    submit(&t, c, pb);
+    settle(&t);
+    /* into the second CTA */
+    for (int i = 0; i < 1000 && insns < PER_WARP * 4; i++) {
+        step(&t, TGPU_DET_TICK_NS);
+        insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
+    }
+    g_test_message("migrating at %u warp instructions", insns);
+    g_assert_cmpuint(insns, >=, PER_WARP * 4);
+    g_assert_cmphex(pa_rd32(&t, L.k.sem), !=, sem);
+    tgpu_migrate(&t);
+    g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO), ==, insns);
+    for (int i = 0; i < 20000 && pa_rd32(&t, L.k.sem) != sem; i++) {
+        step(&t, TGPU_DET_TICK_NS);
+    }
+    g_assert_cmphex(pa_rd32(&t, L.k.sem), ==, sem);
+    g_assert_cmpuint(rd(&t, TGPU_GR_ERROR), ==, 0);
+    wait_done(&t, c);
+    /* not one instruction again: every thread counted itself once */
+    count = pa_rd32(&t, L.in + N * 4);
+    g_assert_cmpuint(count, ==, N);
+    g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO), ==, WARPS * PER_WARP);
+    words_read(&t, L.out, out, N);
+    for (int i = 0; i < N; i++) {
+        g_assert_cmphex(out[i], ==, want[i]);
+    }
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1003,5 +1101,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/compute/clock", test_clock);
     qtest_add_func("/tgpu/compute/step-translations",
                    test_step_translations);
+    qtest_add_func("/tgpu/compute/migrate", test_migrate);
     return g_test_run();
 }

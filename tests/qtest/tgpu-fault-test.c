@@ -1393,6 +1393,52 @@ static void test_deterministic_trace(void)
     g_assert_cmpuint(ticks, >, 50);
 }
 
+/* ---- migration ----------------------------------------------------------- */
+
+/*
+ * An injection is not migrated: while one is pending (or a hang or a
+ * lost bus acts) migrate fails, saying why and what to do; once they
+ * are cleared, the device migrates and works in the new QEMU.
+ */
+static void test_migrate_refused(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.refused",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    const char *st = NULL;
+    QDict *r = NULL;
+    T t;
+
+    fault_start(&t, NULL);
+    hang(&t, "'engine': 'compute', 'kind': 'stall', 'trigger': "
+         "{ 'event': 'kernel-launches', 'after': 1000 }");
+    qtest_qmp_assert_success(t.qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    for (int i = 0; i < 10000; i++) {
+        qobject_unref(r);
+        r = qtest_qmp_assert_success_ref(t.qts,
+                                         "{'execute': 'query-migrate'}");
+        st = qdict_get_try_str(r, "status");
+        if (st && !strcmp(st, "failed")) {
+            break;
+        }
+        g_usleep(1000);
+    }
+    g_assert_cmpstr(st, ==, "failed");
+    g_test_message("%s", qdict_get_str(r, "error-desc"));
+    g_assert_nonnull(strstr(qdict_get_str(r, "error-desc"),
+                            "injections are pending"));
+    g_assert_nonnull(strstr(qdict_get_str(r, "error-desc"),
+                            "tgpu-clear-injections"));
+    qobject_unref(r);
+    unlink(path);
+
+    cmd_ok(&t, "tgpu-clear-injections", "'id': 'gpu0'");
+    tgpu_migrate(&t);
+    check_alive(&t, 0x600d);
+    tgpu_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1417,6 +1463,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/fault/plan-malformed", test_plan_malformed);
     qtest_add_func("/tgpu/fault/replay-trace", test_replay_trace);
     qtest_add_func("/tgpu/fault/deterministic", test_deterministic);
+    qtest_add_func("/tgpu/fault/migrate-refused", test_migrate_refused);
     qtest_add_func("/tgpu/fault/deterministic-trace",
                    test_deterministic_trace);
     return g_test_run();

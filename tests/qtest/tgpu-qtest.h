@@ -87,6 +87,7 @@ typedef struct Chan {
 
 typedef struct T {
     QTestState *qts;
+    char *cmd;              /* its command line (tgpu_migrate()) */
     QPCIBus *bus;
     QPCIDevice *dev;
     int devfn;              /* 0: TGPU_DEVFN on the root bus */
@@ -211,6 +212,7 @@ static inline void tgpu_start_cmd(T *t, int devfn, const char *cmd)
 {
     memset(t, 0, sizeof(*t));
     t->devfn = devfn;
+    t->cmd = g_strdup(cmd);
     t->qts = qtest_init(cmd);
     tgpu_map(t);
     pc_alloc_init(&t->own_ram, t->qts, ALLOC_NO_FLAGS);
@@ -271,12 +273,64 @@ static inline void tgpu_restore_bars(T *t)
 
 static inline void tgpu_stop(T *t)
 {
+    g_free(t->cmd);
+    t->cmd = NULL;
     tgpu_unmap(t);
     if (t->vram == &t->own_vram) {
         alloc_destroy(&t->own_vram);
         alloc_destroy(&t->own_ram);
     }
     qtest_quit(t->qts);
+}
+
+/* Wait for QMP's migration (out or in) to complete. */
+static inline void migrate_wait(QTestState *qts)
+{
+    gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+
+    for (;;) {
+        QDict *r = qtest_qmp_assert_success_ref(
+            qts, "{'execute': 'query-migrate'}");
+        const char *st = qdict_get_try_str(r, "status");
+
+        if (st && !strcmp(st, "completed")) {
+            qobject_unref(r);
+            return;
+        }
+        if (st && (!strcmp(st, "failed") || !strcmp(st, "cancelled"))) {
+            g_error("migration %s: %s", st,
+                    qdict_get_try_str(r, "error-desc"));
+        }
+        qobject_unref(r);
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
+}
+
+/*
+ * Save the VM with QMP's migrate to a file and restore it into a new
+ * QEMU of the same command line, which then runs; T goes on with it.
+ * The BARs come back where they were, and the virtual clock at 0 (the
+ * qtest accelerator's is not migrated).
+ */
+static inline void tgpu_migrate(T *t)
+{
+    g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.vmstate",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    g_autofree char *cmd = g_strdup_printf("%s -incoming defer", t->cmd);
+
+    qtest_qmp_assert_success(t->qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    migrate_wait(t->qts);
+    tgpu_unmap(t);
+    qtest_quit(t->qts);
+    t->qts = qtest_init(cmd);
+    qtest_qmp_assert_success(t->qts, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s}}", uri);
+    migrate_wait(t->qts);
+    unlink(path);
+    tgpu_map(t);
 }
 
 /* A system reset, which clears the BARs too: map them again. */

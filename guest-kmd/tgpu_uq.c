@@ -461,6 +461,37 @@ void tgpu_uq_forget(struct tgpu_queue *q)
 	q->uq.err_check = false;
 }
 
+/*
+ * Has another queue of @q's process work on the device (PENDING or
+ * RUNNING)?  A channel blocked on an acquire may be waiting for it: a
+ * stream's copy for its kernel, which higher priorities keep off the
+ * engine.  That queue's own check judges whether it hangs.
+ */
+static bool tgpu_uq_vm_busy(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	struct tgpu_queue *other;
+	unsigned long flags;
+	bool busy = false;
+	u32 st;
+
+	spin_lock_irqsave(&tdev->queues_lock, flags);
+	list_for_each_entry(other, &tdev->queues, dev_link) {
+		if (other == q || other->vm != q->vm || READ_ONCE(other->error))
+			continue;
+		st = tgpu_rd32(tdev, TGPU_CHAN_REG(other->chid,
+						   TGPU_CHAN_STATUS)) &
+		     TGPU_CHAN_STATE_MASK;
+		if (st == TGPU_CHAN_STATE_PENDING ||
+		    st == TGPU_CHAN_STATE_RUNNING) {
+			busy = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&tdev->queues_lock, flags);
+	return busy;
+}
+
 static void tgpu_uq_watchdog(struct work_struct *work)
 {
 	struct tgpu_queue *q = container_of(to_delayed_work(work),
@@ -581,6 +612,16 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	/* an idle channel took all it saw: never hung (lost doorbells above) */
 	if (state == TGPU_CHAN_STATE_IDLE)
 		goto rearm;
+	/*
+	 * Blocked behind its own process's work that is still on the
+	 * device: waiting, not hung (make check's soak saw a stream's copy,
+	 * blocked for its kernel behind three priority workers for 2 s,
+	 * killed).  With nothing of its process left to release it, it is.
+	 */
+	if (state == TGPU_CHAN_STATE_BLOCKED && tgpu_uq_vm_busy(q)) {
+		q->uq.progress_ns = ktime_get_ns();
+		goto rearm;
+	}
 	tgpu_reset_user_hang(tdev, q, state, moved);
 	goto out;
 

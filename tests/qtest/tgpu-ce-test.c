@@ -985,7 +985,7 @@ static void migrate_finish(T *t, Chan *c, uint32_t sem, uint64_t total)
 /* A pitch copy whose lines the steps end in the middle of. */
 static void test_migrate_pitch(void)
 {
-    enum { LEN = 300001, LINES = 24, PIN = 310000, POUT = 320000 };
+    enum { LEN = 300001, LINES = 16, PIN = 310000, POUT = 320000 };
     size_t sspan = (size_t)PIN * (LINES - 1) + LEN;
     size_t dspan = (size_t)POUT * (LINES - 1) + LEN;
     g_autofree uint8_t *src = g_malloc(sspan);
@@ -1026,7 +1026,7 @@ static void test_migrate_pitch(void)
 static void test_migrate_remap(void)
 {
     enum { A = TGPU_CE_REMAP_CONST_A, X = TGPU_CE_REMAP_SRC_X,
-           Y = TGPU_CE_REMAP_SRC_Y, ELEMS = 1500007 };
+           Y = TGPU_CE_REMAP_SRC_Y, ELEMS = 800007 };
     const uint32_t comps = TGPU_CE_REMAP(Y, A, X, 0, 2, 2, 3);
     const size_t sline = (size_t)ELEMS * 4, dline = (size_t)ELEMS * 6;
     g_autofree uint8_t *src = g_malloc(sline);
@@ -1082,8 +1082,9 @@ static void test_migrate_chain(void)
 
     stl_le_p(fb, fill);
     for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
-        g_autofree uint8_t *src = g_malloc(6 * MiB);
-        g_autofree uint8_t *src2 = g_malloc(6 * MiB);
+        const uint32_t slen = cases[c].len[0];  /* the longest */
+        g_autofree uint8_t *src = g_malloc(slen);
+        g_autofree uint8_t *src2 = g_malloc(slen);
         g_autofree uint8_t *want = g_malloc(8 * MiB);
         g_autofree uint8_t *got = g_malloc(8 * MiB);
         g_autofree PB *pb = pb_new();
@@ -1092,9 +1093,9 @@ static void test_migrate_chain(void)
         T t;
 
         ce_start(&t, "deterministic=on");
-        fill_random(src, 6 * MiB, 620 + c);
-        fill_random(src2, 6 * MiB, 630 + c);
-        pa_write(&t, L.a, src, 6 * MiB);
+        fill_random(src, slen, 620 + c);
+        fill_random(src2, slen, 630 + c);
+        pa_write(&t, L.a, src, slen);
         for (uint32_t i = 0; i < cases[c].n; i++) {
             Desc d = {
                 .src = L.a, .dst = L.big + total, .len = cases[c].len[i],
@@ -1111,7 +1112,7 @@ static void test_migrate_chain(void)
         submit(&t, &t.ch[CH_CE0], pb);
         p = migrate_midway(&t, &t.ch[CH_CE0], sem, total);
         g_assert_cmpuint(p, <, c ? total : cases[c].len[0]);
-        pa_write(&t, L.a, src2, 6 * MiB);
+        pa_write(&t, L.a, src2, slen);
         migrate_finish(&t, &t.ch[CH_CE0], sem, total);
 
         for (uint32_t i = 0; i < cases[c].n; i++) {

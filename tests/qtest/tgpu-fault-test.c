@@ -1439,6 +1439,60 @@ static void test_migrate_refused(void)
     tgpu_stop(&t);
 }
 
+/*
+ * A migration stream is input: one whose first channel claims to be
+ * channel 7 is refused on load (the QEMU it is loaded into says which
+ * unit), and the destination does not run with it.
+ */
+static void test_migrate_crafted(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.crafted",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    g_autofree char *cmd = NULL;
+    g_autofree gchar *data = NULL;
+    const char *st = NULL;
+    QTestState *dst;
+    QDict *r = NULL;
+    gsize len;
+    char *at;
+    T t;
+
+    fault_start(&t, NULL);
+    cmd = g_strdup_printf("%s -incoming defer", t.cmd);
+    qtest_qmp_assert_success(t.qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    migrate_wait(t.qts);
+    tgpu_stop(&t);
+
+    /* subsection "tgpu/host": version, num_channels, then chan[0].id */
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    at = memmem(data, len, "tgpu/host", 9);
+    g_assert_nonnull(at);
+    at += 9 + 4 + 4;
+    g_assert_cmpuint(ldl_be_p(at), ==, 0);
+    stl_be_p(at, 7);
+    g_assert_true(g_file_set_contents(path, data, len, NULL));
+
+    dst = qtest_init(cmd);
+    qtest_qmp_assert_success(dst, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s, "
+                             "'exit-on-error': false}}", uri);
+    for (int i = 0; i < 10000; i++) {
+        qobject_unref(r);
+        r = qtest_qmp_assert_success_ref(dst, "{'execute': 'query-migrate'}");
+        st = qdict_get_try_str(r, "status");
+        if (st && (!strcmp(st, "failed") || !strcmp(st, "completed"))) {
+            break;
+        }
+        g_usleep(1000);
+    }
+    g_assert_cmpstr(st, ==, "failed");
+    qobject_unref(r);
+    unlink(path);
+    qtest_quit(dst);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1464,6 +1518,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/fault/replay-trace", test_replay_trace);
     qtest_add_func("/tgpu/fault/deterministic", test_deterministic);
     qtest_add_func("/tgpu/fault/migrate-refused", test_migrate_refused);
+    qtest_add_func("/tgpu/fault/migrate-crafted", test_migrate_crafted);
     qtest_add_func("/tgpu/fault/deterministic-trace",
                    test_deterministic_trace);
     return g_test_run();

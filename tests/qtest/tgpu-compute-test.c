@@ -998,43 +998,80 @@ static void test_step_translations(void)
  * the CPU's to the bit, and a kernel that ran anything again shows in
  * the count and the instructions.
  */
+/* the kernel test_migrate and test_migrate_mutated save in flight */
+enum {
+    MIG_THREADS = 96, MIG_CTAS = 3, MIG_N = MIG_THREADS * MIG_CTAS,
+    MIG_TRIPS = 20000, MIG_WARPS = MIG_N / 32,
+    MIG_PER_WARP = 26 + 6 * MIG_TRIPS,
+};
+
+static const uint64_t mig_code[] = {
+    S2R(0, TID_X), S2R(1, CTAID_X), S2R(10, NTID_X),
+    OPR(IMAD, 0, 1, 10, 0, 0, 0),                   /* i */
+    LD(LDC, 64, 2, RZ, 0), LD(LDC, 64, 4, RZ, 8),
+    S2R(6, TID_X),
+    MOVI(11, 4),
+    OPR(IMADW, 12, 0, 11, 4, 0, 0),                 /* in + 4 i */
+    LD(LDG, 32, 8, 12, 0),
+    MOVI(18, 1),                                    /* once a thread */
+    OPR(ATOMG, 19, 4, 18, RZ, TGPU_ATOM_ADD, MIG_N * 4),
+    MOVI(14, 1664525), MOVI(15, 1013904223), MOVI(16, 0),
+    LD(LDC, 32, 17, RZ, 16),                        /* trips */
+    OPR(IMAD, 8, 8, 14, 15, 0, 0),                  /* 16: loop */
+    RI(SHR, 9, 8, 13), RR(XOR, 8, 8, 9),
+    RI(IADD, 16, 16, 1),
+    SETP(ISETP, LT, 0, 16, 17),
+    IF(0, BRA(16)),
+    RI(SHL, 7, 6, 2),
+    ST(STS, 32, 7, 0, 8),                           /* shared[t] */
+    BAR(1),
+    MOVI(9, 95), RR(ISUB, 9, 9, 6), RI(SHL, 9, 9, 2),
+    LD(LDS, 32, 8, 9, 0),                           /* shared[95 - t] */
+    OPR(IMADW, 12, 0, 11, 2, 0, 0),
+    ST(STG, 32, 12, 0, 8),
+    EXIT,
+};
+
+/*
+ * Start mig_code with input IN on a deterministic=on device and stop it
+ * in its second CTA; returns the semaphore value it will release.
+ */
+static uint32_t mig_kernel_in_flight(T *t, Chan **c, const uint32_t *in)
+{
+    g_autofree PB *pb = pb_new();
+    static Params p;
+    Kernel k = {
+        mig_code, ARRAY_SIZE(mig_code), { MIG_CTAS }, { MIG_THREADS },
+        MIG_THREADS * 4, &p, sizeof(p),
+    };
+    uint32_t sem, insns = 0;
+
+    gr_mem_start(t, "deterministic=on");
+    runlists_std(t);
+    *c = gr_chan_up(t, CH_A);
+    p = params();
+    p.x = cpu_to_le32(MIG_TRIPS);
+    words_write(t, L.in, in, MIG_N);
+    pa_wr32(t, L.in + MIG_N * 4, 0);
+    pa_zero(t, L.out, MIG_N * 4);
+    sem = pb_kernel(t, pb, &k, L.k.code);
+    submit(t, *c, pb);
+    settle(t);
+    /* into the second CTA */
+    for (int i = 0; i < 1000 && insns < MIG_PER_WARP * 4; i++) {
+        step(t, TGPU_DET_TICK_NS);
+        insns = rd(t, TGPU_GR_WARP_INSNS_LO);
+    }
+    g_test_message("kernel in flight at %u warp instructions", insns);
+    g_assert_cmpuint(insns, >=, MIG_PER_WARP * 4);
+    g_assert_cmphex(pa_rd32(t, L.k.sem), !=, sem);
+    return sem;
+}
+
 static void test_migrate(void)
 {
-    enum { THREADS = 96, CTAS = 3, N = THREADS * CTAS, TRIPS = 20000,
-           WARPS = N / 32, PER_WARP = 26 + 6 * TRIPS };
-    static const uint64_t code[] = {
-        S2R(0, TID_X), S2R(1, CTAID_X), S2R(10, NTID_X),
-        OPR(IMAD, 0, 1, 10, 0, 0, 0),                   /* i */
-        LD(LDC, 64, 2, RZ, 0), LD(LDC, 64, 4, RZ, 8),
-        S2R(6, TID_X),
-        MOVI(11, 4),
-        OPR(IMADW, 12, 0, 11, 4, 0, 0),                 /* in + 4 i */
-        LD(LDG, 32, 8, 12, 0),
-        MOVI(18, 1),                                    /* once a thread */
-        OPR(ATOMG, 19, 4, 18, RZ, TGPU_ATOM_ADD, N * 4),
-        MOVI(14, 1664525), MOVI(15, 1013904223), MOVI(16, 0),
-        LD(LDC, 32, 17, RZ, 16),                        /* trips */
-        OPR(IMAD, 8, 8, 14, 15, 0, 0),                  /* 16: loop */
-        RI(SHR, 9, 8, 13), RR(XOR, 8, 8, 9),
-        RI(IADD, 16, 16, 1),
-        SETP(ISETP, LT, 0, 16, 17),
-        IF(0, BRA(16)),
-        RI(SHL, 7, 6, 2),
-        ST(STS, 32, 7, 0, 8),                           /* shared[t] */
-        BAR(1),
-        MOVI(9, 95), RR(ISUB, 9, 9, 6), RI(SHL, 9, 9, 2),
-        LD(LDS, 32, 8, 9, 0),                           /* shared[95 - t] */
-        OPR(IMADW, 12, 0, 11, 2, 0, 0),
-        ST(STG, 32, 12, 0, 8),
-        EXIT,
-    };
-    Params p;
-    Kernel k = {
-        code, ARRAY_SIZE(code), { CTAS }, { THREADS }, THREADS * 4, &p,
-        sizeof(p),
-    };
-    g_autofree PB *pb = pb_new();
-    uint32_t in[N], out[N], want[N], x = 77, sem, insns = 0, count;
+    enum { N = MIG_N, THREADS = MIG_THREADS, TRIPS = MIG_TRIPS };
+    uint32_t in[N], out[N], want[N], x = 77, sem, insns, count;
     Chan *c;
     T t;
 
@@ -1047,25 +1084,8 @@ static void test_migrate(void)
         }
         want[(i / THREADS) * THREADS + THREADS - 1 - i % THREADS] = v;
     }
-    gr_mem_start(&t, "deterministic=on");
-    runlists_std(&t);
-    c = gr_chan_up(&t, CH_A);
-    p = params();
-    p.x = cpu_to_le32(TRIPS);
-    words_write(&t, L.in, in, N);
-    pa_wr32(&t, L.in + N * 4, 0);
-    pa_zero(&t, L.out, N * 4);
-    sem = pb_kernel(&t, pb, &k, L.k.code);
-    submit(&t, c, pb);
-    settle(&t);
-    /* into the second CTA */
-    for (int i = 0; i < 1000 && insns < PER_WARP * 4; i++) {
-        step(&t, TGPU_DET_TICK_NS);
-        insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
-    }
-    g_test_message("migrating at %u warp instructions", insns);
-    g_assert_cmpuint(insns, >=, PER_WARP * 4);
-    g_assert_cmphex(pa_rd32(&t, L.k.sem), !=, sem);
+    sem = mig_kernel_in_flight(&t, &c, in);
+    insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
     tgpu_migrate(&t);
     g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO), ==, insns);
     for (int i = 0; i < 20000 && pa_rd32(&t, L.k.sem) != sem; i++) {
@@ -1077,12 +1097,134 @@ static void test_migrate(void)
     /* not one instruction again: every thread counted itself once */
     count = pa_rd32(&t, L.in + N * 4);
     g_assert_cmpuint(count, ==, N);
-    g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO), ==, WARPS * PER_WARP);
+    g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO), ==,
+                     MIG_WARPS * MIG_PER_WARP);
     words_read(&t, L.out, out, N);
     for (int i = 0; i < N; i++) {
         g_assert_cmphex(out[i], ==, want[i]);
     }
     tgpu_stop(&t);
+}
+
+/*
+ * Where the tgpu section's own state is in a saved stream: from its first
+ * subsection's name to its section footer (QEMU_VM_SECTION_FOOTER, 0x7e,
+ * and the section id of the QEMU_VM_SECTION_FULL header that names
+ * "0000:00:04.0/tgpu").  Fills SUB with where each subsection
+ * (QEMU_VM_SUBSECTION, 0x05, a length, "tgpu/...") starts; returns how
+ * many there are.
+ */
+static int mig_tgpu_subsections(const uint8_t *d, size_t len,
+                                size_t *sub, int max, size_t *hi)
+{
+    static const char id[] = "\x11" "0000:00:04.0/tgpu";
+    const uint8_t *at = memmem(d, len, id, sizeof(id) - 1);
+    const uint8_t *end;
+    uint8_t footer[5] = { 0x7e };
+    int n = 0;
+
+    g_assert_nonnull(at);
+    g_assert_cmpuint(at - d, >=, 5);
+    g_assert_cmpuint(at[-5], ==, 0x04);
+    memcpy(footer + 1, at - 4, 4);
+    end = memmem(at, len - (at - d), footer, sizeof(footer));
+    g_assert_nonnull(end);
+    *hi = end - d;
+    for (const uint8_t *p = at; p + 7 < end; p++) {
+        if (p[0] == 0x05 && p[1] > 5 && p + 2 + p[1] < end &&
+            !memcmp(p + 2, "tgpu/", 5)) {
+            g_assert_cmpint(n, <, max);
+            sub[n++] = p - d;
+        }
+    }
+    return n;
+}
+
+/*
+ * A stream is input (docs/hw/migration.md): saved with a kernel in
+ * flight, the stream is loaded again MUTANTS times, each time with one
+ * word or bit of the device's own state changed, in turn near the start
+ * of each of its subsections, where the counts, indices and states are
+ * (seeded: the same mutants every run).  Each load is refused, or it
+ * takes and the restored device runs its work, answers query-tgpu and
+ * survives a system reset.  Nothing may crash QEMU; under make
+ * check-sanitize nothing may read or write out of bounds either.
+ */
+static void test_migrate_mutated(void)
+{
+    enum { MUTANTS = 48, NEAR = 256 };
+    static const uint32_t edges[] = {
+        0, 1, 0x1f, 0x20, 0x200, 0x1000, 0x7fffffff, 0x80000000,
+        0xfffffffe, 0xffffffff,
+    };
+    g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.mutant",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *cmd = NULL;
+    g_autofree gchar *data = NULL;
+    g_autoptr(GRand) rand = g_rand_new_with_seed(1);
+    uint32_t in[MIG_N], x = 5;
+    unsigned refused = 0, taken = 0;
+    size_t sub[16], hi;
+    gsize len;
+    int nsub;
+    Chan *c;
+    T t;
+
+    for (int i = 0; i < MIG_N; i++) {
+        in[i] = rnd(&x);
+    }
+    mig_kernel_in_flight(&t, &c, in);
+    cmd = tgpu_save(&t, path);
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
+                                ARRAY_SIZE(sub), &hi);
+    /* host, channel/kernel, mmu, ecc, therm, ce, compute at least */
+    g_assert_cmpint(nsub, >=, 7);
+
+    for (int m = 0; m < MUTANTS; m++) {
+        g_autofree uint8_t *mut = g_memdup2(data, len);
+        int k = m % nsub;
+        size_t from = sub[k] + 2 + data[sub[k] + 1];
+        size_t to = MIN(MIN(k + 1 < nsub ? sub[k + 1] : hi, from + NEAR),
+                        hi) - 4;
+        size_t at = from + g_rand_int_range(rand, 0, MAX(to - from, 1));
+        uint32_t v = edges[g_rand_int_range(rand, 0, ARRAY_SIZE(edges))];
+        QTestState *dst;
+        bool loaded;
+
+        if ((m / nsub) % 2) {
+            mut[at] ^= 1u << g_rand_int_range(rand, 0, 8);
+        } else {
+            stl_be_p(mut + at, v);
+        }
+        g_assert_true(g_file_set_contents(path, (const char *)mut, len,
+                                          NULL));
+        dst = tgpu_load(cmd, path, &loaded);
+        g_test_message("mutant %d: %.*s + %zu: %s", m,
+                       data[sub[k] + 1], data + sub[k] + 2, at - from,
+                       loaded ? "loaded" : "refused");
+        if (!loaded) {
+            refused++;
+        } else {
+            taken++;
+            /* the restored work runs as far as 200 ticks take it */
+            for (int i = 0; i < 200; i++) {
+                qtest_clock_step(dst, TGPU_DET_TICK_NS);
+            }
+            qobject_unref(qtest_qmp_assert_success_ref(
+                dst, "{'execute': 'query-tgpu'}"));
+            qtest_qmp_assert_success(dst, "{'execute': 'system_reset'}");
+            qtest_qmp_eventwait(dst, "RESET");
+            qobject_unref(qtest_qmp_assert_success_ref(
+                dst, "{'execute': 'query-tgpu'}"));
+        }
+        qtest_quit(dst);
+    }
+    unlink(path);
+    g_test_message("%u mutants refused, %u taken", refused, taken);
+    /* the seed gives both: each branch above ran */
+    g_assert_cmpuint(refused, >, 0);
+    g_assert_cmpuint(taken, >, 0);
 }
 
 int main(int argc, char **argv)
@@ -1102,5 +1244,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/compute/step-translations",
                    test_step_translations);
     qtest_add_func("/tgpu/compute/migrate", test_migrate);
+    qtest_add_func("/tgpu/compute/migrate-mutated", test_migrate_mutated);
     return g_test_run();
 }

@@ -344,6 +344,47 @@ static inline void tgpu_migrate(T *t)
     tgpu_map(t);
 }
 
+/*
+ * Save the VM with migrate to the file PATH and end this QEMU; returns
+ * the command line that loads it (-incoming defer).
+ */
+static inline char *tgpu_save(T *t, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    char *cmd = g_strdup_printf("%s -incoming defer", t->cmd);
+
+    qtest_qmp_assert_success(t->qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    migrate_wait(t->qts);
+    tgpu_stop(t);
+    return cmd;
+}
+
+/*
+ * Start CMD and load the file PATH into it, a load that may fail (the
+ * QEMU stays up to be asked): *LOADED tells which.
+ */
+static inline QTestState *tgpu_load(const char *cmd, const char *path,
+                                    bool *loaded)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    QTestState *dst = qtest_init(cmd);
+    QDict *r;
+    const char *st;
+
+    qtest_qmp_assert_success(dst, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s, "
+                             "'exit-on-error': false}}", uri);
+    r = migrate_end(dst);
+    st = qdict_get_str(r, "status");
+    *loaded = !strcmp(st, "completed");
+    if (!*loaded) {
+        g_assert_cmpstr(st, ==, "failed");
+    }
+    qobject_unref(r);
+    return dst;
+}
+
 /* A system reset, which clears the BARs too: map them again. */
 static inline void tgpu_system_reset(T *t)
 {

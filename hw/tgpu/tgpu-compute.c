@@ -729,19 +729,24 @@ static int chan_kernel_pre_load(void *opaque)
 }
 
 /* The kernel runs in its channel's VM: the one its enable read. */
-static int chan_kernel_post_load(void *opaque, int version_id)
+/* Is K the kernel CH could have launched, in CH's VM? */
+static bool gr_kernel_of(const TGPUChannel *ch, const TGPUKernel *k)
 {
-    TGPUChannel *ch = opaque;
-    TGPUKernel *k = ch->gr_kernel;
-
     if (k->vm.chid != ch->id || !ch->enabled || ch->error ||
         ch->engine != TGPU_RUNLIST_COMPUTE || k->vm.flags != ch->flags ||
         k->vm.asid != ch->asid || k->vm.pdb != ch->pdb) {
         error_report("tgpu: compute: migrated kernel of channel %u does "
                      "not match its channel", ch->id);
-        return -EINVAL;
+        return false;
     }
-    return 0;
+    return true;
+}
+
+static int chan_kernel_post_load(void *opaque, int version_id)
+{
+    TGPUChannel *ch = opaque;
+
+    return gr_kernel_of(ch, ch->gr_kernel) ? 0 : -EINVAL;
 }
 
 /* the kernel a channel launched and that has not ended (tgpu-host.c) */
@@ -793,6 +798,10 @@ bool tgpu_gr_loaded_valid(TGPUState *s)
     for (uint32_t i = 0; i < s->num_channels; i++) {
         TGPUKernel *k = s->chan[i].gr_kernel;
 
+        /* again: a channel loaded a second time, without its kernel */
+        if (k && !gr_kernel_of(&s->chan[i], k)) {
+            return false;
+        }
         if (k && k->x.sm_count != s->sm_count) {
             error_report("tgpu: compute: migrated kernel of channel %u ran "
                          "on %u SMs, this device has %u", i, k->x.sm_count,

@@ -279,6 +279,10 @@ static void ecc_agg_write(TGPUState *s)
 {
     Error *err = NULL;
 
+    /* nothing of a load that did not pass its checks reaches the file */
+    if (s->mig_loading) {
+        return;
+    }
     if (qatomic_read(&s->ecc_agg_dirty) && !tgpu_inforom_persist(s, &err)) {
         /* keep it due: the next change, or the exit, tries again */
         qatomic_set(&s->ecc_agg_dirty, true);
@@ -821,10 +825,19 @@ static int ecc_post_load(void *opaque, int version_id)
             goto bad;
         }
     }
-    for (i = 0; i < s->retired_nr; i++) {
-        if (s->retired_idx[i] >= s->inforom.count) {
-            goto bad;
-        }
+    /* the scrub's timer runs exactly while the state says it scrubs */
+    if (s->ecc_ctrl != (s->ecc_state != TGPU_ECC_STATE_DISABLED) ||
+        (s->ecc_state == TGPU_ECC_STATE_SCRUBBING) !=
+        timer_pending(s->ecc_scrub_timer)) {
+        goto bad;
+    }
+    /*
+     * The InfoROM's entries go to the inforom= file as they are: only
+     * what tgpu-inforom would read back (aligned pages, known causes).
+     * The registers' list of them is rebuilt, not taken.
+     */
+    if (!tgpu_inforom_loaded_valid(s)) {
+        goto bad;
     }
     /* what the event and query-tgpu name: an SBE or a DBE, by a reader */
     for (i = 0; i < s->ecc_events_nr; i++) {

@@ -258,7 +258,9 @@ static bool chan_load_instance(TGPUState *s, TGPUChannel *ch, uint32_t *bad,
     ch->timeslice_ns = (int64_t)(ts_us ? ts_us : TGPU_TIMESLICE_DEFAULT_US)
                        * SCALE_US;
     ch->acq_timeout_ns = (int64_t)acq_us * SCALE_US;
+    /* GP_PUT too: as GP_GET wrote it, it could never be met */
     ch->gp_get &= ch->gpfifo_entries - 1;
+    ch->gp_put &= ch->gpfifo_entries - 1;
     return true;
 }
 
@@ -874,6 +876,7 @@ static bool chan_loaded_valid(TGPUState *s, const TGPUChannel *ch)
         ch->engine >= TGPU_NR_RUNLISTS || ch->priority > TGPU_PRIORITY_MAX ||
         !is_power_of_2(n) || n < 1u << TGPU_GPFIFO_LOG2_MIN ||
         n > 1u << TGPU_GPFIFO_LOG2_MAX || ch->gp_get >= n ||
+        ch->gp_put >= n ||
         ch->gpfifo_base % TGPU_GP_ENTRY_SIZE ||
         ch->gpfifo_base >= TGPU_VA_LIMIT ||
         TGPU_VA_LIMIT - ch->gpfifo_base < (uint64_t)n * TGPU_GP_ENTRY_SIZE ||
@@ -900,6 +903,13 @@ static bool chan_post_load(TGPUState *s, TGPUChannel *ch, uint32_t id)
     /* pb_cur and pb_end are addresses, fetched through the MMU: any */
     if (ch->id != id || ch->pb_buf_len > ARRAY_SIZE(ch->pb_buf) ||
         ch->mthd_subch >= TGPU_PB_NR_SUBCH) {
+        return false;
+    }
+    /* times of the virtual clock: none that a sum or difference overflows */
+    if (!tgpu_mig_time_valid(ch->busy_since) ||
+        !tgpu_mig_time_valid(ch->acq_start_ns) ||
+        !tgpu_mig_time_valid(ch->acq_next_try_ns) ||
+        !tgpu_mig_time_valid(ch->hold_until_ns)) {
         return false;
     }
     if (ch->enabled && !ch->error && !chan_loaded_valid(s, ch)) {
@@ -931,7 +941,9 @@ static int host_post_load(void *opaque, int version_id)
         if (rl->count > s->num_channels ||
             rl->resident < -1 || rl->resident >= (int)s->num_channels ||
             rl->last < -1 || rl->last >= (int)s->num_channels ||
-            rl->rr_next > rl->count) {
+            rl->rr_next > rl->count ||
+            rl->slice_left_ns < -(int64_t)TGPU_TIMESLICE_MAX_US * SCALE_US ||
+            rl->slice_left_ns > (int64_t)TGPU_TIMESLICE_MAX_US * SCALE_US) {
             error_report("tgpu: migrated runlist %d is out of range", r);
             return -EINVAL;
         }

@@ -51,6 +51,27 @@ static void inforom_index(TGPUState *s, bool warn)
 }
 
 /*
+ * Migration: are the loaded entries a store tgpu_inforom_load() would
+ * take?  Then the list of retired pages is rebuilt from them.
+ */
+bool tgpu_inforom_loaded_valid(TGPUState *s)
+{
+    g_autofree uint8_t *buf = g_malloc(TGPU_INFOROM_MAX_SIZE);
+    g_autofree struct tgpu_inforom *rom = g_new0(struct tgpu_inforom, 1);
+    unsigned long len;
+
+    if (s->inforom.count > TGPU_INFOROM_MAX_RETIRED) {
+        return false;
+    }
+    len = tgpu_inforom_encode(&s->inforom, buf);
+    if (tgpu_inforom_decode(buf, len, rom)) {
+        return false;
+    }
+    inforom_index(s, false);
+    return true;
+}
+
+/*
  * Writes the store, with the aggregate error counts as they are now, to
  * its file: a temporary file renamed over it.
  */

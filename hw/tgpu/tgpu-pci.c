@@ -520,6 +520,18 @@ static int tgpu_pre_save(void *opaque)
 }
 
 /*
+ * Until the last check passed, what was loaded is not the device's: a
+ * load that fails (or a stream that ends) half way leaves it in place.
+ */
+static int tgpu_pre_load(void *opaque)
+{
+    TGPUState *s = opaque;
+
+    s->mig_loading = true;
+    return 0;
+}
+
+/*
  * Once, after every subsection (the stream may bring them in any order,
  * or twice): the checks across units.  Nothing is started here.
  */
@@ -530,6 +542,7 @@ static int tgpu_post_load(void *opaque, int version_id)
     if (!tgpu_ce_loaded(s) || !tgpu_gr_loaded_valid(s)) {
         return -EINVAL;
     }
+    s->mig_loading = false;
     s->mig_restore = true;
     return 0;
 }
@@ -542,7 +555,23 @@ static int tgpu_post_load(void *opaque, int version_id)
 static void tgpu_vm_state_change(void *opaque, bool running, RunState state)
 {
     TGPUState *s = opaque;
+    Error *err = NULL;
 
+    if (running && s->mig_loading) {
+        /*
+         * A failed loadvm, then cont: none of the half-loaded state may
+         * run.  The device starts again from its reset state and the
+         * InfoROM file, as at power-on.
+         */
+        warn_report("tgpu: %s: the migrated state did not load: the "
+                    "device is reset", DEVICE(s)->canonical_path);
+        s->mig_loading = false;
+        if (!tgpu_inforom_load(s, &err)) {
+            error_report_err(err);
+        }
+        device_cold_reset(DEVICE(s));
+        return;
+    }
     if (!running || !s->mig_restore) {
         return;
     }
@@ -559,6 +588,7 @@ static const VMStateDescription tgpu_vmstate = {
     .version_id = 1,
     .minimum_version_id = 1,
     .pre_save = tgpu_pre_save,
+    .pre_load = tgpu_pre_load,
     .post_load = tgpu_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, TGPUState),

@@ -407,6 +407,10 @@ static int tgpu_qmp_one(Object *obj, void *opaque)
         return 0;
     }
     s = TGPU(obj);
+    /* a load in progress, or one that failed: nothing there to show */
+    if (s->mig_loading) {
+        return 0;
+    }
     info = g_new0(TgpuInfo, 1);
     info->qom_path = object_get_canonical_path(obj);
     if (DEVICE(s)->id) {

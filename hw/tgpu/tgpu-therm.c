@@ -480,9 +480,16 @@ static int therm_pre_save(void *opaque)
     return 0;
 }
 
+static bool therm_in(uint32_t v, uint32_t lo, uint32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
 static int therm_post_load(void *opaque, int version_id)
 {
     TGPUState *s = opaque;
+    const TGPUModel *m = s->model;
+    int64_t now;
     double t[4];
 
     memcpy(t, s->therm_mig, sizeof(t));
@@ -493,9 +500,29 @@ static int therm_post_load(void *opaque, int version_id)
             return -EINVAL;
         }
     }
+    /*
+     * The registers in the ranges tgpu_therm_write() takes, and the
+     * times in tgpu_mig_time_valid()'s: a clock beyond the boost clock
+     * would size the compute engine's slices (gr_start), a ramp of no
+     * length between two temperatures divides by zero in therm_tick().
+     */
     if (s->therm_window_pos >= ARRAY_SIZE(s->therm_window) ||
         s->therm_window_n > ARRAY_SIZE(s->therm_window) ||
-        s->therm_ramp_ns < 0) {
+        !therm_in(s->therm_alert_high, TGPU_THERM_ALERT_MIN_MC,
+                  TGPU_THERM_ALERT_MAX_MC) ||
+        !therm_in(s->therm_alert_low, TGPU_THERM_ALERT_MIN_MC,
+                  TGPU_THERM_ALERT_MAX_MC) ||
+        (s->therm_intr_en & ~TGPU_THERM_INTR_MASK) ||
+        !therm_in(s->therm_clk_request, m->clk_sm_min_mhz,
+                  m->clk_sm_boost_mhz) ||
+        s->therm_clk > m->clk_sm_boost_mhz ||
+        s->therm_sw_thermal > 1 ||
+        !therm_in(s->therm_cap_mw, m->power_cap_min_mw, m->power_limit_mw) ||
+        (s->therm_gating & ~TGPU_ENGINE_ALL) ||
+        !tgpu_mig_time_valid(s->therm_last_ns) ||
+        !tgpu_mig_time_valid(s->therm_ramp_start_ns) ||
+        !tgpu_mig_time_valid(s->therm_ramp_ns) ||
+        (!s->therm_ramp_ns && t[2] != t[3])) {
         error_report("tgpu: migrated thermal state is out of range");
         return -EINVAL;
     }
@@ -503,6 +530,15 @@ static int therm_post_load(void *opaque, int version_id)
     s->therm_temp = t[1];
     s->therm_ramp_from = t[2];
     s->therm_ramp_to = t[3];
+    /*
+     * The tick re-arms only itself: a stream without it, or with it far
+     * ahead, would stop the model.
+     */
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (!timer_pending(s->therm_timer) ||
+        timer_expire_time_ns(s->therm_timer) > now + TGPU_THERM_TICK_NS) {
+        timer_mod(s->therm_timer, now + TGPU_THERM_TICK_NS);
+    }
     return 0;
 }
 

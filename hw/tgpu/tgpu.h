@@ -433,8 +433,22 @@ struct TGPUState {
     NotifierWithReturn fault_mig_notifier;  /* refuses while faults act */
     /* loaded: the units take their work up when the VM runs */
     bool mig_restore;
+    /* a load began and has not passed every check (tgpu_pre_load) */
+    bool mig_loading;
     VMChangeStateEntry *mig_vmstate;
 };
+
+/*
+ * A time of the virtual clock from a migration stream: not negative, and
+ * far enough from INT64_MAX (2^62 ns: 146 years) that no sum or
+ * difference of two of them, or of one and a timeslice, overflows.
+ */
+#define TGPU_MIG_TIME_MAX   (INT64_C(1) << 62)
+
+static inline bool tgpu_mig_time_valid(int64_t ns)
+{
+    return ns >= 0 && ns <= TGPU_MIG_TIME_MAX;
+}
 
 /* Each unit's part of the device's migration state (tgpu-pci.c's). */
 extern const VMStateDescription tgpu_vmstate_host;
@@ -615,6 +629,7 @@ static inline bool tgpu_fault_hits(TGPUState *s, uint32_t active,
 /* tgpu-inforom.c: the InfoROM store and its registers */
 bool tgpu_inforom_load(TGPUState *s, Error **errp);
 bool tgpu_inforom_persist(TGPUState *s, Error **errp);
+bool tgpu_inforom_loaded_valid(TGPUState *s);
 uint32_t tgpu_inforom_retire(TGPUState *s, uint64_t addr, uint32_t cause,
                              Error **errp);
 uint32_t tgpu_inforom_read(TGPUState *s, hwaddr addr, bool *ok);

@@ -636,6 +636,26 @@ static void test_hostile_gp_put(void)
         expect_err(&t, c, TGPU_ERR_GP_PUT_INVALID, puts[i]);
         g_assert_cmpuint(crd(&t, 1, TGPU_CHAN_GP_GET), ==, 0);
     }
+
+    /*
+     * GP_GET written past the ring while disabled: GP_PUT follows it, and
+     * both are taken modulo the ring size at the enable.  Were GP_PUT
+     * kept, GP_GET would never meet it: the channel would run its ring
+     * of NOPs round and round.
+     */
+    for (size_t i = 0; i < ARRAY_SIZE(puts); i++) {
+        uint32_t at = puts[i] & ((1u << GP_LOG2_DEFAULT) - 1);
+
+        c = chan_cfg(&t, 1);
+        chan_write(&t, c);
+        cwr(&t, 1, TGPU_CHAN_GP_GET, puts[i]);
+        g_assert_cmphex(crd(&t, 1, TGPU_CHAN_GP_PUT), ==, puts[i]);
+        chan_enable(&t, c);
+        g_assert_cmphex(crd(&t, 1, TGPU_CHAN_GP_GET), ==, at);
+        g_assert_cmphex(crd(&t, 1, TGPU_CHAN_GP_PUT), ==, at);
+        g_assert_cmpuint(chan_state(&t, 1), ==, TGPU_CHAN_STATE_IDLE);
+        chan_reset(&t, 1);
+    }
     check_alive(&t, 1);
     tgpu_stop(&t);
 }

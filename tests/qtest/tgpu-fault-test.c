@@ -1430,10 +1430,34 @@ static void test_migrate_refused(void)
 }
 
 /*
- * A migration stream is input: one whose first channel claims to be
- * channel 7 is refused on load (the QEMU it is loaded into says which
- * unit), and the destination does not run with it.
+ * A migration stream is input: a saved device with one field changed is
+ * refused on load (the QEMU it is loaded into says which unit), and the
+ * destination does not run with it.  Each case names a subsection and
+ * the byte offset of a field after its version (the layout of its
+ * VMStateDescription); the stream as saved must load.
  */
+typedef struct Crafted {
+    const char *sub;
+    unsigned int at, width;
+    uint64_t val;
+    const char *what;
+} Crafted;
+
+static const Crafted crafted[] = {
+    /* after num_channels (4): chan[0].id */
+    { "tgpu/host", 4, 4, 7, "channel 0 claims to be channel 7" },
+    /* chan[0]: id, inst, enabled, error, error_info, busy_ns: busy_since */
+    { "tgpu/host", 29, 8, 1ull << 63, "a busy start before time began" },
+    /* therm_mig[0], the ambient temperature's bits */
+    { "tgpu/therm", 0, 8, 0x7ff8000000000000ull, "a NaN ambient" },
+    /* after therm_mig[4]: therm_last_ns */
+    { "tgpu/therm", 32, 8, 1ull << 63, "a last tick before time began" },
+    /* ... timer, alerts, flags, intr, intr_en, err: therm_clk_request */
+    { "tgpu/therm", 72, 4, 0xffffffff, "a clock request past the boost" },
+    /* ecc_ctrl first: ECC on while the state says disabled */
+    { "tgpu/ecc", 0, 1, 1, "ECC_CTRL on, the state disabled" },
+};
+
 static void test_migrate_crafted(void)
 {
     g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.crafted",
@@ -1443,25 +1467,47 @@ static void test_migrate_crafted(void)
     QTestState *dst;
     bool loaded;
     gsize len;
-    char *at;
     T t;
 
     fault_start(&t, NULL);
     cmd = tgpu_save(&t, path);
-
-    /* subsection "tgpu/host": version, num_channels, then chan[0].id */
     g_assert_true(g_file_get_contents(path, &data, &len, NULL));
-    at = memmem(data, len, "tgpu/host", 9);
-    g_assert_nonnull(at);
-    at += 9 + 4 + 4;
-    g_assert_cmpuint(ldl_be_p(at), ==, 0);
-    stl_be_p(at, 7);
-    g_assert_true(g_file_set_contents(path, data, len, NULL));
 
+    /* as saved: it loads */
     dst = tgpu_load(cmd, path, &loaded);
-    g_assert_false(loaded);
-    unlink(path);
+    g_assert_true(loaded);
     qtest_quit(dst);
+
+    for (size_t i = 0; i < ARRAY_SIZE(crafted); i++) {
+        const Crafted *c = &crafted[i];
+        g_autofree gchar *mut = g_memdup2(data, len);
+        size_t n = strlen(c->sub);
+        /* QEMU_VM_SUBSECTION, the name's length, the name, the version */
+        char *at = memmem(mut, len, c->sub, n);
+
+        while (at && (at[-1] != (char)n || at[-2] != 0x05)) {
+            at = memmem(at + 1, len - (at + 1 - mut), c->sub, n);
+        }
+        g_assert_nonnull(at);
+        at += n + 4 + c->at;
+        g_test_message("%s + %u: %s", c->sub, c->at, c->what);
+        switch (c->width) {
+        case 1:
+            *at = c->val;
+            break;
+        case 4:
+            stl_be_p(at, c->val);
+            break;
+        default:
+            stq_be_p(at, c->val);
+            break;
+        }
+        g_assert_true(g_file_set_contents(path, mut, len, NULL));
+        dst = tgpu_load(cmd, path, &loaded);
+        g_assert_false(loaded);
+        qtest_quit(dst);
+    }
+    unlink(path);
 }
 
 int main(int argc, char **argv)

@@ -382,16 +382,22 @@ static bool gr_engine_holds(TGPUEngine *e, TGPUChannel *ch)
     return ch->gr_kernel;
 }
 
+/* The LAUNCH word's own bits: what the method takes (and a stream may) */
+static bool gr_launch_bits_valid(uint32_t launch)
+{
+    return !(launch & ~TGPU_GR_LAUNCH_VALID_MASK) &&
+           ((launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
+            TGPU_CE_LAUNCH_SEM_MASK) != 3 &&
+           ((launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
+            TGPU_CE_LAUNCH_INTR_MASK) != 3 && !(launch & 7);
+}
+
 static uint32_t gr_launch_check(TGPUChannel *ch, uint32_t launch)
 {
     uint64_t threads = (uint64_t)ch->gr_block[0] * ch->gr_block[1] *
                        ch->gr_block[2];
 
-    if ((launch & ~TGPU_GR_LAUNCH_VALID_MASK) ||
-        ((launch >> TGPU_CE_LAUNCH_SEM_SHIFT) &
-         TGPU_CE_LAUNCH_SEM_MASK) == 3 ||
-        ((launch >> TGPU_CE_LAUNCH_INTR_SHIFT) &
-         TGPU_CE_LAUNCH_INTR_MASK) == 3 || (launch & 7)) {
+    if (!gr_launch_bits_valid(launch)) {
         return TGPU_KERR_LAUNCH;
     }
     for (int i = 0; i < 3; i++) {
@@ -655,6 +661,7 @@ static int kernel_post_load(void *opaque, int version_id)
 
     /* an MMU fault done() reports needs a type it can name */
     if ((!k->raw && k->raw_size) || type < 0 || type > TGPU_FAULT_ECC ||
+        !gr_launch_bits_valid(k->launch) ||
         (k->x.error == TGPU_KERR_MMU_FAULT && !type) ||
         !tgpu_simt_restore(&k->x, k->raw)) {
         error_report("tgpu: compute: migrated kernel of channel %u is out "

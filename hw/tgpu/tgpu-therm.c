@@ -389,13 +389,18 @@ static void therm_refuse(TGPUState *s, hwaddr addr, uint32_t val,
     trace_tgpu_therm_refused(addr, val);
 }
 
+static bool therm_in(uint32_t v, uint32_t lo, uint32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
 /* Take a write of VAL to *REG only when it is within [LO, HI]. */
 static void therm_set(TGPUState *s, hwaddr addr, uint32_t val, uint32_t lo,
                       uint32_t hi, uint32_t *reg)
 {
     g_autofree char *range = NULL;
 
-    if (val < lo || val > hi) {
+    if (!therm_in(val, lo, hi)) {
         range = g_strdup_printf("the range is %u to %u", lo, hi);
         therm_refuse(s, addr, val, range);
         return;
@@ -478,11 +483,6 @@ static int therm_pre_save(void *opaque)
     memcpy(&s->therm_mig[2], &s->therm_ramp_from, sizeof(double));
     memcpy(&s->therm_mig[3], &s->therm_ramp_to, sizeof(double));
     return 0;
-}
-
-static bool therm_in(uint32_t v, uint32_t lo, uint32_t hi)
-{
-    return v >= lo && v <= hi;
 }
 
 static int therm_post_load(void *opaque, int version_id)

@@ -1107,40 +1107,6 @@ static void test_migrate(void)
 }
 
 /*
- * Where the tgpu section's own state is in a saved stream: from its first
- * subsection's name to its section footer (QEMU_VM_SECTION_FOOTER, 0x7e,
- * and the section id of the QEMU_VM_SECTION_FULL header that names
- * "0000:00:04.0/tgpu").  Fills SUB with where each subsection
- * (QEMU_VM_SUBSECTION, 0x05, a length, "tgpu/...") starts; returns how
- * many there are.
- */
-static int mig_tgpu_subsections(const uint8_t *d, size_t len,
-                                size_t *sub, int max, size_t *hi)
-{
-    static const char id[] = "\x11" "0000:00:04.0/tgpu";
-    const uint8_t *at = memmem(d, len, id, sizeof(id) - 1);
-    const uint8_t *end;
-    uint8_t footer[5] = { 0x7e };
-    int n = 0;
-
-    g_assert_nonnull(at);
-    g_assert_cmpuint(at - d, >=, 5);
-    g_assert_cmpuint(at[-5], ==, 0x04);
-    memcpy(footer + 1, at - 4, 4);
-    end = memmem(at, len - (at - d), footer, sizeof(footer));
-    g_assert_nonnull(end);
-    *hi = end - d;
-    for (const uint8_t *p = at; p + 7 < end; p++) {
-        if (p[0] == 0x05 && p[1] > 5 && p + 2 + p[1] < end &&
-            !memcmp(p + 2, "tgpu/", 5)) {
-            g_assert_cmpint(n, <, max);
-            sub[n++] = p - d;
-        }
-    }
-    return n;
-}
-
-/*
  * A stream is input (docs/hw/migration.md): saved with a kernel in
  * flight, the stream is loaded again MUTANTS times, each time with one
  * word or bit of the device's own state changed, in turn near the start

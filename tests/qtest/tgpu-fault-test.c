@@ -1465,13 +1465,17 @@ static void test_migrate_crafted(void)
     g_autofree char *cmd = NULL;
     g_autofree gchar *data = NULL;
     QTestState *dst;
+    size_t sub[16], hi;
     bool loaded;
     gsize len;
+    int nsub;
     T t;
 
     fault_start(&t, NULL);
     cmd = tgpu_save(&t, path);
     g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
+                                ARRAY_SIZE(sub), &hi);
 
     /* as saved: it loads */
     dst = tgpu_load(cmd, path, &loaded);
@@ -1481,15 +1485,9 @@ static void test_migrate_crafted(void)
     for (size_t i = 0; i < ARRAY_SIZE(crafted); i++) {
         const Crafted *c = &crafted[i];
         g_autofree gchar *mut = g_memdup2(data, len);
-        size_t n = strlen(c->sub);
-        /* QEMU_VM_SUBSECTION, the name's length, the name, the version */
-        char *at = memmem(mut, len, c->sub, n);
+        char *at = mut + mig_subsection_fields((const uint8_t *)data, sub,
+                                               nsub, c->sub) + c->at;
 
-        while (at && (at[-1] != (char)n || at[-2] != 0x05)) {
-            at = memmem(at + 1, len - (at + 1 - mut), c->sub, n);
-        }
-        g_assert_nonnull(at);
-        at += n + 4 + c->at;
         g_test_message("%s + %u: %s", c->sub, c->at, c->what);
         switch (c->width) {
         case 1:

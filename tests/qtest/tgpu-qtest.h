@@ -385,6 +385,57 @@ static inline QTestState *tgpu_load(const char *cmd, const char *path,
     return dst;
 }
 
+/*
+ * Where the tgpu section's own state is in a saved stream: from its first
+ * subsection's name to its section footer (QEMU_VM_SECTION_FOOTER, 0x7e,
+ * and the section id of the QEMU_VM_SECTION_FULL header that names
+ * "0000:00:04.0/tgpu").  Fills SUB with where each subsection
+ * (QEMU_VM_SUBSECTION, 0x05, a length, "tgpu/...") starts; returns how
+ * many there are.
+ */
+static inline int mig_tgpu_subsections(const uint8_t *d, size_t len,
+                                       size_t *sub, int max, size_t *hi)
+{
+    static const char id[] = "\x11" "0000:00:04.0/tgpu";
+    const uint8_t *at = memmem(d, len, id, sizeof(id) - 1);
+    const uint8_t *end;
+    uint8_t footer[5] = { 0x7e };
+    int n = 0;
+
+    g_assert_nonnull(at);
+    g_assert_cmpuint(at - d, >=, 5);
+    g_assert_cmpuint(at[-5], ==, 0x04);
+    memcpy(footer + 1, at - 4, 4);
+    end = memmem(at, len - (at - d), footer, sizeof(footer));
+    g_assert_nonnull(end);
+    *hi = end - d;
+    for (const uint8_t *p = at; p + 7 < end; p++) {
+        if (p[0] == 0x05 && p[1] > 5 && p + 2 + p[1] < end &&
+            !memcmp(p + 2, "tgpu/", 5)) {
+            g_assert_cmpint(n, <, max);
+            sub[n++] = p - d;
+        }
+    }
+    return n;
+}
+
+/*
+ * Of the NSUB subsections at SUB (mig_tgpu_subsections()), the one named
+ * NAME: the offset of its first field, after its version.
+ */
+static inline size_t mig_subsection_fields(const uint8_t *d, const size_t *sub,
+                                           int nsub, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (int k = 0; k < nsub; k++) {
+        if (d[sub[k] + 1] == n && !memcmp(d + sub[k] + 2, name, n)) {
+            return sub[k] + 2 + n + 4;
+        }
+    }
+    g_error("no subsection %s in the stream", name);
+}
+
 /* A system reset, which clears the BARs too: map them again. */
 static inline void tgpu_system_reset(T *t)
 {

@@ -55,7 +55,6 @@
 #define TGPU_DEBUGFS_RING_ENTRIES	8
 #define TGPU_DEBUGFS_PB_DWORDS		12
 
-
 static struct tgpu_device *tgpu_debugfs_dev(struct seq_file *m)
 {
 	struct drm_debugfs_entry *entry = m->private;

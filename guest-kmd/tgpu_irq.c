@@ -232,12 +232,12 @@ static void tgpu_irq_log_fault(struct tgpu_device *tdev, const u8 *rec)
 	tgpu_xid(tdev, TGPU_XID_MMU_FAULT,
 		 "MMU fault: %s on %s at 0x%010llx, asid %u, channel %u (%s), engine %s\n",
 		 tgpu_name(tgpu_fault_types,
-			  ARRAY_SIZE(tgpu_fault_types), type),
+			   ARRAY_SIZE(tgpu_fault_types), type),
 		 access == TGPU_FAULT_ACCESS_WRITE ? "write" : "read",
 		 get_unaligned_le64(rec + TGPU_FAULT_REC_VA),
 		 get_unaligned_le32(rec + TGPU_FAULT_REC_ASID), chid, who,
 		 tgpu_name(tgpu_fault_engines,
-			  ARRAY_SIZE(tgpu_fault_engines), engine));
+			   ARRAY_SIZE(tgpu_fault_engines), engine));
 }
 
 /* MMU unit: drain the fault buffer from GET to PUT. */

@@ -205,8 +205,8 @@ static int tgpu_vm_map_bo(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 		}
 		len = min(bsize - offset, size);
 		ret = tgpu_pt_tree_map(vm, u, va,
-				      gpu_buddy_block_offset(block) + offset,
-				      len, flags);
+				       gpu_buddy_block_offset(block) + offset,
+				       len, flags);
 		if (ret)
 			return ret;
 		va += len;
@@ -255,7 +255,7 @@ static int tgpu_vm_map_sysmem(struct tgpu_vm *vm, struct tgpu_pt_update *u,
 		}
 		run = min(len - offset, size);
 		ret = tgpu_pt_tree_map(vm, u, va, addr + offset, run,
-				      flags | TGPU_PTE_SYSMEM);
+				       flags | TGPU_PTE_SYSMEM);
 		if (ret)
 			return ret;
 		va += run;

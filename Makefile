@@ -5,13 +5,14 @@ BUILD   := $(CURDIR)/build
 UMD     := $(BUILD)/umd
 VM      := scripts/tgpu-vm
 
-.PHONY: all setup qemu kernel kmd umd image run check check-fresh check-sanitize check-debug-kernel fuzz soak bench shell clean distclean help
+.PHONY: all setup qemu kernel kmd umd image run check checkpatch check-fresh check-sanitize check-debug-kernel fuzz soak bench shell clean distclean help
 
 all: qemu kmd umd image
 
 help:
 	@echo "make run     build everything, boot the guest, run the demo"
 	@echo "make check   build everything, run every test suite"
+	@echo "make checkpatch    QEMU's checkpatch on hw/tgpu and the qtests, Linux's --strict on guest-kmd"
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
 	@echo "make check-debug-kernel   the guest suite and the ioctl fuzzer on a lockdep+KASAN+UBSAN kernel"
@@ -82,6 +83,12 @@ KINDS ?=
 soak: all
 	@tests/soak/tgpu-soak --duration $(DURATION) --seed $(SEED) --shard $(SHARD) \
 		$(if $(KINDS),--kinds $(KINDS))
+
+# Each tree's own checker: QEMU's on hw/tgpu and the qtests, Linux's
+# --strict on guest-kmd (scripts/checkpatch)
+checkpatch: qemu
+	@scripts/setup linux-source-6.12
+	@scripts/checkpatch
 
 # Needs nothing built here: it starts from a bare Debian root.
 check-fresh:

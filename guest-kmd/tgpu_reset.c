@@ -381,7 +381,11 @@ static unsigned int tgpu_queue_replay(struct tgpu_queue *q)
 		if (!job->fence || dma_fence_is_signaled(&job->fence->base))
 			continue;
 		tgpu_job_write(q, job);
+		/* RESET cleared CHAN_BUSY_NS: the budget starts again */
 		job->snap.valid = false;
+		job->snap.busy = 0;
+		job->snap.busy_valid = true;
+		job->snap.ran_ns = 0;
 		job->rearms = 0;
 		n++;
 	}
@@ -780,7 +784,7 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 	const char *engine = tgpu_engine_name(q->engine);
 	u64 t0 = ktime_get_ns();
 	struct tgpu_queue *other;
-	char why[32], how[64], what[64], reason[224];
+	char why[32], how[96], what[64], reason[256];
 	bool fallback, engine_reset;
 	u32 status;
 
@@ -814,10 +818,12 @@ static void tgpu_reset_engine(struct tgpu_device *tdev, struct tgpu_queue *q,
 
 	/* a job still moving when its re-arms ran out outlived its budget */
 	if (moved)
-		snprintf(how, sizeof(how), "%s, still moving after %u timeouts of %u ms",
+		snprintf(how, sizeof(how), "%s, still moving after %u timeouts of %u ms, %llu ms on the engine",
 			 tgpu_chan_state_name(state),
 			 (bad ? to_tgpu_job(bad)->rearms : q->uq.rearms) + 1,
-			 q->timeout_ms);
+			 q->timeout_ms,
+			 div_u64(bad ? to_tgpu_job(bad)->snap.ran_ns :
+				 q->uq.snap.ran_ns, NSEC_PER_MSEC));
 	else
 		snprintf(how, sizeof(how), "%s, no progress for %u ms",
 			 tgpu_chan_state_name(state), q->timeout_ms);
@@ -927,9 +933,7 @@ void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m)
 
 /**
  * tgpu_reset_moved() - did a channel or its engine move since the last check
- * @tdev: the device
- * @chid: the channel
- * @engine: its engine
+ * @q: the queue whose channel it is
  * @snap: the last check's snapshot, replaced by this one's
  * @state: the channel's state now (out)
  *
@@ -938,30 +942,78 @@ void tgpu_reset_show(struct tgpu_device *tdev, struct seq_file *m)
  * forth over the same method), or the engine took a step while the
  * channel was on it or waiting for it.
  *
+ * The period since the last check is charged to @snap->ran_ns, which
+ * tgpu_reset_budget_left() holds against the re-arm budget: the engine
+ * time the channel's work had in it (CHAN_BUSY_NS), not the wall clock,
+ * as xe holds a job's own run time against its timeout.  Work waiting its
+ * turn behind other channels' (a lower priority behind higher ones, more
+ * so on a slow host) is late, not hung, and pays nothing for the wait.
+ * A channel that ran with no engine time (its pushbuffer's methods), or
+ * whose count is unknown (the first check after a reset), pays the whole
+ * period, as before the count existed.
+ *
  * Return: true when it moved.
  */
-bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
-		      struct tgpu_snap *snap, u32 *state)
+bool tgpu_reset_moved(struct tgpu_queue *q, struct tgpu_snap *snap,
+		      u32 *state)
 {
+	struct tgpu_device *tdev = q->tdev;
+	u64 busy, ran, period = (u64)q->timeout_ms * NSEC_PER_MSEC;
 	u32 st, gp, pb, progress;
 	bool moved;
 
-	st = tgpu_chan_rd(tdev, chid, TGPU_CHAN_STATUS) & TGPU_CHAN_STATE_MASK;
-	gp = tgpu_chan_rd(tdev, chid, TGPU_CHAN_GP_GET);
-	pb = tgpu_chan_rd(tdev, chid, TGPU_CHAN_PB_LO);
-	progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(engine));
+	st = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_STATUS) &
+	     TGPU_CHAN_STATE_MASK;
+	gp = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_GP_GET);
+	pb = tgpu_chan_rd(tdev, q->chid, TGPU_CHAN_PB_LO);
+	progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
+	busy = tgpu_queue_busy_ns(q);
 	moved = (snap->valid &&
 		 (gp != snap->gp ||
 		  (pb != snap->pb && st == TGPU_CHAN_STATE_RUNNING))) ||
 		((st == TGPU_CHAN_STATE_RUNNING ||
 		  st == TGPU_CHAN_STATE_PENDING) &&
 		 progress != snap->progress);
+
+	if (busy == U64_MAX || !snap->busy_valid)
+		ran = period;
+	else	/* a channel reset clears the count */
+		ran = busy >= snap->busy ? busy - snap->busy : busy;
+	if (!ran && st == TGPU_CHAN_STATE_RUNNING)
+		ran = period;
+	snap->last_ns = ran;
+	snap->ran_ns += ran;
+
 	snap->gp = gp;
 	snap->pb = pb;
 	snap->progress = progress;
+	snap->busy = busy;
+	snap->busy_valid = busy != U64_MAX;
 	snap->valid = true;
 	*state = st;
 	return moved;
+}
+
+/**
+ * tgpu_reset_budget_left() - may work that still moves go on
+ * @q: its queue
+ * @snap: its checks' snapshot, @snap->ran_ns charged
+ *
+ * Work that keeps moving is hung once it has had its engine for
+ * job_timeout_ms × (hang_rearm_max + 1).  Half a period of slack: the
+ * engine takes the work a little after the timer starts, so a kernel
+ * running since run_job has a little under one period at the first check
+ * (hang_rearm_max=0 must still reset it there).
+ *
+ * Return: true while the budget lasts.
+ */
+bool tgpu_reset_budget_left(const struct tgpu_queue *q,
+			    const struct tgpu_snap *snap)
+{
+	u64 period = (u64)q->timeout_ms * NSEC_PER_MSEC;
+
+	return snap->ran_ns + period / 2 <
+	       period * (READ_ONCE(tgpu_hang_rearms) + 1ull);
 }
 
 /**
@@ -1076,8 +1128,8 @@ enum drm_gpu_sched_stat tgpu_reset_timedout(struct drm_sched_job *sjob)
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	moved = tgpu_reset_moved(tdev, q->chid, q->engine, &job->snap, &state);
-	if (moved && job->rearms < READ_ONCE(tgpu_hang_rearms)) {
+	moved = tgpu_reset_moved(q, &job->snap, &state);
+	if (moved && tgpu_reset_budget_left(q, &job->snap)) {
 		job->rearms++;
 		drm_dev_exit(idx);
 		tgpu_job_requeue(sjob);

@@ -108,16 +108,24 @@ struct tgpu_reset {
  * @gp: the channel's GP_GET
  * @pb: its pushbuffer position (low 32 bits)
  * @progress: its engine's ENGINE_PROGRESS (or at run_job)
+ * @busy: its CHAN_BUSY_NS, the engine time its work has had
+ * @ran_ns: what the checks since the budget started charged it: its own
+ *	engine time, not the wall clock (tgpu_reset_moved())
+ * @last_ns: what the last check charged it
  * @valid: @gp and @pb were read (a check happened)
+ * @busy_valid: @busy was read
  */
 struct tgpu_snap {
 	u32 gp, pb, progress;
-	bool valid;
+	u64 busy, ran_ns, last_ns;
+	bool valid, busy_valid;
 };
 
 int tgpu_reset_init(struct tgpu_device *tdev);
-bool tgpu_reset_moved(struct tgpu_device *tdev, u32 chid, u32 engine,
-		      struct tgpu_snap *snap, u32 *state);
+bool tgpu_reset_moved(struct tgpu_queue *q, struct tgpu_snap *snap,
+		      u32 *state);
+bool tgpu_reset_budget_left(const struct tgpu_queue *q,
+			    const struct tgpu_snap *snap);
 unsigned int tgpu_reset_rearms_max(void);
 void tgpu_reset_missed_irq(struct tgpu_queue *q, const char *what);
 void tgpu_reset_user_hang(struct tgpu_device *tdev, struct tgpu_queue *q,

@@ -75,6 +75,44 @@ static void tgpu_queue_add_busy(struct tgpu_queue *q, u64 ns)
 	}
 }
 
+/* CHAN_BUSY_NS: reading LO latches HI, so under @q's fence_lock */
+static u64 tgpu_queue_busy_locked(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	u64 ns;
+
+	lockdep_assert_held(&q->fence_lock);
+	ns = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_BUSY_NS_LO));
+	return ns | (u64)tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid,
+						       TGPU_CHAN_BUSY_NS_HI)) << 32;
+}
+
+/**
+ * tgpu_queue_busy_ns() - the engine time a queue's channel's work has had
+ * @q: the queue
+ *
+ * CHAN_BUSY_NS (channels.md): the time the channel's work had its engine,
+ * not the time it waited behind the engine's other channels.
+ *
+ * Return: nanoseconds since the channel's last reset; U64_MAX when the
+ * device is gone (or reads all ones).
+ */
+u64 tgpu_queue_busy_ns(struct tgpu_queue *q)
+{
+	struct tgpu_device *tdev = q->tdev;
+	unsigned long flags;
+	u64 ns;
+	int idx;
+
+	if (READ_ONCE(tdev->reset.lost) || !drm_dev_enter(&tdev->base, &idx))
+		return U64_MAX;
+	spin_lock_irqsave(&q->fence_lock, flags);
+	ns = tgpu_queue_busy_locked(q);
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	drm_dev_exit(idx);
+	return ns;
+}
+
 /**
  * tgpu_queue_account() - a queue's engine time, for its file's fdinfo
  * @q: the queue
@@ -94,11 +132,9 @@ void tgpu_queue_account(struct tgpu_queue *q)
 
 	if (READ_ONCE(tdev->reset.lost) || !drm_dev_enter(&tdev->base, &idx))
 		return;
-	/* the LO/HI pair, one reader at a time */
+	/* the read and busy_seen's update, one reader at a time */
 	spin_lock_irqsave(&q->fence_lock, flags);
-	ns = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_BUSY_NS_LO));
-	ns |= (u64)tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid,
-						 TGPU_CHAN_BUSY_NS_HI)) << 32;
+	ns = tgpu_queue_busy_locked(q);
 	if (ns < q->busy_seen)
 		q->busy_seen = 0;
 	if (ns != U64_MAX && ns > q->busy_seen) {
@@ -361,6 +397,9 @@ static struct dma_fence *tgpu_job_run(struct drm_sched_job *sjob)
 	dma_fence_get(&fence->base);
 	/* where the hang check starts from (tgpu_reset.c) */
 	job->snap.progress = tgpu_rd32(tdev, TGPU_PMC_ENGINE_PROGRESS(q->engine));
+	job->snap.busy = tgpu_queue_busy_ns(q);
+	job->snap.busy_valid = job->snap.busy != U64_MAX;
+	job->snap.ran_ns = 0;
 	job->snap.valid = false;
 	job->rearms = 0;
 	job->run_ns = ktime_get_ns();

@@ -69,6 +69,7 @@ extern const struct drm_sched_backend_ops tgpu_sched_ops;
 
 void tgpu_queue_signal(struct tgpu_queue *q, int error);
 void tgpu_queue_fail(struct tgpu_queue *q, int error);
+u64 tgpu_queue_busy_ns(struct tgpu_queue *q);
 void tgpu_queue_account(struct tgpu_queue *q);
 void tgpu_job_write(struct tgpu_queue *q, struct tgpu_job *job);
 void tgpu_queue_kick(struct tgpu_queue *q);

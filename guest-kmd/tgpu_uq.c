@@ -455,6 +455,8 @@ static void tgpu_uq_recheck(struct tgpu_queue *q)
 void tgpu_uq_forget(struct tgpu_queue *q)
 {
 	q->uq.snap.valid = false;
+	q->uq.snap.busy_valid = false;
+	q->uq.snap.ran_ns = 0;
 	q->uq.rearms = 0;
 	q->uq.irq_check = false;
 	q->uq.bell_check = false;
@@ -554,7 +556,7 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 	put = tgpu_rd32(tdev, TGPU_CHAN_REG(q->chid, TGPU_CHAN_GP_PUT));
 	last_gp = q->uq.snap.gp;
 	had_snap = q->uq.snap.valid;
-	moved = tgpu_reset_moved(tdev, q->chid, q->engine, &q->uq.snap, &state);
+	moved = tgpu_reset_moved(q, &q->uq.snap, &state);
 	get = q->uq.snap.gp;
 	/*
 	 * GP_GET wraps: a busy ring can be back where it was a period ago.
@@ -598,14 +600,18 @@ static void tgpu_uq_watchdog(struct work_struct *work)
 		q->uq.progress_ns = ktime_get_ns();
 	if (get == (userd_put & (TGPU_Q_GPFIFO_ENTRIES - 1))) {
 		q->uq.rearms = 0;
+		q->uq.snap.ran_ns = 0;
 		if (state == TGPU_CHAN_STATE_IDLE)
 			tgpu_uq_fences(q, -ETIME, fences);
 		goto rearm;
 	}
 	/* a fetch is progress enough: the budget starts again */
-	if (had_snap && get != last_gp)
+	if (had_snap && get != last_gp) {
+		/* the period of the fetch counts, as one re-arm */
 		q->uq.rearms = 0;
-	if (moved && q->uq.rearms < tgpu_reset_rearms_max()) {
+		q->uq.snap.ran_ns = q->uq.snap.last_ns;
+	}
+	if (moved && tgpu_reset_budget_left(q, &q->uq.snap)) {
 		q->uq.rearms++;
 		goto rearm;
 	}
@@ -644,6 +650,9 @@ out:
 void tgpu_uq_start(struct tgpu_queue *q)
 {
 	q->uq.progress_ns = ktime_get_ns();
+	/* the engine time its work has from here on is charged to it */
+	q->uq.snap.busy = tgpu_queue_busy_ns(q);
+	q->uq.snap.busy_valid = q->uq.snap.busy != U64_MAX;
 	if (q->timeout_ms)
 		queue_delayed_work(q->tdev->reset.wq, &q->uq.watchdog,
 				   msecs_to_jiffies(q->timeout_ms));

@@ -1056,6 +1056,75 @@ static unsigned int rearm_max(void)
 }
 
 /*
+ * Waiting is not hanging: a lowest-priority kernel queued behind
+ * highest-priority kernels that keep the engine for about three times its
+ * whole re-arm budget ((hang_rearm_max + 1) job timeouts) finishes.  The
+ * hang check charges work its own engine time (CHAN_BUSY_NS), not the
+ * wall clock it spent waiting (make check-sanitize's slower QEMU had the
+ * driver reset such work as hung).  Each higher-priority kernel is well
+ * inside its own budget.
+ */
+static void test_wait_turn(void)
+{
+	const unsigned int timeout_ms = 100;
+	unsigned int budget_ms = (rearm_max() + 1) * timeout_ms, i, n;
+	struct spin_params sp;
+	tgpu_stream *hi, *lo;
+	tgpu_function *spin;
+	tgpu_context *ctx;
+	tgpu_deviceptr out;
+	tgpu_status st = TGPU_SUCCESS;
+	char pat[160];
+	double t0, dt = 0;
+	int xids;
+
+	snprintf(pat, sizeof(pat), "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\)", (int)getpid());
+	xids = dmesg_count(pat);
+	spin_context(&ctx, &spin, &out);
+	if (tgpu_ctx_set_limit(ctx, TGPU_LIMIT_JOB_TIMEOUT_MS, timeout_ms) ||
+	    tgpu_stream_create(ctx, &hi, 0, TGPU_STREAM_PRIORITY_HIGHEST) ||
+	    tgpu_stream_create(ctx, &lo, 0, TGPU_STREAM_PRIORITY_LOWEST))
+		bail(tgpu_get_last_error_message());
+	sp.out = out;
+	/* a kernel of half a job timeout or a little more */
+	for (sp.iters = 1u << 10; sp.iters < 1u << 30 && !st &&
+	     dt < timeout_ms / 2000.0; sp.iters *= 2) {
+		t0 = now_s();
+		st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, hi, &sp, sizeof(sp));
+		if (!st)
+			st = tgpu_stream_synchronize(hi);
+		dt = now_s() - t0;
+	}
+	sp.iters /= 2;
+	ok(st == TGPU_SUCCESS, "wait-turn: one higher-priority kernel takes %.0f ms (%s)",
+	   dt * 1000, tgpu_get_error_name(st));
+	n = (unsigned int)(3.0 * budget_ms / 1000.0 / dt) + 1;
+	t0 = now_s();
+	for (i = 0; i < n && !st; i++)
+		st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, hi, &sp, sizeof(sp));
+	sp.iters = 1;
+	if (!st)
+		st = tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, lo, &sp, sizeof(sp));
+	if (!st)
+		st = tgpu_stream_synchronize(lo);
+	dt = now_s() - t0;
+	ok(st == TGPU_SUCCESS,
+	   "wait-turn: a lowest-priority kernel behind %u higher-priority ones finishes (%s)",
+	   n, tgpu_get_error_name(st));
+	ok(dt * 1000 >= 2 * budget_ms,
+	   "wait-turn: it waited %.2f s for the engine, over twice its budget of %u timeouts of %u ms",
+	   dt, rearm_max() + 1, timeout_ms);
+	is(tgpu_stream_synchronize(hi), TGPU_SUCCESS, "wait-turn: the higher-priority kernels finish");
+	tgpu_ctx_get_reset_status(ctx, &st);
+	is(st, TGPU_SUCCESS, "wait-turn: the context is not in error");
+	ok(dmesg_count(pat) == xids, "wait-turn: no new Xid 8 for this process in dmesg (%d before, %d now)",
+	   xids, dmesg_count(pat));
+	tgpu_stream_destroy(hi);
+	tgpu_stream_destroy(lo);
+	tgpu_ctx_destroy(ctx);
+}
+
+/*
  * The guilty kernel: the plan hangs the first launch of the device; or,
  * with a queue job timeout @cancel_ms, it never ends by itself (the
  * spin of 2^31 iterations runs for minutes, making progress all along).
@@ -1097,6 +1166,32 @@ static tgpu_status fault_launch(tgpu_context **ctx)
 	if (tgpu_launch_kernel(fault, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, 0))
 		bail("no launch");
 	return tgpu_ctx_synchronize(*ctx);
+}
+
+/*
+ * The cancelled kernel's Xid 8 line: it ran out of its budget of its own
+ * engine time, (hang_rearm_max + 1) timeouts less the check's half-period
+ * slack (in fewer checks when they come late: drm_sched's timer is not
+ * the device's clock)
+ */
+static void check_cancel_budget(void)
+{
+	unsigned int checks = rearm_max() + 1, n = 0, ms = 0;
+	char line[512];
+	const char *at;
+	FILE *f;
+
+	f = popen("dmesg | grep -E 'Xid 8: .*still moving after' | tail -n 1", "r");
+	if (!f || !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	if (f)
+		pclose(f);
+	at = strstr(line, "still moving after ");
+	if (at)
+		sscanf(at, "still moving after %u timeouts of %*u ms, %u ms on the engine", &n, &ms);
+	ok(n > 0 && ms + CANCEL_TIMEOUT_MS / 2 + 1 >= checks * CANCEL_TIMEOUT_MS,
+	   "its budget spent: %u ms of its own engine time (%u timeouts of %u ms, less half of one), in %u checks",
+	   ms, checks, CANCEL_TIMEOUT_MS, n);
 }
 
 static void test_reset(const char *kind, unsigned int timeout_ms)
@@ -1249,13 +1344,16 @@ static void test_reset(const char *kind, unsigned int timeout_ms)
 					 (int)getpid());
 			else if (cancel)
 				snprintf(pat, sizeof(pat),
-					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(%s, RUNNING, still moving after %u timeouts of %u ms\\), engine compute reset",
-					 (int)getpid(), HUNG_WORK, rearm_max() + 1, CANCEL_TIMEOUT_MS);
+					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(%s, RUNNING, still moving after [0-9]+ timeouts of %u ms, [0-9]+ ms on the engine\\), engine compute reset",
+					 (int)getpid(), HUNG_WORK, CANCEL_TIMEOUT_MS);
 			else
 				snprintf(pat, sizeof(pat),
 					 "Xid 8: channel [0-9]+ \\(pid %d, test-umd\\) stopped processing \\(%s, [A-Z]+, no progress for %u ms\\), engine compute reset",
 					 (int)getpid(), HUNG_WORK, timeout_ms);
-			ok(dmesg_match(pat), "dmesg: %s", pat);
+			/* the fences may fail on the kill's interrupt, before the line */
+			ok(dmesg_wait(pat, 1, 2.0), "dmesg: %s", pat);
+			if (cancel)
+				check_cancel_budget();
 			if (hang)
 				check_waiters(waiters, wedge);
 			if (wedge) {
@@ -1775,6 +1873,7 @@ int main(int argc, char **argv)
 	test_threads();
 	test_sticky();
 	test_limits();
+	test_wait_turn();
 	test_fdinfo();
 	return tap_done();
 }

@@ -937,6 +937,7 @@ static int host_post_load(void *opaque, int version_id)
     s->chans_blocked = blocked;
     for (int r = 0; r < TGPU_NR_RUNLISTS; r++) {
         TGPURunlist *rl = &s->runlist[r];
+        g_autofree unsigned long *seen = bitmap_new(s->num_channels);
 
         if (rl->count > s->num_channels ||
             rl->resident < -1 || rl->resident >= (int)s->num_channels ||
@@ -947,10 +948,12 @@ static int host_post_load(void *opaque, int version_id)
             error_report("tgpu: migrated runlist %d is out of range", r);
             return -EINVAL;
         }
+        /* what runlist_submit() takes: each channel once */
         for (uint32_t i = 0; i < rl->count; i++) {
-            if (rl->chid[i] >= s->num_channels) {
-                error_report("tgpu: migrated runlist %d names channel %u",
-                             r, rl->chid[i]);
+            if (rl->chid[i] >= s->num_channels ||
+                test_and_set_bit(rl->chid[i], seen)) {
+                error_report("tgpu: migrated runlist %d names channel %u "
+                             "out of range or twice", r, rl->chid[i]);
                 return -EINVAL;
             }
         }

@@ -539,7 +539,8 @@ static int tgpu_post_load(void *opaque, int version_id)
 {
     TGPUState *s = opaque;
 
-    if (!tgpu_ce_loaded(s) || !tgpu_gr_loaded_valid(s)) {
+    if (!tgpu_ce_loaded(s) || !tgpu_gr_loaded_valid(s) ||
+        !tgpu_therm_loaded_valid(s)) {
         return -EINVAL;
     }
     s->mig_loading = false;

@@ -295,6 +295,23 @@ bool tgpu_therm_halted(TGPUState *s)
     return s->therm_halted;
 }
 
+/*
+ * After a load, once every section is in (tgpu_post_load()): a shutdown
+ * failed every enabled channel, and enabling one since fails it at once
+ * (chan_enable()), so a halted GPU has no channel that could run.
+ */
+bool tgpu_therm_loaded_valid(TGPUState *s)
+{
+    for (uint32_t i = 0; s->therm_halted && i < s->num_channels; i++) {
+        if (s->chan[i].enabled && !s->chan[i].error) {
+            error_report("tgpu: migrated thermal shutdown with channel %u "
+                         "still running", i);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The SM clock the engines run at, in MHz. */
 uint32_t tgpu_therm_clock_mhz(TGPUState *s)
 {

@@ -690,6 +690,7 @@ void tgpu_therm_reset(TGPUState *s);
 uint32_t tgpu_therm_read(TGPUState *s, hwaddr addr, bool *ok);
 bool tgpu_therm_write(TGPUState *s, hwaddr addr, uint32_t val);
 bool tgpu_therm_halted(TGPUState *s);
+bool tgpu_therm_loaded_valid(TGPUState *s);
 void tgpu_therm_force(TGPUState *s, double from, double to, int64_t ns);
 void tgpu_therm_release(TGPUState *s);
 void tgpu_therm_set_ambient(TGPUState *s, double c);

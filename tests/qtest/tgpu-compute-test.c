@@ -1193,6 +1193,77 @@ static void test_migrate_mutated(void)
     g_assert_cmpuint(taken, >, 0);
 }
 
+/*
+ * The kernel in flight is input too: saved in its second CTA, the stream
+ * is loaded again with one field of the channel's kernel changed, each a
+ * state the LAUNCH method or the channel would never give it, and each
+ * load is refused (kernel_post_load(), gr_kernel_of()).  The offsets are
+ * those of vmstate_kernel's fields after the subsection's version:
+ * vm.chid, vm.flags, vm.asid, vm.pdb, then the LAUNCH word.
+ */
+static void test_migrate_crafted_kernel(void)
+{
+    enum { CHID = 0, ASID = 8, LAUNCH = 20 };
+    static const struct {
+        unsigned int at;
+        uint32_t set, clear;
+        const char *what;
+    } crafted[] = {
+        { LAUNCH, 1, 0, "a LAUNCH word with a reserved low bit" },
+        { LAUNCH, 3u << TGPU_CE_LAUNCH_SEM_SHIFT, 0,
+          "a LAUNCH word whose semaphore mode is 3 (reserved)" },
+        { LAUNCH, 0x80000000u, 0, "a LAUNCH word past its valid bits" },
+        { CHID, 2, 0, "the kernel of another channel" },
+        { ASID, 0x40, 0, "an address space its channel does not have" },
+    };
+    g_autofree char *path = g_strdup_printf("%s/tgpu-qtest-%d.kernel",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *cmd = NULL;
+    g_autofree gchar *data = NULL;
+    uint32_t in[MIG_N], x = 9, launch;
+    QTestState *dst;
+    size_t sub[16], hi, k;
+    bool loaded;
+    gsize len;
+    int nsub;
+    Chan *c;
+    T t;
+
+    for (int i = 0; i < MIG_N; i++) {
+        in[i] = rnd(&x);
+    }
+    mig_kernel_in_flight(&t, &c, in);
+    cmd = tgpu_save(&t, path);
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
+                                ARRAY_SIZE(sub), &hi);
+    k = mig_subsection_fields((const uint8_t *)data, sub, nsub,
+                              "tgpu/channel/kernel");
+    /* the saved word is the one the method took: valid, and loads */
+    launch = ldl_be_p(data + k + LAUNCH);
+    g_assert_cmphex(launch & ~TGPU_GR_LAUNCH_VALID_MASK, ==, 0);
+    g_assert_cmphex(launch & 7, ==, 0);
+    g_assert_cmpuint(ldl_be_p(data + k + CHID), ==, CH_A);
+    dst = tgpu_load(cmd, path, &loaded);
+    g_assert_true(loaded);
+    qtest_quit(dst);
+
+    for (size_t i = 0; i < ARRAY_SIZE(crafted); i++) {
+        g_autofree gchar *mut = g_memdup2(data, len);
+        char *at = mut + k + crafted[i].at;
+
+        g_test_message("tgpu/channel/kernel + %u: %s", crafted[i].at,
+                       crafted[i].what);
+        stl_be_p(at, (ldl_be_p(at) | crafted[i].set) & ~crafted[i].clear);
+        g_assert_cmphex(ldl_be_p(at), !=, ldl_be_p(data + k + crafted[i].at));
+        g_assert_true(g_file_set_contents(path, mut, len, NULL));
+        dst = tgpu_load(cmd, path, &loaded);
+        g_assert_false(loaded);
+        qtest_quit(dst);
+    }
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1211,5 +1282,7 @@ int main(int argc, char **argv)
                    test_step_translations);
     qtest_add_func("/tgpu/compute/migrate", test_migrate);
     qtest_add_func("/tgpu/compute/migrate-mutated", test_migrate_mutated);
+    qtest_add_func("/tgpu/compute/migrate-crafted-kernel",
+                   test_migrate_crafted_kernel);
     return g_test_run();
 }

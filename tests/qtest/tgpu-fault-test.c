@@ -1438,10 +1438,21 @@ static void test_migrate_refused(void)
  */
 typedef struct Crafted {
     const char *sub;
-    unsigned int at, width;
+    int at;             /* < 0: back from the end of the subsection */
+    unsigned int width;
     uint64_t val;
     const char *what;
 } Crafted;
+
+/*
+ * tgpu/host ends with its runlists (vmstate_runlist: base_lo, base_hi,
+ * status, count, chid[], resident, last, rr_next, slice_left_ns), then
+ * the FIFO's registers, pending bits, progress and timer.
+ */
+#define MIG_RL_SIZE     (4 * 4 + 2 * TGPU_CHANNELS_MAX + 3 * 4 + 8)
+#define MIG_HOST_TAIL   (7 * 4 + 2 * 4 * (TGPU_CHANNELS_MAX / 32) + 8 + 8)
+#define MIG_RL(r)       \
+    (-MIG_HOST_TAIL - (TGPU_NR_RUNLISTS - (r)) * MIG_RL_SIZE)
 
 static const Crafted crafted[] = {
     /* after num_channels (4): chan[0].id */
@@ -1456,7 +1467,30 @@ static const Crafted crafted[] = {
     { "tgpu/therm", 72, 4, 0xffffffff, "a clock request past the boost" },
     /* ecc_ctrl first: ECC on while the state says disabled */
     { "tgpu/ecc", 0, 1, 1, "ECC_CTRL on, the state disabled" },
+    /* ... alert_high, alert_low, was_high, was_low, slowdown: halted */
+    { "tgpu/therm", 59, 1, 1, "a thermal shutdown with channel 0 running" },
+    /* runlist 0's chid[0] and chid[1] both channel 0 */
+    { "tgpu/host", MIG_RL(0) + 16, 4, 0, "channel 0 twice on a runlist" },
 };
+
+/* Where in the stream D a crafted field AT of subsection NAME is. */
+static size_t mig_crafted_at(const uint8_t *d, const size_t *sub, int nsub,
+                             size_t hi, const char *name, int at)
+{
+    size_t from = mig_subsection_fields(d, sub, nsub, name);
+    size_t end = hi;
+
+    if (at >= 0) {
+        return from + at;
+    }
+    for (int k = 0; k < nsub; k++) {
+        if (sub[k] > from && sub[k] < end) {
+            end = sub[k];
+        }
+    }
+    g_assert_cmpuint(end - from, >=, (size_t)-at);
+    return end + at;
+}
 
 static void test_migrate_crafted(void)
 {
@@ -1472,10 +1506,17 @@ static void test_migrate_crafted(void)
     T t;
 
     fault_start(&t, NULL);
+    chan_up(&t, 0);
     cmd = tgpu_save(&t, path);
     g_assert_true(g_file_get_contents(path, &data, &len, NULL));
     nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
                                 ARRAY_SIZE(sub), &hi);
+    /* runlist 0 as runlists_std() set it: two channels or more */
+    g_assert_cmpuint(ldl_be_p(data + mig_crafted_at((const uint8_t *)data,
+                                                    sub, nsub, hi,
+                                                    "tgpu/host",
+                                                    MIG_RL(0) + 12)),
+                     >=, 2);
 
     /* as saved: it loads */
     dst = tgpu_load(cmd, path, &loaded);
@@ -1485,10 +1526,10 @@ static void test_migrate_crafted(void)
     for (size_t i = 0; i < ARRAY_SIZE(crafted); i++) {
         const Crafted *c = &crafted[i];
         g_autofree gchar *mut = g_memdup2(data, len);
-        char *at = mut + mig_subsection_fields((const uint8_t *)data, sub,
-                                               nsub, c->sub) + c->at;
+        char *at = mut + mig_crafted_at((const uint8_t *)data, sub, nsub,
+                                        hi, c->sub, c->at);
 
-        g_test_message("%s + %u: %s", c->sub, c->at, c->what);
+        g_test_message("%s %+d: %s", c->sub, c->at, c->what);
         switch (c->width) {
         case 1:
             *at = c->val;

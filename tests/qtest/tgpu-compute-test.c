@@ -1107,6 +1107,31 @@ static void test_migrate(void)
 }
 
 /*
+ * Save mig_code in flight (random input from SEED) to PATH; return the
+ * command line that loads it, the stream in *DATA and *LEN, and where
+ * its tgpu subsections are (mig_tgpu_subsections()).
+ */
+static char *mig_save_in_flight(const char *path, uint32_t seed,
+                                gchar **data, gsize *len, size_t *sub,
+                                int max, int *nsub, size_t *hi)
+{
+    uint32_t in[MIG_N];
+    char *cmd;
+    Chan *c;
+    T t;
+
+    for (int i = 0; i < MIG_N; i++) {
+        in[i] = rnd(&seed);
+    }
+    mig_kernel_in_flight(&t, &c, in);
+    cmd = tgpu_save(&t, path);
+    g_assert_true(g_file_get_contents(path, data, len, NULL));
+    *nsub = mig_tgpu_subsections((const uint8_t *)*data, *len, sub, max,
+                                 hi);
+    return cmd;
+}
+
+/*
  * A stream is input (docs/hw/migration.md): saved with a kernel in
  * flight, the stream is loaded again MUTANTS times, each time with one
  * word or bit of the device's own state changed, in turn near the start
@@ -1128,22 +1153,13 @@ static void test_migrate_mutated(void)
     g_autofree char *cmd = NULL;
     g_autofree gchar *data = NULL;
     g_autoptr(GRand) rand = g_rand_new_with_seed(1);
-    uint32_t in[MIG_N], x = 5;
     unsigned refused = 0, taken = 0;
     size_t sub[16], hi;
     gsize len;
     int nsub;
-    Chan *c;
-    T t;
 
-    for (int i = 0; i < MIG_N; i++) {
-        in[i] = rnd(&x);
-    }
-    mig_kernel_in_flight(&t, &c, in);
-    cmd = tgpu_save(&t, path);
-    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
-    nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
-                                ARRAY_SIZE(sub), &hi);
+    cmd = mig_save_in_flight(path, 5, &data, &len, sub, ARRAY_SIZE(sub),
+                             &nsub, &hi);
     /* host, channel/kernel, mmu, ecc, therm, ce, compute at least */
     g_assert_cmpint(nsub, >=, 7);
 
@@ -1220,23 +1236,15 @@ static void test_migrate_crafted_kernel(void)
                                             g_get_tmp_dir(), getpid());
     g_autofree char *cmd = NULL;
     g_autofree gchar *data = NULL;
-    uint32_t in[MIG_N], x = 9, launch;
     QTestState *dst;
     size_t sub[16], hi, k;
+    uint32_t launch;
     bool loaded;
     gsize len;
     int nsub;
-    Chan *c;
-    T t;
 
-    for (int i = 0; i < MIG_N; i++) {
-        in[i] = rnd(&x);
-    }
-    mig_kernel_in_flight(&t, &c, in);
-    cmd = tgpu_save(&t, path);
-    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
-    nsub = mig_tgpu_subsections((const uint8_t *)data, len, sub,
-                                ARRAY_SIZE(sub), &hi);
+    cmd = mig_save_in_flight(path, 9, &data, &len, sub, ARRAY_SIZE(sub),
+                             &nsub, &hi);
     k = mig_subsection_fields((const uint8_t *)data, sub, nsub,
                               "tgpu/channel/kernel");
     /* the saved word is the one the method took: valid, and loads */

@@ -8,9 +8,11 @@
 #include <linux/pci.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 
 #include "tgpu_coredump.h"
 #include "tgpu_device.h"
+#include "tgpu_gem.h"
 #include "tgpu_irq.h"
 #include "tgpu_queue.h"
 #include "tgpu_therm.h"
@@ -122,6 +124,12 @@ static int tgpu_device_identify(struct tgpu_device *tdev)
 	return 0;
 }
 
+/* devres: what unbind leaves of the objects' DMA mappings (tgpu_gem.c) */
+static void tgpu_device_gem_unplug(void *data)
+{
+	tgpu_gem_unplug(data);
+}
+
 /**
  * tgpu_device_init() - bring up a tgpu board
  * @tdev: the device, freshly allocated, with @tdev->pdev set
@@ -155,6 +163,19 @@ int tgpu_device_init(struct tgpu_device *tdev)
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(52));
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set a 52-bit DMA mask\n");
+	/*
+	 * The GPU's page tables map each 4 KiB page on its own: a mapped
+	 * scatterlist's segments may be any length (the PCI default of
+	 * 64 KiB made DMA_API_DEBUG warn at every larger shmem object).
+	 */
+	dma_set_max_seg_size(dev, UINT_MAX);
+	/* after the channels stop at an unbind (devres runs backwards) */
+	INIT_LIST_HEAD(&tdev->sysmem_bos);
+	ret = drmm_mutex_init(&tdev->base, &tdev->sysmem_lock);
+	if (!ret)
+		ret = devm_add_action(dev, tgpu_device_gem_unplug, tdev);
+	if (ret)
+		return ret;
 
 	pci_set_master(pdev);
 

@@ -121,6 +121,8 @@ struct tgpu_device {
 	spinlock_t queues_lock; /* the queues list, from IRQ handlers */
 	struct list_head queues;
 	struct xarray chan_queues;
+	struct mutex sysmem_lock; /* sysmem_bos */
+	struct list_head sysmem_bos; /* system-memory objects, for unplug */
 	struct tgpu_kchan kchan;
 	struct tgpu_reset reset;
 	struct tgpu_coredump_buf *coredump; /* the devcoredump's memory */

@@ -305,7 +305,7 @@ static const struct drm_driver tgpu_drm_driver = {
 	.show_fdinfo = tgpu_show_fdinfo,
 	.gem_create_object = tgpu_gem_create_object,
 	/* another device's dma-buf becomes a system-memory object */
-	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.gem_prime_import_sg_table = tgpu_gem_prime_import_sg_table,
 	.ioctls = tgpu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(tgpu_drm_ioctls),
 	.fops = &tgpu_drm_fops,
@@ -387,3 +387,4 @@ module_pci_driver(tgpu_pci_driver);
 MODULE_AUTHOR("The tgpu authors");
 MODULE_DESCRIPTION("DRM driver for the tgpu emulated Tesla-class compute GPU");
 MODULE_LICENSE("Dual MIT/GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Copyright (c) 2026 The tgpu authors */
 
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/gpu_buddy.h>
 #include <linux/idr.h>
 #include <linux/minmax.h>
@@ -231,11 +234,46 @@ struct tgpu_bo *tgpu_bo_create_contiguous(struct tgpu_device *tdev, u64 size,
 }
 
 /*
+ * A system-memory object, made or imported: the shmem helpers' object
+ * (first: they free it), on its device's list while its pages are mapped
+ * for the device, so that an unbind can unmap them (tgpu_gem_unplug()).
+ */
+struct tgpu_sysmem_bo {
+	struct drm_gem_shmem_object shmem;
+	struct list_head link;
+};
+
+static struct tgpu_sysmem_bo *to_sysmem_bo(struct drm_gem_object *obj)
+{
+	return container_of(to_drm_gem_shmem_obj(obj), struct tgpu_sysmem_bo,
+			    shmem);
+}
+
+static void tgpu_sysmem_listed(struct drm_gem_object *obj)
+{
+	struct tgpu_device *tdev = to_tgpu_device(obj->dev);
+
+	mutex_lock(&tdev->sysmem_lock);
+	list_add_tail(&to_sysmem_bo(obj)->link, &tdev->sysmem_bos);
+	mutex_unlock(&tdev->sysmem_lock);
+}
+
+static void tgpu_sysmem_free(struct drm_gem_object *obj)
+{
+	struct tgpu_device *tdev = to_tgpu_device(obj->dev);
+
+	mutex_lock(&tdev->sysmem_lock);
+	list_del_init(&to_sysmem_bo(obj)->link);
+	mutex_unlock(&tdev->sysmem_lock);
+	drm_gem_shmem_object_free(obj);
+}
+
+/*
  * System-memory objects: drm_gem_shmem objects with the helpers' own
  * functions.  This table also tells them from VRAM objects.
  */
 static const struct drm_gem_object_funcs tgpu_sysmem_funcs = {
-	.free = drm_gem_shmem_object_free,
+	.free = tgpu_sysmem_free,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -259,13 +297,72 @@ static const struct drm_gem_object_funcs tgpu_sysmem_funcs = {
 struct drm_gem_object *tgpu_gem_create_object(struct drm_device *ddev,
 					      size_t size)
 {
-	struct drm_gem_shmem_object *shmem;
+	struct tgpu_sysmem_bo *bo;
 
-	shmem = kzalloc(sizeof(*shmem), GFP_KERNEL);
-	if (!shmem)
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	shmem->base.funcs = &tgpu_sysmem_funcs;
-	return &shmem->base;
+	/* listed once made: the helpers kfree() one they fail to make */
+	INIT_LIST_HEAD(&bo->link);
+	bo->shmem.base.funcs = &tgpu_sysmem_funcs;
+	return &bo->shmem.base;
+}
+
+/**
+ * tgpu_gem_prime_import_sg_table() - &drm_driver.gem_prime_import_sg_table
+ * @ddev: the DRM device
+ * @attach: the attachment to another driver's dma-buf
+ * @sgt: its pages, mapped for this device
+ *
+ * Return: the new object, or an ERR_PTR() on failure.
+ */
+struct drm_gem_object *
+tgpu_gem_prime_import_sg_table(struct drm_device *ddev,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt)
+{
+	struct drm_gem_object *obj;
+
+	obj = drm_gem_shmem_prime_import_sg_table(ddev, attach, sgt);
+	if (!IS_ERR(obj))
+		tgpu_sysmem_listed(obj);
+	return obj;
+}
+
+/**
+ * tgpu_gem_unplug() - unmap every system-memory object from the device
+ * @tdev: the device, unbound, its channels stopped
+ *
+ * Objects outlive an unbind while files or dma-bufs hold them, but their
+ * DMA mappings are the device's and must not (DMA_API_DEBUG: "device
+ * driver has pending DMA allocations while released from device").  The
+ * shmem helpers skip a table that is gone when the object is freed.  No
+ * ioctl maps one again: they all fail once the device is unplugged.
+ */
+void tgpu_gem_unplug(struct tgpu_device *tdev)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct tgpu_sysmem_bo *bo;
+
+	/* an object on the list is not freed meanwhile: its free waits */
+	mutex_lock(&tdev->sysmem_lock);
+	list_for_each_entry(bo, &tdev->sysmem_bos, link) {
+		shmem = &bo->shmem;
+		dma_resv_lock(shmem->base.resv, NULL);
+		if (shmem->sgt && shmem->base.import_attach) {
+			dma_buf_unmap_attachment(shmem->base.import_attach,
+						 shmem->sgt, DMA_BIDIRECTIONAL);
+			shmem->sgt = NULL;
+		} else if (shmem->sgt) {
+			dma_unmap_sgtable(tdev->base.dev, shmem->sgt,
+					  DMA_BIDIRECTIONAL, 0);
+			sg_free_table(shmem->sgt);
+			kfree(shmem->sgt);
+			shmem->sgt = NULL;
+		}
+		dma_resv_unlock(shmem->base.resv);
+	}
+	mutex_unlock(&tdev->sysmem_lock);
 }
 
 /**
@@ -299,6 +396,7 @@ static struct drm_gem_object *tgpu_sysmem_create(struct tgpu_device *tdev,
 		drm_gem_object_put(&shmem->base);
 		return ERR_CAST(sgt);
 	}
+	tgpu_sysmem_listed(&shmem->base);
 	return &shmem->base;
 }
 

@@ -9,9 +9,11 @@
 
 #include <drm/drm_gem.h>
 
+struct dma_buf_attachment;
 struct drm_device;
 struct drm_file;
 struct drm_printer;
+struct sg_table;
 struct vm_fault;
 struct tgpu_device;
 
@@ -33,6 +35,11 @@ static inline struct tgpu_bo *to_tgpu_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *tgpu_gem_create_object(struct drm_device *ddev,
 					      size_t size);
+struct drm_gem_object *
+tgpu_gem_prime_import_sg_table(struct drm_device *ddev,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt);
+void tgpu_gem_unplug(struct tgpu_device *tdev);
 bool tgpu_gem_is_sysmem(const struct drm_gem_object *obj);
 vm_fault_t tgpu_fault_unplugged(struct drm_device *ddev, struct vm_fault *vmf);
 struct tgpu_bo *tgpu_bo_create_contiguous(struct tgpu_device *tdev, u64 size,

@@ -135,7 +135,7 @@ static int tgpu_queue_start(struct tgpu_queue *q)
 	int ret, bars;
 
 	/* the slot now, so that the store under the spinlock cannot fail */
-	ret = xa_reserve(&tdev->chan_queues, q->chid, GFP_KERNEL);
+	ret = xa_reserve_irq(&tdev->chan_queues, q->chid, GFP_KERNEL);
 	if (ret)
 		return ret;
 	spin_lock_irqsave(&tdev->queues_lock, flags);

@@ -196,7 +196,12 @@ int tgpu_queues_init(struct tgpu_device *tdev)
 	ida_init(&tdev->chid_ida);
 	spin_lock_init(&tdev->queues_lock);
 	INIT_LIST_HEAD(&tdev->queues);
-	xa_init(&tdev->chan_queues);
+	/*
+	 * Stored to and erased from under queues_lock, which the interrupt
+	 * handler takes: its own lock must never be taken with interrupts
+	 * on (lockdep), so the slot is reserved with xa_reserve_irq().
+	 */
+	xa_init_flags(&tdev->chan_queues, XA_FLAGS_LOCK_IRQ);
 	for (r = 0; r < TGPU_NR_RUNLISTS; r++)
 		INIT_LIST_HEAD(&tdev->rl[r].queues);
 

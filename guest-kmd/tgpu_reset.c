@@ -1034,12 +1034,6 @@ void tgpu_reset_missed_irq(struct tgpu_queue *q, const char *what)
 			     atomic64_read(&tdev->reset.missed_irqs));
 }
 
-/* How many more timeouts work that keeps moving gets (hang_rearm_max). */
-unsigned int tgpu_reset_rearms_max(void)
-{
-	return READ_ONCE(tgpu_hang_rearms);
-}
-
 /**
  * tgpu_reset_timedout() - drm_sched's timedout_job
  * @sjob: the oldest unfinished job of a queue, past its timeout

@@ -126,7 +126,6 @@ bool tgpu_reset_moved(struct tgpu_queue *q, struct tgpu_snap *snap,
 		      u32 *state);
 bool tgpu_reset_budget_left(const struct tgpu_queue *q,
 			    const struct tgpu_snap *snap);
-unsigned int tgpu_reset_rearms_max(void);
 void tgpu_reset_missed_irq(struct tgpu_queue *q, const char *what);
 void tgpu_reset_user_hang(struct tgpu_device *tdev, struct tgpu_queue *q,
 			  u32 state, bool moved);

@@ -53,6 +53,37 @@ static long long meminfo_kib(const char *key)
 	return v;
 }
 
+/*
+ * Every slab cache gives back its empty slabs and, on a KASAN kernel, the
+ * objects in its quarantine: generic KASAN holds freed objects, up to
+ * 1/32 of RAM, before the slab may reuse them (mm/kasan/quarantine.c), so
+ * they still count in SUnreclaim.  kmem_cache_shrink(), which
+ * /sys/kernel/slab/NAME/shrink calls, frees both.  Merged caches are
+ * symlinks to the one they share.
+ */
+static void shrink_slabs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[320];
+	int fd;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || e->d_type == DT_LNK)
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) < 0)
+			perror(path);
+		close(fd);
+	}
+	closedir(d);
+}
+
 static void settle(void)
 {
 	int fd;
@@ -64,6 +95,7 @@ static void settle(void)
 			perror("drop_caches");
 		close(fd);
 	}
+	shrink_slabs();
 	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "1", 1) < 0)

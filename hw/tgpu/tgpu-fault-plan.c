@@ -42,7 +42,8 @@ static char *fault_target(TGPUState *s, const TGPUFaultInj *j)
 
     switch (j->kind) {
     case TGPU_INJECTION_KIND_ECC:
-        return g_strdup_printf("VRAM 0x%" PRIx64, j->ecc->address & ~7ull);
+        return g_strdup_printf("VRAM 0x%" PRIx64,
+                               j->ecc->address & ~(uint64_t)7);
     case TGPU_INJECTION_KIND_HANG:
         return j->hang->has_channel ?
                g_strdup_printf("channel %u", j->hang->channel) :

@@ -36,6 +36,8 @@
 #define CE_PATTERN_SIZE     (64 * KiB)
 /* Blocks from this size up are streamed past the CPU caches. */
 #define CE_STREAM_MIN       (64 * KiB)
+/* at most this much written runs in the host unit's pass: microseconds */
+#define CE_HERE_BYTES       (64 * KiB)
 
 /* How a launch ended, as the thread found it. */
 /*
@@ -710,6 +712,28 @@ static void ce_engine_publish(TGPUEngine *e, bool end, bool cancelled)
 
 /* ---- under the BQL: launches and their end ----------------------------- */
 
+/*
+ * A pitch launch of at most CE_HERE_BYTES written runs in the host unit's
+ * pass that launched it: a 4 KiB copy costs less than the thread's
+ * wake-up and the main loop's after it.  Not one a migration brought.
+ */
+static bool ce_engine_run_here(TGPUEngine *e)
+{
+    TGPUCopyEngine *ce = ce_of(e);
+    const TGPUCopyJob *j = &ce->job;
+    uint64_t lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count
+                                                              : 1;
+    /* a remap writes up to 16 bytes an element */
+    uint64_t unit = (j->launch & TGPU_CE_LAUNCH_REMAP) ? 16 : 1;
+
+    if (ce->resume || (j->launch & TGPU_CE_LAUNCH_LINKED_LIST) ||
+        lines * j->line_length > CE_HERE_BYTES / unit) {
+        return false;
+    }
+    ce_engine_run(e);
+    return true;
+}
+
 /* Semaphore and interrupt of a launch that ended well. */
 static void ce_finish(TGPUState *s, TGPUChannel *ch, const TGPUCopyJob *j)
 {
@@ -918,6 +942,7 @@ static const TGPUEngineOps ce_engine_ops = {
     .method_name = tgpu_ce_method_name,
     .method = ce_engine_method,
     .run = ce_engine_run,
+    .run_here = ce_engine_run_here,
     .publish = ce_engine_publish,
     .done = ce_engine_done,
     .cancelled = ce_engine_cancelled,

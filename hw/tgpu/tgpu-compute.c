@@ -45,6 +45,13 @@ struct TGPUKernel {
 /* VRAM pages the executor may have written since the last checkpoint */
 #define GR_DIRTY_MAX        64
 
+/*
+ * Warp instructions a slice runs in the host unit's pass, under the BQL,
+ * before the thread takes over: tens of microseconds of the interpreter
+ * at most, which the writer of the doorbell waits for.
+ */
+#define GR_HERE_INSNS       1024
+
 /* The compute engine: the engine object, its kernel, its registers. */
 typedef struct TGPUComputeEngine TGPUComputeEngine;
 
@@ -52,6 +59,7 @@ struct TGPUComputeEngine {
     TGPUEngine e;
     TGPUKernel *k;          /* the kernel queued or on the thread */
     uint64_t slice_insns;   /* warp instructions per timeslice */
+    uint64_t budget;        /* ... of the slice the thread has yet to run */
     GrRun run;              /* the thread's own, while it runs */
     uint8_t *vram;          /* VRAM's host memory */
     bool run_finished;      /* the thread's: the kernel ended */
@@ -246,7 +254,7 @@ static void gr_engine_publish(TGPUEngine *e, bool end, bool cancelled)
     }
 }
 
-/* The engine's thread: run the queued kernel for a slice. */
+/* The engine's thread, or run_here: run the queued kernel for its budget. */
 static void gr_engine_run(TGPUEngine *e)
 {
     TGPUComputeEngine *gr = gr_of(e);
@@ -257,7 +265,7 @@ static void gr_engine_run(TGPUEngine *e)
     r->k = &k->x;
     r->ops = &gr_mem_ops;
     r->opaque = gr;
-    r->budget = gr->slice_insns;
+    r->budget = gr->budget;
     gr->vram = memory_region_get_ram_ptr(&e->s->vram);
     trace_tgpu_gr_slice(k->vm.chid, k->x.cta, r->budget);
     /* a migration may bring a kernel whose end done() has not seen */
@@ -278,6 +286,24 @@ static void gr_engine_run(TGPUEngine *e)
 }
 
 /* ---- under the BQL ------------------------------------------------------- */
+
+/*
+ * The first warp instructions of a slice, in the host unit's pass that
+ * started it: a kernel that ends within them (an empty launch, a few
+ * CTAs of a short one) never waits for the thread.  The rest of the
+ * slice is the thread's.
+ */
+static bool gr_engine_run_here(TGPUEngine *e)
+{
+    TGPUComputeEngine *gr = gr_of(e);
+    uint64_t slice = gr->budget, used;
+
+    gr->budget = MIN(slice, GR_HERE_INSNS);
+    gr_engine_run(e);
+    used = gr->budget - gr->run.budget;
+    gr->budget = slice - used;
+    return gr->run_finished || !gr->budget;
+}
 
 static void gr_kernel_free(TGPUKernel *k)
 {
@@ -361,6 +387,7 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
         gr->chid = ch->id;
         gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000 /
                               s->sm_clock_divider, 1);
+        gr->budget = gr->slice_insns;
     }
     /* the slice is a timeslice of modelled time: the next waits for it */
     ch->hold_until_ns = tgpu_ptimer_now(s) + ch->timeslice_ns;
@@ -565,6 +592,7 @@ static const TGPUEngineOps gr_engine_ops = {
     .method_name = tgpu_gr_method_name,
     .method = gr_engine_method,
     .run = gr_engine_run,
+    .run_here = gr_engine_run_here,
     .publish = gr_engine_publish,
     .done = gr_engine_done,
     .cancelled = gr_engine_cancelled,

@@ -210,30 +210,94 @@ static void engine_tick(void *opaque)
     }
 }
 
-/* Hand the work the engine's ops set up for channel CHID to its thread. */
+/*
+ * The work of the queue (RUNNING, at its start) runs here, under the BQL,
+ * as the thread would run it: nothing that stops, hangs or cancels an
+ * engine can come between, as all of those take the BQL.  What
+ * run_here() leaves goes to the thread; work that ended is DONE, and the
+ * host unit's pass finishes it (tgpu_engine_finish).
+ */
+static void engine_run_here(TGPUEngine *e)
+{
+    bool ended = e->ops->run_here(e);
+
+    QEMU_LOCK_GUARD(&e->lock);
+    if (!ended) {
+        e->state = TGPU_ENGINE_QUEUED;
+        qemu_cond_signal(&e->wake);
+        return;
+    }
+    e->at = TGPU_ENGINE_AT_END;
+    e->progress++;
+    e->ops->publish(e, true, false);
+    e->state = TGPU_ENGINE_DONE;
+    qemu_cond_broadcast(&e->idle);
+}
+
+/*
+ * Hand the work the engine's ops set up for channel CHID to its thread,
+ * or in the host unit's pass run it, or its start, at once.
+ */
 void tgpu_engine_queue(TGPUEngine *e, uint32_t chid)
 {
+    bool here = e->s->host_pass;
+
     /* a hang injected for the channel takes this work */
     tgpu_fault_chan_queued(e->s, &e->s->chan[chid], e);
-    QEMU_LOCK_GUARD(&e->lock);
-    /* the runlist holds other channels back while the engine is busy */
-    assert(e->state == TGPU_ENGINE_IDLE);
-    if (e->chid != chid && e->chid < e->s->num_channels) {
-        engine_busy_close(&e->s->chan[e->chid]);
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        /* the runlist holds other channels back while the engine is busy */
+        assert(e->state == TGPU_ENGINE_IDLE);
+        if (e->chid != chid && e->chid < e->s->num_channels) {
+            engine_busy_close(&e->s->chan[e->chid]);
+        }
+        e->chid = chid;
+        e->s->chan[chid].engine_wait = true;
+        if (!e->s->chan[chid].busy_open) {
+            e->s->chan[chid].busy_since =
+                qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+            e->s->chan[chid].busy_open = true;
+        }
+        here = here && e->ops->run_here && !e->det && !e->paused &&
+               e->hang == TGPU_HANG_NONE;
+        if (here) {
+            e->state = TGPU_ENGINE_RUNNING;
+            e->at = TGPU_ENGINE_AT_START;
+        } else {
+            e->state = TGPU_ENGINE_QUEUED;
+            qemu_cond_signal(&e->wake);
+            if (e->det) {
+                e->grant = 0;
+                timer_mod(e->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                          TGPU_DET_TICK_NS);
+            }
+        }
     }
-    e->chid = chid;
-    e->state = TGPU_ENGINE_QUEUED;
-    e->s->chan[chid].engine_wait = true;
-    if (!e->s->chan[chid].busy_open) {
-        e->s->chan[chid].busy_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-        e->s->chan[chid].busy_open = true;
+    if (here) {
+        engine_run_here(e);
     }
-    qemu_cond_signal(&e->wake);
+}
+
+/*
+ * At the end of the host unit's pass: work that ended, in the pass or on
+ * the thread, ends now, rather than after the main loop woke up for the
+ * bottom half (which then finds nothing).  Not under deterministic=on,
+ * whose virtual clock orders the ends.  True when one did.
+ */
+bool tgpu_engine_finish(TGPUEngine *e)
+{
+    bool done;
+
     if (e->det) {
-        e->grant = 0;
-        timer_mod(e->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  TGPU_DET_TICK_NS);
+        return false;
     }
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        done = e->state == TGPU_ENGINE_DONE;
+    }
+    if (done) {
+        tgpu_defer_cancel(&e->done);
+        engine_done_bh(e);
+    }
+    return done;
 }
 
 bool tgpu_engine_busy(TGPUEngine *e)

@@ -6,7 +6,9 @@
  * (tgpu_engine_queue), the thread runs it in steps, and between steps
  * (tgpu_engine_checkpoint) publishes its progress, holds while the VM is
  * stopped and gives up when the work is cancelled.  When the work ends,
- * a bottom half finishes it under the BQL.  The thread reaches only RAM
+ * a bottom half finishes it under the BQL, or the host unit's next pass
+ * does if it comes first.  Short work runs in the host unit's pass
+ * itself (run_here), and ends there.  The thread reaches only RAM
  * (tgpu_sysmem_map), so the BQL side may wait for it: cancel, quiesce,
  * VM stop and unrealize all do.
  *
@@ -84,6 +86,15 @@ typedef struct TGPUEngineOps {
     /* on the thread, without any lock: run the queued work */
     void (*run)(TGPUEngine *e);
     /*
+     * Under the BQL, optional: run the queued work, or its start, at once
+     * in the host unit's pass that queued it, as run() would; true when
+     * it ended, false to leave the rest to the thread.  For work shorter
+     * than handing it to the thread and its end back to the main loop.
+     * Not called while the VM is stopped, a hang is injected or under
+     * deterministic=on.
+     */
+    bool (*run_here)(TGPUEngine *e);
+    /*
      * On the thread, under e->lock: publish the counters (at each
      * checkpoint and at the end); at the end the result too, unless the
      * work was cancelled.
@@ -157,6 +168,7 @@ int tgpu_engine_reset(TGPUEngine *e);
 
 /* under the BQL */
 void tgpu_engine_queue(TGPUEngine *e, uint32_t chid);
+bool tgpu_engine_finish(TGPUEngine *e);
 bool tgpu_engine_busy(TGPUEngine *e);
 int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);

@@ -424,17 +424,41 @@ static void host_arm_acquire_timer(TGPUState *s)
     timer_mod_anticipate(s->acquire_timer, MIN(next, hold));
 }
 
+/*
+ * A pass over the runlists.  Short engine work runs in it (run_here in
+ * tgpu-engine.h), and work that ended ends at its end: then the channels
+ * go on in a second pass, so that an empty launch or a small copy is
+ * done by the time the doorbell's write returns.
+ */
 static void tgpu_host_bh(void *opaque)
 {
     TGPUState *s = opaque;
-    int64_t now = tgpu_ptimer_now(s);
     bool more = false;
 
-    if (!s->host_hung && !s->bus_lost) {
-        tgpu_pbdma_recheck_acquires(s, now);
-    }
-    for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
-        more |= runlist_run(s, r, TGPU_HOST_BUDGET / TGPU_NR_RUNLISTS, now);
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t now = tgpu_ptimer_now(s);
+        bool ended = false;
+
+        /* a pass asked for before this one starts is this one */
+        if (!s->deterministic) {
+            tgpu_defer_cancel(&s->host_defer);
+        }
+        if (!s->host_hung && !s->bus_lost) {
+            tgpu_pbdma_recheck_acquires(s, now);
+        }
+        more = false;
+        s->host_pass = true;
+        for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+            more |= runlist_run(s, r, TGPU_HOST_BUDGET / TGPU_NR_RUNLISTS,
+                                now);
+        }
+        s->host_pass = false;
+        for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
+            ended |= tgpu_engine_finish(s->engine[r]);
+        }
+        if (!ended) {
+            break;
+        }
     }
     if (more) {
         host_kick(s);

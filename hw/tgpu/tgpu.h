@@ -312,6 +312,7 @@ struct TGPUState {
     uint32_t err_pending[TGPU_CHANNELS_MAX / 32];
     uint32_t nonstall_pending[TGPU_CHANNELS_MAX / 32];
     TGPUDefer host_defer;       /* a scheduler pass */
+    bool host_pass;             /* one runs: engines may run work in it */
     QEMUTimer *acquire_timer;
 
     /* the engines, by runlist (tgpu-engine.c) */

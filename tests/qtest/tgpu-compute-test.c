@@ -868,6 +868,15 @@ static void test_progress(void)
     tgpu_stop(&t);
 }
 
+/* A loop of TRIPS turns: 2 + 3 * TRIPS warp instructions for one warp. */
+#define LOOP_KERNEL(trips) {                                              \
+        MOVI(1, 0),                             /* 0 */                   \
+        RI(IADD, 1, 1, 1),                      /* 1 */                   \
+        SETPI(ISETP, LT, 0, 1, trips),          /* 2 */                   \
+        IF(0, BRA(1)),                          /* 3 */                   \
+        EXIT,                                   /* 4 */                   \
+    }
+
 /*
  * Throughput follows the SM clock: a slice is the channel's timeslice of
  * modelled time at one warp instruction per cycle.  A kernel of about
@@ -877,13 +886,7 @@ static void test_progress(void)
 static void test_clock(void)
 {
     enum { TRIPS = 40000 };
-    static const uint64_t code[] = {
-        MOVI(1, 0),                             /* 0 */
-        RI(IADD, 1, 1, 1),                      /* 1 */
-        SETPI(ISETP, LT, 0, 1, TRIPS),          /* 2 */
-        IF(0, BRA(1)),                          /* 3 */
-        EXIT,                                   /* 4 */
-    };
+    static const uint64_t code[] = LOOP_KERNEL(TRIPS);
     static const char *const models[] = { "model=p100", "model=m40" };
     Kernel k = { code, ARRAY_SIZE(code), { 1 }, { 32 }, 0, NULL, 0 };
     uint32_t preempts[2];
@@ -921,6 +924,63 @@ static void test_clock(void)
     }
     g_assert_cmpuint(preempts[0], ==, 0);
     g_assert_cmpuint(preempts[1], ==, 1);
+}
+
+/*
+ * A kernel that ends within its first 1,024 warp instructions ends in the
+ * doorbell's own write (docs/hw/registers.md, "Engines and the big
+ * lock"): its semaphore is released when the write returns.  One that
+ * runs longer goes on on the engine's thread, in the same slice: no
+ * preemption, every instruction counted once.  Under deterministic=on
+ * the virtual clock runs both: nothing is done before it steps.
+ */
+static void test_run_here(void)
+{
+    enum { TRIPS = 1000 };
+    static const uint64_t empty[] = { EXIT };
+    static const uint64_t loop[] = LOOP_KERNEL(TRIPS);
+    Kernel k[] = {
+        { empty, ARRAY_SIZE(empty), { 1 }, { 32 }, 0, NULL, 0 },
+        { loop, ARRAY_SIZE(loop), { 1 }, { 32 }, 0, NULL, 0 },
+    };
+
+    for (int det = 0; det < 2; det++) {
+        T t;
+
+        gr_mem_start(&t, det ? "deterministic=on" : NULL);
+        runlists_std(&t);
+        gr_chan_up(&t, CH_A);
+        for (size_t i = 0; i < ARRAY_SIZE(k); i++) {
+            g_autofree PB *pb = pb_new();
+            Chan *c = &t.ch[CH_A];
+            uint64_t insns = rd(&t, TGPU_GR_WARP_INSNS_LO);
+            uint32_t sem;
+
+            g_test_message("%s kernel, deterministic=%s",
+                           i ? "a 3,002-instruction" : "an empty",
+                           det ? "on" : "off");
+            sem = pb_kernel(&t, pb, &k[i], L.k.code + 0x1000 * i);
+            submit(&t, c, pb);
+            if (!det && !i) {
+                g_assert_cmphex(pa_rd32(&t, L.k.sem), ==, sem);
+                g_assert_cmpuint(chan_state(&t, CH_A), ==,
+                                 TGPU_CHAN_STATE_IDLE);
+            } else if (det) {
+                g_assert_cmphex(pa_rd32(&t, L.k.sem), !=, sem);
+            }
+            while (chan_state(&t, CH_A) != TGPU_CHAN_STATE_IDLE &&
+                   chan_state(&t, CH_A) != TGPU_CHAN_STATE_ERROR) {
+                step(&t, 100000);
+            }
+            wait_done(&t, c);
+            g_assert_cmphex(pa_rd32(&t, L.k.sem), ==, sem);
+            g_assert_cmpuint(rd(&t, TGPU_GR_ERROR), ==, 0);
+            g_assert_cmpuint(rd(&t, TGPU_GR_WARP_INSNS_LO) - insns, ==,
+                             i ? 2 + 3 * TRIPS : 1);
+        }
+        g_assert_cmpuint(rd(&t, TGPU_GR_PREEMPTS), ==, 0);
+        tgpu_stop(&t);
+    }
 }
 
 /*
@@ -1286,6 +1346,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/compute/hang", test_hang);
     qtest_add_func("/tgpu/compute/progress", test_progress);
     qtest_add_func("/tgpu/compute/clock", test_clock);
+    qtest_add_func("/tgpu/compute/run-here", test_run_here);
     qtest_add_func("/tgpu/compute/step-translations",
                    test_step_translations);
     qtest_add_func("/tgpu/compute/migrate", test_migrate);

@@ -477,12 +477,17 @@ static uint64_t line_va(uint64_t base, uint32_t line, uint32_t pitch)
 }
 
 /* A pitch launch: LINE_COUNT lines (one without MULTI_LINE). */
+/* The lines of a pitch launch: LINE_COUNT's, or one. */
+static uint32_t ce_pitch_lines(const TGPUCopyJob *j)
+{
+    return (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count : 1;
+}
+
 static bool ce_run_pitch(CeRun *r)
 {
     const TGPUCopyJob *j = r->job;
     bool remap = j->launch & TGPU_CE_LAUNCH_REMAP;
-    uint32_t lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count
-                                                              : 1;
+    uint32_t lines = ce_pitch_lines(j);
     uint64_t delem = 1;
     g_autofree uint8_t *sbuf = NULL, *dbuf = NULL;
     uint8_t consts[2][4];
@@ -721,8 +726,7 @@ static bool ce_engine_run_here(TGPUEngine *e)
 {
     TGPUCopyEngine *ce = ce_of(e);
     const TGPUCopyJob *j = &ce->job;
-    uint64_t lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count
-                                                              : 1;
+    uint64_t lines = ce_pitch_lines(j);
     /* a remap writes up to 16 bytes an element */
     uint64_t unit = (j->launch & TGPU_CE_LAUNCH_REMAP) ? 16 : 1;
 

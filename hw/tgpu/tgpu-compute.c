@@ -58,8 +58,7 @@ typedef struct TGPUComputeEngine TGPUComputeEngine;
 struct TGPUComputeEngine {
     TGPUEngine e;
     TGPUKernel *k;          /* the kernel queued or on the thread */
-    uint64_t slice_insns;   /* warp instructions per timeslice */
-    uint64_t budget;        /* ... of the slice the thread has yet to run */
+    uint64_t budget;        /* warp instructions of the slice still to run */
     GrRun run;              /* the thread's own, while it runs */
     uint8_t *vram;          /* VRAM's host memory */
     bool run_finished;      /* the thread's: the kernel ended */
@@ -385,9 +384,8 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->k = ch->gr_kernel;
         gr->chid = ch->id;
-        gr->slice_insns = MAX(ch->timeslice_ns * khz / 1000000 /
-                              s->sm_clock_divider, 1);
-        gr->budget = gr->slice_insns;
+        gr->budget = MAX(ch->timeslice_ns * khz / 1000000 /
+                         s->sm_clock_divider, 1);
     }
     /* the slice is a timeslice of modelled time: the next waits for it */
     ch->hold_until_ns = tgpu_ptimer_now(s) + ch->timeslice_ns;

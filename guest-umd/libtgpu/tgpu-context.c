@@ -517,6 +517,7 @@ tgpu_status tgpu_ctx_destroy(tgpu_context *ctx)
 		tu_event_free(ctx->events.v[ctx->events.n - 1]);
 	while (ctx->modules.n)
 		tu_module_free(ctx->modules.v[ctx->modules.n - 1]);
+	tu_sem_pool_free(ctx);
 	for (i = 0; i < ctx->nblocks; i++) {
 		if (ctx->blocks[i]->cpu)
 			munmap(ctx->blocks[i]->cpu, ctx->blocks[i]->size);

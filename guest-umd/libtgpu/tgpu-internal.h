@@ -107,6 +107,25 @@ struct tgpu_context {
 
 	/* user-mode submission: -1 not asked yet, 0 no, 1 yes (tgpu-uq.c) */
 	int user_submit;
+	/* its streams' semaphores: pool pages, and the words free (ctx->lock) */
+	struct tu_ptr_list sem_pages;
+	struct tu_sem *sem_free;
+	size_t nsem_free, sem_free_cap;
+};
+
+/*
+ * A user-submitting stream's semaphore: a 64-bit word of one of the
+ * context's system-memory pool pages (tgpu-uq.c).  Its value only ever
+ * grows, from one stream to the next that gets the word, so that an
+ * acquire of (va, value) another stream queued stays right after the
+ * stream that released it is gone.
+ */
+struct tu_sem {
+	struct tu_bo *page;
+	uint32_t off;
+	uint64_t va;
+	volatile uint64_t *cpu;
+	uint64_t base;                  /* the value when the stream got it */
 };
 
 /* A user-submit queue, mapped (tgpu-uq.c). */
@@ -140,6 +159,15 @@ int tu_uq_wait(tgpu_context *ctx, const struct tu_uq *uq, const volatile uint64_
 /* Make a syncobj's fence *sem_va >= value (DRM_IOCTL_TGPU_USER_FENCE). */
 int tu_uq_fence(tgpu_context *ctx, const struct tu_uq *uq, uint32_t syncobj,
 		uint64_t sem_va, uint64_t value);
+/* A semaphore word for a new stream; the message set on failure. */
+tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem);
+/*
+ * Give it back.  reusable: every value the stream gave out was released,
+ * so *cpu is the highest; else the word is never handed out again.
+ */
+void tu_sem_put(tgpu_context *ctx, struct tu_sem *sem, bool reusable);
+/* Free the pool (context teardown, after every stream). */
+void tu_sem_pool_free(tgpu_context *ctx);
 
 /*
  * Check a context handle and its sticky error; fn names the API call

@@ -14,12 +14,14 @@
  * User-mode submission (tgpu-uq.c, unless TGPU_SUBMIT=kernel): the
  * queues are user-submit ones, and the stream writes their GPFIFO
  * entries itself.  Submission n (from 1) ends with a segment that
- * releases n to the stream's semaphore, a system-memory word, and raises
- * the non-stall interrupt; one on another engine than the previous one
- * starts with a segment that acquires n - 1.  Waiting is on that word;
- * syncobjs (events, fence_to) get DRM_IOCTL_TGPU_USER_FENCE fences of
- * it.  A wait for another stream's event is done on the host before
- * the submission is written.
+ * releases base + n to the stream's semaphore, a system-memory word of
+ * the context's pool, and raises the non-stall interrupt; one on another
+ * engine than the previous one starts with a segment that acquires
+ * base + n - 1.  Waiting is on that word; syncobjs (events, fence_to)
+ * get DRM_IOCTL_TGPU_USER_FENCE fences of it.  An event remembers the
+ * (word, value) of its newest record, and a stream that waits for it
+ * acquires that on the GPU before its next submission: the caller does
+ * not wait, and recording the event again does not change the wait.
  *
  * Failures: a failed job kills its queue in the kernel, so later jobs of
  * that queue fail too.  Checking the newest job of each engine when the
@@ -54,11 +56,11 @@
 #define SLOTS           32
 #define NR_ENGINES      3
 /* user-mode submission: the acquire and the release segments */
-#define UQ_TAIL         64u
-#define UQ_ACQUIRE      0u
-#define UQ_RELEASE      32u
-_Static_assert(TGPU_SEM_DWORDS * 4 <= UQ_RELEASE - UQ_ACQUIRE, "acquire segment");
-_Static_assert((TGPU_SEM_DWORDS + 1) * 4 <= UQ_TAIL - UQ_RELEASE, "release segment");
+#define UQ_RELEASE      32u     /* the release segment, first */
+#define UQ_ACQUIRE      (TGPU_SEM_DWORDS * 4u)  /* then the acquires, each */
+/* other streams' semaphores acquired before one submission, at most */
+#define UQ_MAX_WAITS    16
+_Static_assert((TGPU_SEM_DWORDS + 1) * 4 <= UQ_RELEASE, "release segment");
 
 struct slot {
 	uint32_t syncobj;
@@ -81,13 +83,28 @@ struct tgpu_stream {
 	uint64_t engine_seq[NR_ENGINES];
 	bool engine_unchecked[NR_ENGINES];
 	struct tu_ptr_list waits;       /* syncobjs for the next submission */
+	/* user-mode submission: semaphores to acquire before it, one per word */
+	struct { uint64_t va, value; } gwait[UQ_MAX_WAITS];
+	unsigned int ngwait;
+	/*
+	 * Queues of other streams whose work the waited-for events followed
+	 * and whose failures no one had looked at: a failure there is this
+	 * stream's too, reported when it is next drained.
+	 */
+	struct tu_ptr_list dep_q;
 	/* subchannel bindings of each queue, for tu_cb_validate() */
 	uint32_t subch_class[NR_ENGINES][8];
-	/* user-mode submission: its queues and semaphore (value = seq + 1) */
+	/* user-mode submission: its queues and semaphore (base + seq + 1) */
 	bool user;
 	struct tu_uq uq[NR_ENGINES];
-	struct tu_bo *sem;
+	struct tu_sem sem;
 };
+
+/* The bytes a user-mode submission adds to its commands: its segments. */
+static uint32_t uq_tail(const tgpu_stream *s)
+{
+	return UQ_RELEASE + UQ_ACQUIRE * (1 + s->ngwait);
+}
 
 static const char *const engine_names[NR_ENGINES] = {
 	"compute", "copy engine 0", "copy engine 1",
@@ -221,14 +238,53 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 	return fault ? TGPU_ERROR_ILLEGAL_ADDRESS : TGPU_ERROR_LAUNCH_FAILED;
 }
 
+/*
+ * Did work this stream waited for (through events) fail?  Then that is
+ * its failure: on the kernel path its work ran anyway, on the user path
+ * its channel stayed blocked on the acquire until the driver took it
+ * down as hung.  false, or true with *st and why set.
+ */
+static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
+{
+	char cause[256];
+	size_t i;
+
+	for (i = 0; i < s->dep_q.n; i++) {
+		uint32_t id = (uint32_t)(uintptr_t)s->dep_q.v[i];
+		struct drm_tgpu_queue_query q = { .id = id };
+
+		/* a queue gone is no news (as for an event) */
+		if (tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || !q.error)
+			continue;
+		if (q.error == -EIO) {
+			*st = chan_error_status(s->ctx, id, cause, sizeof(cause));
+		} else {
+			const char *w;
+
+			*st = fence_status(q.error, &w);
+			snprintf(cause, sizeof(cause), "%s", w);
+		}
+		snprintf(why, len, "it waited for an event after work of queue %" PRIu32
+			 ", which failed: %s", id, cause);
+		s->dep_q.n = 0;
+		return true;
+	}
+	s->dep_q.n = 0;
+	return false;
+}
+
 /* A failed fence of an engine's job: the context's sticky error. */
 static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 {
-	char buf[256];
+	char buf[512];
 	const char *why;
 	tgpu_status st = fence_status(err, &why);
 
-	if (err == -EIO) {
+	if (err == -ETIME && dep_failed(s, buf, sizeof(buf), &st)) {
+		return tu_ctx_set_sticky(s->ctx, st,
+					 "work on stream %p (%s queue %" PRIu32 ") was taken down after its job timeout: %s",
+					 (void *)s, engine_names[engine], s->queue[engine], buf);
+	} else if (err == -EIO) {
 		st = chan_error_status(s->ctx, s->queue[engine], buf, sizeof(buf));
 		why = buf;
 	}
@@ -253,15 +309,15 @@ static int queue_error(tgpu_stream *s, int engine)
 }
 
 /*
- * User-mode submission: wait for the stream's semaphore to reach value,
- * released by engine's queue.  0; a tgpu_status (positive) when the
- * wait itself failed; the queue's error (negative errno) when its work
- * failed.
+ * User-mode submission: wait for submission seq - 1 (the stream's
+ * semaphore to reach base + seq), released by engine's queue.  0; a
+ * tgpu_status (positive) when the wait itself failed; the queue's error
+ * (negative errno) when its work failed.
  */
-static int uq_wait(tgpu_stream *s, int engine, uint64_t value, int64_t timeout_ns)
+static int uq_wait(tgpu_stream *s, int engine, uint64_t seq, int64_t timeout_ns)
 {
-	int err = tu_uq_wait(s->ctx, &s->uq[engine], s->sem->cpu, s->sem->va, value,
-			     timeout_ns);
+	int err = tu_uq_wait(s->ctx, &s->uq[engine], s->sem.cpu, s->sem.va,
+			     s->sem.base + seq, timeout_ns);
 
 	switch (err) {
 	case 0:
@@ -307,6 +363,17 @@ static tgpu_status retire_oldest(tgpu_stream *s)
 	return TGPU_SUCCESS;
 }
 
+/* The stream's work is done: the work it waited for too?  (Lock held.) */
+static tgpu_status drain_deps(tgpu_stream *s)
+{
+	tgpu_status st;
+	char why[512];
+
+	if (!s->dep_q.n || !dep_failed(s, why, sizeof(why), &st))
+		return TGPU_SUCCESS;
+	return tu_ctx_set_sticky(s->ctx, st, "work on stream %p failed: %s", (void *)s, why);
+}
+
 /* Wait for everything in flight (stream lock held). */
 static tgpu_status drain(tgpu_stream *s)
 {
@@ -314,7 +381,7 @@ static tgpu_status drain(tgpu_stream *s)
 	tgpu_status st = TGPU_SUCCESS;
 
 	if (s->tail == s->head_seq)
-		return TGPU_SUCCESS;
+		return drain_deps(s);
 	if (s->user) {
 		/* the newest release comes after every earlier one */
 		err = uq_wait(s, s->last_engine, s->head_seq, -1);
@@ -322,7 +389,7 @@ static tgpu_status drain(tgpu_stream *s)
 			return err > 0 ? (tgpu_status)err : job_failed(s, s->last_engine, err);
 		s->tail = s->head_seq;
 		s->head = 0;
-		return TGPU_SUCCESS;
+		return drain_deps(s);
 	}
 	/* the newest fence covers every earlier one */
 	err = tu_syncobj_wait(fd, s->slot[(s->head_seq - 1) % SLOTS].syncobj, -1);
@@ -338,7 +405,7 @@ static tgpu_status drain(tgpu_stream *s)
 	}
 	s->tail = s->head_seq;
 	s->head = 0;
-	return st;
+	return st ? st : drain_deps(s);
 }
 
 void tu_stream_lock(tgpu_stream *s)
@@ -358,8 +425,8 @@ tgpu_status tu_stream_fence_to(tgpu_stream *s, uint32_t dst)
 	if (s->tail == s->head_seq)
 		return TGPU_SUCCESS;
 	if (s->user) {
-		err = tu_uq_fence(s->ctx, &s->uq[s->last_engine], dst, s->sem->va,
-				  s->head_seq);
+		err = tu_uq_fence(s->ctx, &s->uq[s->last_engine], dst, s->sem.va,
+				  s->sem.base + s->head_seq);
 		return err ? tu_ctx_ioctl_error(s->ctx, "DRM_IOCTL_TGPU_USER_FENCE", err) :
 			     TGPU_SUCCESS;
 	}
@@ -384,7 +451,7 @@ tgpu_status tu_stream_reserve(tgpu_stream *s, size_t bytes, void **cpu,
 		goto too_big;
 	/* user-mode submission: room after it for the stream's own segments */
 	if (s->user)
-		bytes += UQ_TAIL;
+		bytes += uq_tail(s);
 	bytes = (bytes + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
 	if (bytes > RING_SIZE / 2)
 too_big:
@@ -454,38 +521,37 @@ static tgpu_status ensure_queue(tgpu_stream *s, int engine)
 }
 
 /*
- * User-mode submission of the commands at va: the waits first (on the
- * host), then up to three GPFIFO entries: an acquire of the previous
- * submission when it was on another engine, the commands, the release
- * of this submission's value with the non-stall interrupt.
+ * User-mode submission of the commands at va, in up to three GPFIFO
+ * entries: the acquires (of the previous submission when it was on
+ * another engine, and of the events waited for), the commands, the
+ * release of this submission's value with the non-stall interrupt.  The
+ * segments are at the end of the reservation: the release, then the
+ * acquires.
  */
-static tgpu_status uq_commit(tgpu_stream *s, enum tgpu_engine engine, uint64_t va,
-			     uint32_t ndwords)
+static void uq_commit(tgpu_stream *s, enum tgpu_engine engine, uint64_t va,
+		      uint32_t ndwords)
 {
-	uint32_t tail = s->res_end - UQ_TAIL, *p;
-	uint64_t value = s->head_seq + 1, seg = s->ring->va + tail, entry[3];
-	unsigned int n = 0, k;
-	int err;
-	size_t i;
+	uint32_t tail = s->res_end - uq_tail(s), *p, *acq;
+	uint64_t value = s->sem.base + s->head_seq + 1, seg = s->ring->va + tail;
+	uint64_t entry[3];
+	unsigned int n = 0, k, i, nacq = 0;
 
-	for (i = 0; i < s->waits.n; i++) {
-		err = tu_syncobj_wait(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i], -1);
-		if (err)
-			return tu_ctx_ioctl_error(s->ctx, "waiting for an event (DRM_IOCTL_SYNCOBJ_WAIT)", err);
-	}
 	p = (uint32_t *)((char *)s->ring->cpu + tail);
-	if (s->tail != s->head_seq && s->last_engine != (int)engine) {
-		k = tgpu_pb_sem(p + UQ_ACQUIRE / 4, s->sem->va, value - 1,
-				TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
-		entry[n++] = TGPU_GP_ENTRY(seg + UQ_ACQUIRE, k, 0);
-	}
+	acq = p + UQ_RELEASE / 4;
+	if (s->tail != s->head_seq && s->last_engine != (int)engine)
+		acq += tgpu_pb_sem(acq, s->sem.va, value - 1,
+				   TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64), nacq++;
+	for (i = 0; i < s->ngwait; i++, nacq++)
+		acq += tgpu_pb_sem(acq, s->gwait[i].va, s->gwait[i].value,
+				   TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
+	s->ngwait = 0;
+	if (nacq)
+		entry[n++] = TGPU_GP_ENTRY(seg + UQ_RELEASE, nacq * TGPU_SEM_DWORDS, 0);
 	entry[n++] = TGPU_GP_ENTRY(va, ndwords, 0);
-	k = tgpu_pb_sem(p + UQ_RELEASE / 4, s->sem->va, value,
-			TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
-	p[UQ_RELEASE / 4 + k++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
-	entry[n++] = TGPU_GP_ENTRY(seg + UQ_RELEASE, k, 0);
+	k = tgpu_pb_sem(p, s->sem.va, value, TGPU_SEM_OP_RELEASE | TGPU_SEM_PAYLOAD_64);
+	p[k++] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_NON_STALL_INTERRUPT, 0);
+	entry[n++] = TGPU_GP_ENTRY(seg, k, 0);
 	tu_uq_push(&s->uq[engine], entry, n);
-	return TGPU_SUCCESS;
 }
 
 tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
@@ -503,9 +569,7 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	if (st)
 		return st;
 	if (s->user) {
-		st = uq_commit(s, engine, va, ndwords);
-		if (st)
-			return st;
+		uq_commit(s, engine, va, ndwords);
 		goto done;
 	}
 	if (s->tail != s->head_seq && s->last_engine != (int)engine)
@@ -567,9 +631,8 @@ tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
 	st = tu_bo_create(ctx, RING_SIZE, false, true, &s->ring);
 	if (st)
 		goto err;
-	/* cached for the host's spin, written by the device through DMA */
 	if (s->user) {
-		st = tu_bo_create(ctx, TGPU_PAGE_SIZE, true, true, &s->sem);
+		st = tu_sem_get(ctx, &s->sem);
 		if (st)
 			goto err_ring;
 	}
@@ -591,8 +654,7 @@ tgpu_status tu_stream_create(tgpu_context *ctx, int priority, tgpu_stream **out)
 	return TGPU_SUCCESS;
 
 err_ring:
-	if (s->sem)
-		tu_bo_destroy(ctx, s->sem);
+	tu_sem_put(ctx, &s->sem, true);
 	tu_bo_destroy(ctx, s->ring);
 err:
 	for (i = 0; i < SLOTS; i++)
@@ -605,6 +667,7 @@ err:
 void tu_stream_free(tgpu_stream *s)
 {
 	tgpu_context *ctx = s->ctx;
+	bool drained;
 	int i;
 
 	tu_handle_remove(s);
@@ -615,6 +678,7 @@ void tu_stream_free(tgpu_stream *s)
 	pthread_mutex_unlock(&ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	drain(s);
+	drained = s->tail == s->head_seq;
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < NR_ENGINES; i++) {
 		struct drm_tgpu_queue_destroy d = { .id = s->queue[i] };
@@ -629,8 +693,9 @@ void tu_stream_free(tgpu_stream *s)
 	for (i = 0; i < (int)s->waits.n; i++)
 		tu_syncobj_destroy(ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
 	free(s->waits.v);
-	if (s->sem)
-		tu_bo_destroy(ctx, s->sem);
+	free(s->dep_q.v);
+	/* work that failed released less than it was given: never again */
+	tu_sem_put(ctx, &s->sem, drained);
 	tu_bo_destroy(ctx, s->ring);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -763,6 +828,8 @@ struct tgpu_event {
 	struct tu_bo *ts;       /* semaphore payload at 0, ns at 8 */
 	uint32_t records;
 	bool recorded;
+	/* user-mode submission: the last record is done at *sem_va >= sem_value */
+	uint64_t sem_va, sem_value;
 	/*
 	 * The queues whose work the last record follows and whose failures
 	 * no one has looked at yet: a failed job kills its queue, so asking
@@ -889,6 +956,10 @@ tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
 
 		event->recorded = true;
 		event->ncheck = 0;
+		if (s->user) {
+			event->sem_va = s->sem.va;
+			event->sem_value = s->sem.base + s->head_seq;
+		}
 		for (e = 0; e < NR_ENGINES; e++) {
 			if (s->queue[e] && s->engine_unchecked[e]) {
 				event->check_q[event->ncheck] = s->queue[e];
@@ -1012,11 +1083,41 @@ tgpu_status tgpu_event_export_fd(tgpu_event *event, int *fd)
 	return TGPU_SUCCESS;
 }
 
+/*
+ * User-mode submission: the stream's next submission acquires the
+ * event's (word, value) first.  One acquire per word, of the highest
+ * value asked: a stream's word only grows.  None for the stream's own
+ * word: its work is in order anyway.
+ */
+static tgpu_status uq_wait_event(tgpu_stream *s, uint64_t va, uint64_t value)
+{
+	unsigned int i;
+
+	if (va == s->sem.va)
+		return TGPU_SUCCESS;
+	for (i = 0; i < s->ngwait; i++) {
+		if (s->gwait[i].va == va) {
+			if (s->gwait[i].value < value)
+				s->gwait[i].value = value;
+			return TGPU_SUCCESS;
+		}
+	}
+	if (s->ngwait == UQ_MAX_WAITS)
+		return tu_fail(TGPU_ERROR_INVALID_VALUE,
+			       "tgpu_stream_wait_event: events of more than %d other streams waited for before one submission: submit work in between",
+			       UQ_MAX_WAITS);
+	s->gwait[s->ngwait].va = va;
+	s->gwait[s->ngwait++].value = value;
+	return TGPU_SUCCESS;
+}
+
 tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
 {
+	uint32_t dep[NR_ENGINES], h = 0;
+	uint64_t va, value;
 	tgpu_status st;
-	uint32_t h;
-	int err;
+	int err, ndep, i;
+	size_t j;
 
 	st = stream_enter(stream, "tgpu_stream_wait_event");
 	if (!st)
@@ -1026,28 +1127,50 @@ tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
 	if (event->ctx != stream->ctx)
 		return tu_fail(TGPU_ERROR_INVALID_HANDLE,
 			       "tgpu_stream_wait_event: the event belongs to another context");
-	if (!event->recorded)
+	pthread_mutex_lock(&event->lock);
+	if (!event->recorded) {
+		pthread_mutex_unlock(&event->lock);
 		return TGPU_SUCCESS;
-	err = tu_syncobj_create(stream->ctx->fd, &h, false);
-	if (err)
-		return tu_ctx_ioctl_error(stream->ctx, "DRM_IOCTL_SYNCOBJ_CREATE", err);
-	/* a copy: recording the event again must not change this wait */
-	err = tu_syncobj_transfer(stream->ctx->fd, h, event->syncobj);
-	if (err) {
-		tu_syncobj_destroy(stream->ctx->fd, h);
-		return tu_ctx_ioctl_error(stream->ctx, "DRM_IOCTL_SYNCOBJ_TRANSFER", err);
 	}
+	va = event->sem_va;
+	value = event->sem_value;
+	ndep = event->ncheck;
+	memcpy(dep, event->check_q, sizeof(dep));
+	if (!stream->user) {
+		err = tu_syncobj_create(stream->ctx->fd, &h, false);
+		/* a copy: recording the event again must not change this wait */
+		if (!err) {
+			err = tu_syncobj_transfer(stream->ctx->fd, h, event->syncobj);
+			if (err)
+				tu_syncobj_destroy(stream->ctx->fd, h);
+		}
+		if (err) {
+			pthread_mutex_unlock(&event->lock);
+			return tu_ctx_ioctl_error(stream->ctx, "waiting for an event (DRM_IOCTL_SYNCOBJ_*)", err);
+		}
+	}
+	pthread_mutex_unlock(&event->lock);
+
 	tu_stream_lock(stream);
-	if (stream->waits.n >= DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1 ||
-	    !tu_list_add(&stream->waits, (void *)(uintptr_t)h)) {
-		tu_stream_unlock(stream);
+	if (stream->user) {
+		st = uq_wait_event(stream, va, value);
+	} else if (stream->waits.n >= DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1 ||
+		   !tu_list_add(&stream->waits, (void *)(uintptr_t)h)) {
 		tu_syncobj_destroy(stream->ctx->fd, h);
-		return tu_fail(TGPU_ERROR_INVALID_VALUE,
-			       "tgpu_stream_wait_event: more than %d pending event waits on one stream: submit work in between",
-			       DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1);
+		st = tu_fail(TGPU_ERROR_INVALID_VALUE,
+			     "tgpu_stream_wait_event: more than %d pending event waits on one stream: submit work in between",
+			     DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1);
+	}
+	/* the queues whose failure would be this stream's, once each */
+	for (i = 0; !st && i < ndep; i++) {
+		for (j = 0; j < stream->dep_q.n; j++)
+			if ((uint32_t)(uintptr_t)stream->dep_q.v[j] == dep[i])
+				break;
+		if (j == stream->dep_q.n && !tu_list_add(&stream->dep_q, (void *)(uintptr_t)dep[i]))
+			st = tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
 	}
 	tu_stream_unlock(stream);
-	return TGPU_SUCCESS;
+	return st;
 }
 
 tgpu_status tgpu_stream_submit_commands(tgpu_stream *stream,

@@ -20,6 +20,7 @@
 #include <xf86drm.h>
 
 #include <tgpu/channel.h>
+#include <tgpu/mmu.h>
 #include <tgpu_drm.h>
 
 #include "tgpu-internal.h"
@@ -158,4 +159,88 @@ int tu_uq_fence(tgpu_context *ctx, const struct tu_uq *uq, uint32_t syncobj,
 	};
 
 	return tu_ioctl(ctx->fd, DRM_IOCTL_TGPU_USER_FENCE, &f);
+}
+
+/* ---- the streams' semaphores ---------------------------------------------- */
+
+/* 64-bit words: a page's worth of streams before another page */
+#define SEM_WORDS       (TGPU_PAGE_SIZE / 8)
+
+tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem)
+{
+	struct tu_bo *page;
+	tgpu_status st;
+	size_t i;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->nsem_free) {
+		*sem = ctx->sem_free[--ctx->nsem_free];
+		pthread_mutex_unlock(&ctx->lock);
+		/* the last stream's work all released: it is the highest */
+		sem->base = *sem->cpu;
+		return TGPU_SUCCESS;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+
+	/* cached for the host's spin, written by the device through DMA */
+	st = tu_bo_create(ctx, TGPU_PAGE_SIZE, true, true, &page);
+	if (st)
+		return st;
+	pthread_mutex_lock(&ctx->lock);
+	if (!tu_list_add(&ctx->sem_pages, page))
+		goto oom;
+	/* room for every word of every page: tu_sem_put() cannot fail */
+	if (ctx->sem_free_cap < ctx->sem_pages.n * SEM_WORDS) {
+		size_t cap = ctx->sem_pages.n * SEM_WORDS;
+		struct tu_sem *v = realloc(ctx->sem_free, cap * sizeof(*v));
+
+		if (!v) {
+			tu_list_remove(&ctx->sem_pages, page);
+			goto oom;
+		}
+		ctx->sem_free = v;
+		ctx->sem_free_cap = cap;
+	}
+	/* word 0 for this stream, the others free (highest first out) */
+	for (i = SEM_WORDS - 1; i > 0; i--) {
+		struct tu_sem *f = &ctx->sem_free[ctx->nsem_free++];
+
+		f->page = page;
+		f->off = (uint32_t)(i * 8);
+		f->va = page->va + f->off;
+		f->cpu = (volatile uint64_t *)((char *)page->cpu + f->off);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	sem->page = page;
+	sem->off = 0;
+	sem->va = page->va;
+	sem->cpu = page->cpu;
+	sem->base = 0;
+	return TGPU_SUCCESS;
+
+oom:
+	pthread_mutex_unlock(&ctx->lock);
+	tu_bo_destroy(ctx, page);
+	return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+}
+
+void tu_sem_put(tgpu_context *ctx, struct tu_sem *sem, bool reusable)
+{
+	if (!sem->page || !reusable)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->sem_free[ctx->nsem_free++] = *sem;
+	pthread_mutex_unlock(&ctx->lock);
+	memset(sem, 0, sizeof(*sem));
+}
+
+void tu_sem_pool_free(tgpu_context *ctx)
+{
+	while (ctx->sem_pages.n)
+		tu_bo_destroy(ctx, ctx->sem_pages.v[--ctx->sem_pages.n]);
+	free(ctx->sem_pages.v);
+	free(ctx->sem_free);
+	ctx->sem_pages.v = NULL;
+	ctx->sem_free = NULL;
+	ctx->nsem_free = ctx->sem_free_cap = 0;
 }

@@ -335,8 +335,8 @@ static void test_kernels(void)
 
 static void test_streams(void)
 {
-	tgpu_stream *s1, *s2, *bad;
-	tgpu_event *e0, *e1, *e2;
+	tgpu_stream *s1, *s2, *s3, *bad;
+	tgpu_event *e0, *e1, *e2, *e3;
 	tgpu_function *spin;
 	struct spin_params sp;
 	tgpu_context *ctx;
@@ -360,6 +360,8 @@ static void test_streams(void)
 	is(tgpu_event_create(ctx, &e0, 0), TGPU_SUCCESS, "tgpu_event_create");
 	tgpu_event_create(ctx, &e1, 0);
 	tgpu_event_create(ctx, &e2, 0);
+	tgpu_event_create(ctx, &e3, 0);
+	tgpu_stream_create(ctx, &s3, 0, 0);
 	is(tgpu_event_elapsed_time(&ms, e0, e1), TGPU_ERROR_INVALID_HANDLE,
 	   "elapsed time of events never recorded");
 	is(tgpu_event_synchronize(e0), TGPU_SUCCESS, "synchronize of an event never recorded");
@@ -374,16 +376,24 @@ static void test_streams(void)
 	is(tgpu_launch_kernel(spin, 1, 1, 1, 1, 1, 1, 0, s1, &sp, sizeof(sp)), TGPU_SUCCESS,
 	   "launch a kernel of 9 million instructions");
 	tgpu_event_record(e1, s1);
+	tgpu_event_record(e3, s1);
 	is(tgpu_stream_query(s1), TGPU_ERROR_NOT_READY, "stream_query while it runs");
 	is(tgpu_event_query(e1), TGPU_ERROR_NOT_READY, "event_query while it runs");
 	is(tgpu_event_export_fd(e1, &fd), TGPU_SUCCESS, "tgpu_event_export_fd");
 	ep = epoll_create1(0);
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee);
 	ok(epoll_wait(ep, &ee, 1, 0) == 0, "epoll: the sync_file is not readable yet");
-	/* s2 waits for the kernel through the event, then copies its output */
-	is(tgpu_stream_wait_event(s2, e1), TGPU_SUCCESS, "tgpu_stream_wait_event");
+	/*
+	 * s2 waits for the kernel through the event, then copies its
+	 * output.  The event is recorded again at once on an idle stream:
+	 * the wait is for the record it saw.  Neither call waits.
+	 */
+	is(tgpu_stream_wait_event(s2, e3), TGPU_SUCCESS, "tgpu_stream_wait_event");
+	is(tgpu_event_record(e3, s3), TGPU_SUCCESS, "record the event again, on an idle stream");
 	is(tgpu_memcpy_dtod_async(ctx, out + 64, out, 4, s2), TGPU_SUCCESS,
 	   "a copy on the other stream after the wait");
+	is(tgpu_event_query(e1), TGPU_ERROR_NOT_READY,
+	   "the wait and the copy were queued while the kernel runs (the wait is the GPU's)");
 	tgpu_event_record(e2, s2);
 	r = epoll_wait(ep, &ee, 1, 20000);
 	ok(r == 1 && (ee.events & EPOLLIN), "epoll: readable when the kernel is done");
@@ -391,7 +401,18 @@ static void test_streams(void)
 	close(fd);
 	is(tgpu_event_synchronize(e2), TGPU_SUCCESS, "synchronize the other stream's event");
 	v = po[16];
-	ok(v == sp.iters, "the waiting stream saw the kernel's result (%u)", v);
+	ok(v == sp.iters, "the waiting stream saw the kernel's result (%u), not the second record's", v);
+	/* a wait for the record of a stream destroyed since, its word reused */
+	po[32] = 0;
+	is(tgpu_memset_d32_async(ctx, out + 4, 0x5eed, 1, s3), TGPU_SUCCESS, "work on a third stream");
+	tgpu_event_record(e3, s3);
+	is(tgpu_stream_destroy(s3), TGPU_SUCCESS, "destroy it");
+	is(tgpu_stream_create(ctx, &s3, 0, 0), TGPU_SUCCESS, "a new stream");
+	is(tgpu_stream_wait_event(s2, e3), TGPU_SUCCESS, "wait for the destroyed stream's event");
+	is(tgpu_memcpy_dtod_async(ctx, out + 128, out + 4, 4, s2), TGPU_SUCCESS, "copy after it");
+	is(tgpu_stream_synchronize(s2), TGPU_SUCCESS, "the wait is met at once");
+	ok(po[32] == 0x5eed, "the copy saw the destroyed stream's work (0x%x)", po[32]);
+	is(tgpu_event_destroy(e3), TGPU_SUCCESS, "destroy that event");
 	is(tgpu_event_elapsed_time(&ms, e0, e1), TGPU_SUCCESS, "tgpu_event_elapsed_time");
 	ok(ms > 0.0f && ms < 20000.0f, "the kernel took %.3f ms of GPU time", ms);
 	is(tgpu_stream_query(s1), TGPU_SUCCESS, "stream_query when done");
@@ -606,6 +627,41 @@ static void test_sticky(void)
 		is(tgpu_event_synchronize(ev), TGPU_ERROR_ILLEGAL_ADDRESS,
 		   "an event recorded on the copy engine after a faulting kernel reports the fault");
 		tgpu_ctx_destroy(c3);
+	}
+	/*
+	 * A stream that waits for an event of a stream whose kernel faults:
+	 * its wait is never met, and the driver's watchdog takes it down
+	 * after the job timeout.  Its synchronize ends, naming the fault.
+	 */
+	{
+		tgpu_context *c4;
+		tgpu_module *m4;
+		tgpu_function *f4;
+		tgpu_stream *sa, *sb;
+		tgpu_event *ev;
+		tgpu_deviceptr d;
+		struct timespec t0, t1;
+		double dt;
+
+		if (tgpu_ctx_create(&c4, dev, 0) || tgpu_module_load_data(c4, &m4, kernels, 0) ||
+		    tgpu_module_get_function(&f4, m4, "fault") || tgpu_event_create(c4, &ev, 0) ||
+		    tgpu_ctx_set_limit(c4, TGPU_LIMIT_JOB_TIMEOUT_MS, 300) ||
+		    tgpu_stream_create(c4, &sa, 0, 0) || tgpu_stream_create(c4, &sb, 0, 0) ||
+		    tgpu_mem_alloc(c4, &d, 4096))
+			bail("no context");
+		tgpu_launch_kernel(f4, 1, 1, 1, 32, 1, 1, 0, sa, NULL, 0);
+		tgpu_event_record(ev, sa);
+		is(tgpu_stream_wait_event(sb, ev), TGPU_SUCCESS, "wait for an event after a faulting kernel");
+		is(tgpu_memset_d32_async(c4, d, 1, 1024, sb), TGPU_SUCCESS, "work after the wait");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		st = tgpu_stream_synchronize(sb);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		is(st, TGPU_ERROR_ILLEGAL_ADDRESS, "the waiting stream's synchronize reports the fault it waited behind");
+		ok(strstr(tgpu_get_last_error_message(), "0x1000000000") != NULL,
+		   "its message names the faulting address (%s)", tgpu_get_last_error_message());
+		ok(dt < 30, "it ended in %.2f s (a job timeout of 300 ms)", dt);
+		is(tgpu_ctx_destroy(c4), TGPU_SUCCESS, "the context can be destroyed");
 	}
 	/* a kernel error that is not a fault */
 	if (tgpu_module_load_data(ctx2, &m, kernels, 0) ||

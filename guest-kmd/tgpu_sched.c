@@ -87,17 +87,15 @@ static u64 tgpu_queue_busy_locked(struct tgpu_queue *q)
 						       TGPU_CHAN_BUSY_NS_HI)) << 32;
 }
 
-/**
- * tgpu_queue_busy_ns() - the engine time a queue's channel's work has had
- * @q: the queue
- *
+/*
  * CHAN_BUSY_NS (channels.md): the time the channel's work had its engine,
- * not the time it waited behind the engine's other channels.
- *
- * Return: nanoseconds since the channel's last reset; U64_MAX when the
- * device is gone (or reads all ones).
+ * not the time it waited behind the engine's other channels.  With
+ * @account, what it counted since the last look goes to the file, so the
+ * files' shares of an engine add up to at most all of it; a channel reset
+ * starts the count again.  The read and busy_seen's update are one reader
+ * at a time.  U64_MAX when the device is gone (or reads all ones).
  */
-u64 tgpu_queue_busy_ns(struct tgpu_queue *q)
+static u64 tgpu_queue_busy(struct tgpu_queue *q, bool account)
 {
 	struct tgpu_device *tdev = q->tdev;
 	unsigned long flags;
@@ -108,41 +106,38 @@ u64 tgpu_queue_busy_ns(struct tgpu_queue *q)
 		return U64_MAX;
 	spin_lock_irqsave(&q->fence_lock, flags);
 	ns = tgpu_queue_busy_locked(q);
+	if (account) {
+		if (ns < q->busy_seen)
+			q->busy_seen = 0;
+		if (ns != U64_MAX && ns > q->busy_seen) {
+			tgpu_queue_add_busy(q, ns - q->busy_seen);
+			q->busy_seen = ns;
+		}
+	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 	drm_dev_exit(idx);
 	return ns;
 }
 
 /**
- * tgpu_queue_account() - a queue's engine time, for its file's fdinfo
+ * tgpu_queue_busy_ns() - the engine time a queue's channel's work has had
  * @q: the queue
  *
- * The device counts the time the channel's work had its engine
- * (CHAN_BUSY_NS, channels.md), not the time it waited behind the
- * engine's other channels, so the files' shares of an engine add up to
- * at most all of it; what it counted since the last look goes to the
- * file.  A channel reset starts the count again.
+ * Return: nanoseconds since the channel's last reset; U64_MAX when the
+ * device is gone (or reads all ones).
+ */
+u64 tgpu_queue_busy_ns(struct tgpu_queue *q)
+{
+	return tgpu_queue_busy(q, false);
+}
+
+/**
+ * tgpu_queue_account() - a queue's engine time, for its file's fdinfo
+ * @q: the queue
  */
 void tgpu_queue_account(struct tgpu_queue *q)
 {
-	struct tgpu_device *tdev = q->tdev;
-	unsigned long flags;
-	u64 ns;
-	int idx;
-
-	if (READ_ONCE(tdev->reset.lost) || !drm_dev_enter(&tdev->base, &idx))
-		return;
-	/* the read and busy_seen's update, one reader at a time */
-	spin_lock_irqsave(&q->fence_lock, flags);
-	ns = tgpu_queue_busy_locked(q);
-	if (ns < q->busy_seen)
-		q->busy_seen = 0;
-	if (ns != U64_MAX && ns > q->busy_seen) {
-		tgpu_queue_add_busy(q, ns - q->busy_seen);
-		q->busy_seen = ns;
-	}
-	spin_unlock_irqrestore(&q->fence_lock, flags);
-	drm_dev_exit(idx);
+	tgpu_queue_busy(q, true);
 }
 
 /*

@@ -7,6 +7,7 @@
  *
  *   bench-stack [--nvme=/dev/nvme0n1] [--quick]
  *   bench-stack --repeat=h2d|d2h|d2d,N[,BYTES]   (one copy N times, to profile)
+ *   bench-stack --repeat=launch,N   (N empty launches, each synchronized)
  *   bench-stack --ctxsw=TAG    1,000 switches between two processes; the
  *                              rows are named stack.ctxsw_*_TAG (make bench
  *                              runs it with tlb-tagging=on and =off)
@@ -705,6 +706,32 @@ static void repeat_copy(tgpu_context *ctx, const char *spec)
 	       gbps(size, time_copy(ctx, k, d, pinned, size, n)), n);
 }
 
+/* N empty kernel launches, each synchronized: a steady load to profile. */
+static void repeat_launch(tgpu_context *ctx, long n)
+{
+	double *lat = malloc((size_t)n * sizeof(*lat)), t0;
+	tgpu_function *fn;
+	tgpu_module *m;
+	tgpu_stream *s;
+	long i;
+
+	if (!lat)
+		die("malloc", TGPU_ERROR_OUT_OF_MEMORY);
+	CHECK(tgpu_module_load_data(ctx, &m, ".entry empty\n\texit\n", 0));
+	CHECK(tgpu_module_get_function(&fn, m, "empty"));
+	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
+	for (i = 0; i < n; i++) {
+		t0 = now_us();
+		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
+		CHECK(tgpu_stream_synchronize(s));
+		lat[i] = now_us() - t0;
+	}
+	printf("launch+sync x %ld: p50 %.2f us, p99 %.2f us\n", n, pct(lat, (size_t)n, 0.5),
+	       pct(lat, (size_t)n, 0.99));
+	CHECK(tgpu_stream_destroy(s));
+	free(lat);
+}
+
 /* ---- context switches between processes --------------------------------- */
 
 #define CTXSW_SWITCHES  1000
@@ -836,7 +863,7 @@ int main(int argc, char **argv)
 		else if (!strncmp(argv[i], "--ctxsw=", 8))
 			ctxsw_tag = argv[i] + 8;
 		else {
-			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick] [--repeat=h2d|d2h|d2d,N[,BYTES]] [--ctxsw=TAG]\n");
+			fprintf(stderr, "usage: bench-stack [--nvme=DEV] [--quick] [--repeat=h2d|d2h|d2d,N[,BYTES]|launch,N] [--ctxsw=TAG]\n");
 			return 2;
 		}
 	}
@@ -849,7 +876,10 @@ int main(int argc, char **argv)
 	CHECK(tgpu_device_get(&dev, 0));
 	if (repeat) {
 		CHECK(tgpu_ctx_create(&ctx, dev, 0));
-		repeat_copy(ctx, repeat);
+		if (!strncmp(repeat, "launch,", 7) && atol(repeat + 7) > 0)
+			repeat_launch(ctx, atol(repeat + 7));
+		else
+			repeat_copy(ctx, repeat);
 		return 0;
 	}
 	/* the kernel path first, then the default (user), which goes on */

@@ -493,6 +493,7 @@ tgpu_status tgpu_ctx_create(tgpu_context **out, tgpu_device *dev,
 
 err_handle:
 	tu_handle_remove(ctx);
+	tu_sem_pool_free(ctx);
 err_close:
 	close(ctx->fd);
 err_free:

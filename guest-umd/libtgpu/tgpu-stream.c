@@ -60,6 +60,8 @@
 #define UQ_ACQUIRE      (TGPU_SEM_DWORDS * 4u)  /* then the acquires, each */
 /* other streams' semaphores acquired before one submission, at most */
 #define UQ_MAX_WAITS    16
+/* how often a user-mode wait behind events looks at the events' queues */
+#define DEP_CHECK_NS    (100 * 1000 * 1000)
 _Static_assert((TGPU_SEM_DWORDS + 1) * 4 <= UQ_RELEASE, "release segment");
 
 struct slot {
@@ -244,33 +246,41 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
  * its channel stayed blocked on the acquire until the driver took it
  * down as hung.  false, or true with *st and why set.
  */
-static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
+static int dep_error(tgpu_stream *s, uint32_t *id)
 {
-	char cause[256];
 	size_t i;
 
 	for (i = 0; i < s->dep_q.n; i++) {
-		uint32_t id = (uint32_t)(uintptr_t)s->dep_q.v[i];
-		struct drm_tgpu_queue_query q = { .id = id };
+		struct drm_tgpu_queue_query q = { .id = (uint32_t)(uintptr_t)s->dep_q.v[i] };
 
 		/* a queue gone is no news (as for an event) */
-		if (tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) || !q.error)
-			continue;
-		if (q.error == -EIO) {
-			*st = chan_error_status(s->ctx, id, cause, sizeof(cause));
-		} else {
-			const char *w;
-
-			*st = fence_status(q.error, &w);
-			snprintf(cause, sizeof(cause), "%s", w);
+		if (!tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_QUEUE_QUERY, &q) && q.error) {
+			*id = q.id;
+			return q.error;
 		}
-		snprintf(why, len, "it waited for an event after work of queue %" PRIu32
-			 ", which failed: %s", id, cause);
-		s->dep_q.n = 0;
-		return true;
 	}
+	return 0;
+}
+
+static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
+{
+	char cause[256];
+	const char *w;
+	uint32_t id;
+	int err = s->dep_q.n ? dep_error(s, &id) : 0;
+
 	s->dep_q.n = 0;
-	return false;
+	if (!err)
+		return false;
+	if (err == -EIO) {
+		*st = chan_error_status(s->ctx, id, cause, sizeof(cause));
+	} else {
+		*st = fence_status(err, &w);
+		snprintf(cause, sizeof(cause), "%s", w);
+	}
+	snprintf(why, len, "it waited for an event after work of queue %" PRIu32
+		 ", which failed: %s", id, cause);
+	return true;
 }
 
 /* A failed fence of an engine's job: the context's sticky error. */
@@ -282,7 +292,7 @@ static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 
 	if (err == -ETIME && dep_failed(s, buf, sizeof(buf), &st)) {
 		return tu_ctx_set_sticky(s->ctx, st,
-					 "work on stream %p (%s queue %" PRIu32 ") was taken down after its job timeout: %s",
+					 "work on stream %p (%s queue %" PRIu32 ") cannot finish: %s",
 					 (void *)s, engine_names[engine], s->queue[engine], buf);
 	} else if (err == -EIO) {
 		st = chan_error_status(s->ctx, s->queue[engine], buf, sizeof(buf));
@@ -316,8 +326,28 @@ static int queue_error(tgpu_stream *s, int engine)
  */
 static int uq_wait(tgpu_stream *s, int engine, uint64_t seq, int64_t timeout_ns)
 {
-	int err = tu_uq_wait(s->ctx, &s->uq[engine], s->sem.cpu, s->sem.va,
-			     s->sem.base + seq, timeout_ns);
+	int64_t left = timeout_ns, slice;
+	uint32_t id;
+	int err;
+
+	/*
+	 * Blocked behind an event whose work failed, the channel may wait
+	 * for the driver's watchdog, which spares it while other work of
+	 * the process runs: look at the events' queues every DEP_CHECK_NS.
+	 */
+	for (;;) {
+		slice = !s->dep_q.n || (left >= 0 && left <= DEP_CHECK_NS) ? left : DEP_CHECK_NS;
+		err = tu_uq_wait(s->ctx, &s->uq[engine], s->sem.cpu, s->sem.va,
+				 s->sem.base + seq, slice);
+		if (err != ETIME || !s->dep_q.n)
+			break;
+		if (dep_error(s, &id))
+			return -ETIME;          /* job_failed() says whose */
+		if (slice == left)
+			break;
+		if (left > 0)
+			left -= slice;
+	}
 
 	switch (err) {
 	case 0:
@@ -538,9 +568,11 @@ static void uq_commit(tgpu_stream *s, enum tgpu_engine engine, uint64_t va,
 
 	p = (uint32_t *)((char *)s->ring->cpu + tail);
 	acq = p + UQ_RELEASE / 4;
-	if (s->tail != s->head_seq && s->last_engine != (int)engine)
+	if (s->tail != s->head_seq && s->last_engine != (int)engine) {
 		acq += tgpu_pb_sem(acq, s->sem.va, value - 1,
-				   TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64), nacq++;
+				   TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
+		nacq++;
+	}
 	for (i = 0; i < s->ngwait; i++, nacq++)
 		acq += tgpu_pb_sem(acq, s->gwait[i].va, s->gwait[i].value,
 				   TGPU_SEM_OP_ACQ_GEQ | TGPU_SEM_PAYLOAD_64);
@@ -569,8 +601,18 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	if (st)
 		return st;
 	if (s->user) {
+		/*
+		 * Events of kernel-path streams (TGPU_SUBMIT=kernel when they
+		 * were made) have no semaphore word: those are waited for on
+		 * the host, before the submission is written.
+		 */
+		for (i = 0; i < s->waits.n; i++) {
+			err = tu_syncobj_wait(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i], -1);
+			if (err)
+				return tu_ctx_ioctl_error(s->ctx, "waiting for an event (DRM_IOCTL_SYNCOBJ_WAIT)", err);
+		}
 		uq_commit(s, engine, va, ndwords);
-		goto done;
+		goto waited;
 	}
 	if (s->tail != s->head_seq && s->last_engine != (int)engine)
 		in[nin++] = s->slot[(s->head_seq - 1) % SLOTS].syncobj;
@@ -587,10 +629,10 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_SUBMIT, &sub);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "submitting work (DRM_IOCTL_TGPU_SUBMIT)", err);
+waited:
 	for (i = 0; i < s->waits.n; i++)
 		tu_syncobj_destroy(s->ctx->fd, (uint32_t)(uintptr_t)s->waits.v[i]);
 	s->waits.n = 0;
-done:
 	sl->start = s->res_start;
 	sl->end = s->res_end;
 	sl->engine = engine;
@@ -701,12 +743,35 @@ void tu_stream_free(tgpu_stream *s)
 	free(s);
 }
 
+/*
+ * Event waits with no work after them yet are part of the stream too (as
+ * in CUDA): give them a submission of their own, one WFI, so that what
+ * waits for the stream waits for them (stream lock held).
+ */
+static tgpu_status flush_waits(tgpu_stream *s)
+{
+	tgpu_status st;
+	uint32_t *p;
+	uint64_t va;
+
+	if (!s->ngwait && !s->waits.n)
+		return TGPU_SUCCESS;
+	st = tu_stream_reserve(s, 4, (void **)&p, &va);
+	if (st)
+		return st;
+	p[0] = TGPU_PB_HDR(TGPU_PB_OP_IMMD, 0, TGPU_M_WFI, 0);
+	return tu_stream_commit(s, s->last_engine >= 0 ? s->last_engine : TGPU_ENGINE_KIND_COMPUTE,
+				va, 1, false);
+}
+
 tgpu_status tu_stream_sync(tgpu_stream *s)
 {
 	tgpu_status st;
 
 	pthread_mutex_lock(&s->lock);
-	st = drain(s);
+	st = flush_waits(s);
+	if (!st)
+		st = drain(s);
 	pthread_mutex_unlock(&s->lock);
 	return st;
 }
@@ -796,6 +861,11 @@ tgpu_status tgpu_stream_query(tgpu_stream *stream)
 	if (st)
 		return st;
 	pthread_mutex_lock(&stream->lock);
+	st = flush_waits(stream);
+	if (st) {
+		pthread_mutex_unlock(&stream->lock);
+		return st;
+	}
 	if (stream->user) {
 		err = stream->tail == stream->head_seq ? 0 :
 		      uq_wait(stream, stream->last_engine, stream->head_seq, 0);
@@ -956,10 +1026,9 @@ tgpu_status tgpu_event_record(tgpu_event *event, tgpu_stream *stream)
 
 		event->recorded = true;
 		event->ncheck = 0;
-		if (s->user) {
-			event->sem_va = s->sem.va;
-			event->sem_value = s->sem.base + s->head_seq;
-		}
+		/* a kernel-path stream's record has a syncobj only */
+		event->sem_va = s->user ? s->sem.va : 0;
+		event->sem_value = s->user ? s->sem.base + s->head_seq : 0;
 		for (e = 0; e < NR_ENGINES; e++) {
 			if (s->queue[e] && s->engine_unchecked[e]) {
 				event->check_q[event->ncheck] = s->queue[e];
@@ -1111,13 +1180,32 @@ static tgpu_status uq_wait_event(tgpu_stream *s, uint64_t va, uint64_t value)
 	return TGPU_SUCCESS;
 }
 
+/* Remember the queues whose failure would be this stream's, once each. */
+static tgpu_status add_deps(tgpu_stream *s, const uint32_t *dep, int ndep)
+{
+	size_t j;
+	int i, e;
+
+	for (i = 0; i < ndep; i++) {
+		/* its own: its drain looks at them anyway */
+		for (e = 0; e < NR_ENGINES && s->queue[e] != dep[i]; e++)
+			;
+		for (j = 0; e == NR_ENGINES && j < s->dep_q.n; j++)
+			if ((uint32_t)(uintptr_t)s->dep_q.v[j] == dep[i])
+				break;
+		if (e == NR_ENGINES && j == s->dep_q.n &&
+		    !tu_list_add(&s->dep_q, (void *)(uintptr_t)dep[i]))
+			return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
+	}
+	return TGPU_SUCCESS;
+}
+
 tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
 {
 	uint32_t dep[NR_ENGINES], h = 0;
 	uint64_t va, value;
 	tgpu_status st;
-	int err, ndep, i;
-	size_t j;
+	int err, ndep;
 
 	st = stream_enter(stream, "tgpu_stream_wait_event");
 	if (!st)
@@ -1136,9 +1224,9 @@ tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
 	value = event->sem_value;
 	ndep = event->ncheck;
 	memcpy(dep, event->check_q, sizeof(dep));
-	if (!stream->user) {
+	/* a copy: recording the event again must not change this wait */
+	if (!stream->user || !va) {
 		err = tu_syncobj_create(stream->ctx->fd, &h, false);
-		/* a copy: recording the event again must not change this wait */
 		if (!err) {
 			err = tu_syncobj_transfer(stream->ctx->fd, h, event->syncobj);
 			if (err)
@@ -1152,23 +1240,18 @@ tgpu_status tgpu_stream_wait_event(tgpu_stream *stream, tgpu_event *event)
 	pthread_mutex_unlock(&event->lock);
 
 	tu_stream_lock(stream);
-	if (stream->user) {
+	/* first what can fail, so that a failed call leaves no wait behind */
+	st = add_deps(stream, dep, ndep);
+	if (!st && !h) {
 		st = uq_wait_event(stream, va, value);
-	} else if (stream->waits.n >= DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1 ||
-		   !tu_list_add(&stream->waits, (void *)(uintptr_t)h)) {
-		tu_syncobj_destroy(stream->ctx->fd, h);
+	} else if (!st && (stream->waits.n >= DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1 ||
+			   !tu_list_add(&stream->waits, (void *)(uintptr_t)h))) {
 		st = tu_fail(TGPU_ERROR_INVALID_VALUE,
 			     "tgpu_stream_wait_event: more than %d pending event waits on one stream: submit work in between",
 			     DRM_TGPU_SUBMIT_MAX_IN_SYNCOBJS - 1);
 	}
-	/* the queues whose failure would be this stream's, once each */
-	for (i = 0; !st && i < ndep; i++) {
-		for (j = 0; j < stream->dep_q.n; j++)
-			if ((uint32_t)(uintptr_t)stream->dep_q.v[j] == dep[i])
-				break;
-		if (j == stream->dep_q.n && !tu_list_add(&stream->dep_q, (void *)(uintptr_t)dep[i]))
-			st = tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-	}
+	if (st && h)
+		tu_syncobj_destroy(stream->ctx->fd, h);
 	tu_stream_unlock(stream);
 	return st;
 }

@@ -201,7 +201,7 @@ tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem)
 		ctx->sem_free = v;
 		ctx->sem_free_cap = cap;
 	}
-	/* word 0 for this stream, the others free (highest first out) */
+	/* word 0 for this stream, the others free (word 1 first out) */
 	for (i = SEM_WORDS - 1; i > 0; i--) {
 		struct tu_sem *f = &ctx->sem_free[ctx->nsem_free++];
 

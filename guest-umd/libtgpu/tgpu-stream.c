@@ -240,12 +240,7 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 	return fault ? TGPU_ERROR_ILLEGAL_ADDRESS : TGPU_ERROR_LAUNCH_FAILED;
 }
 
-/*
- * Did work this stream waited for (through events) fail?  Then that is
- * its failure: on the kernel path its work ran anyway, on the user path
- * its channel stayed blocked on the acquire until the driver took it
- * down as hung.  false, or true with *st and why set.
- */
+/* The errno of the first queue the stream depends on that failed (its ID in *id), or 0. */
 static int dep_error(tgpu_stream *s, uint32_t *id)
 {
 	size_t i;
@@ -262,6 +257,13 @@ static int dep_error(tgpu_stream *s, uint32_t *id)
 	return 0;
 }
 
+/*
+ * Did work this stream waited for (through events) fail?  Then that is
+ * its failure: on the kernel path its work ran anyway, on the user path
+ * its channel stayed blocked on the acquire until the driver took it
+ * down as hung, or the wait gave up (uq_wait()).  false, or true with
+ * *st and why set.
+ */
 static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
 {
 	char cause[256];
@@ -343,7 +345,8 @@ static int uq_wait(tgpu_stream *s, int engine, uint64_t seq, int64_t timeout_ns)
 			break;
 		if (dep_error(s, &id))
 			return -ETIME;          /* job_failed() says whose */
-		if (slice == left)
+		/* its own queue failed: the wait ends (below) */
+		if (slice == left || queue_error(s, engine))
 			break;
 		if (left > 0)
 			left -= slice;

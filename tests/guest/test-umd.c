@@ -721,6 +721,36 @@ static void test_sticky(void)
 		ok(pd[16] == 0, "it did so while the third stream's kernel still ran (%u)", pd[16]);
 		is(tgpu_ctx_destroy(c4), TGPU_SUCCESS, "the context can be destroyed");
 	}
+	/*
+	 * A stream that waited for a healthy event, whose own kernel then
+	 * runs past the job timeout: its synchronize ends with the timeout.
+	 */
+	{
+		tgpu_context *c5;
+		tgpu_module *m5;
+		tgpu_function *spin5;
+		tgpu_stream *sa, *sb;
+		tgpu_event *ev;
+		tgpu_deviceptr d;
+		struct spin_params sp5;
+
+		if (tgpu_ctx_create(&c5, dev, 0) || tgpu_module_load_data(c5, &m5, kernels, 0) ||
+		    tgpu_module_get_function(&spin5, m5, "spin") || tgpu_event_create(c5, &ev, 0) ||
+		    tgpu_ctx_set_limit(c5, TGPU_LIMIT_JOB_TIMEOUT_MS, 200) ||
+		    tgpu_stream_create(c5, &sa, 0, 0) || tgpu_stream_create(c5, &sb, 0, 0) ||
+		    tgpu_mem_alloc(c5, &d, 4096))
+			bail("no context");
+		tgpu_memset_d32_async(c5, d, 1, 4, sa);
+		tgpu_event_record(ev, sa);
+		is(tgpu_stream_wait_event(sb, ev), TGPU_SUCCESS, "wait for a healthy event");
+		sp5.out = d + 64;
+		sp5.iters = 0x7fffffff;
+		is(tgpu_launch_kernel(spin5, 1, 1, 1, 1, 1, 1, 0, sb, &sp5, sizeof(sp5)), TGPU_SUCCESS,
+		   "then a kernel that runs for minutes");
+		is(tgpu_stream_synchronize(sb), TGPU_ERROR_LAUNCH_TIMEOUT,
+		   "the synchronize ends with the stream's own timeout");
+		tgpu_ctx_destroy(c5);
+	}
 	/* a kernel error that is not a fault */
 	if (tgpu_module_load_data(ctx2, &m, kernels, 0) ||
 	    tgpu_module_get_function(&fault, m, "trap"))

@@ -240,6 +240,20 @@ static tgpu_status chan_error_status(tgpu_context *ctx, uint32_t qid,
 	return fault ? TGPU_ERROR_ILLEGAL_ADDRESS : TGPU_ERROR_LAUNCH_FAILED;
 }
 
+/* A queue's failure (errno err) as a status, and why in words. */
+static tgpu_status queue_failure(tgpu_context *ctx, uint32_t qid, int err,
+				 char *why, size_t len)
+{
+	tgpu_status st;
+	const char *w;
+
+	if (err == -EIO)
+		return chan_error_status(ctx, qid, why, len);
+	st = fence_status(err, &w);
+	snprintf(why, len, "%s", w);
+	return st;
+}
+
 /* The errno of the first queue the stream depends on that failed (its ID in *id), or 0. */
 static int dep_error(tgpu_stream *s, uint32_t *id)
 {
@@ -267,19 +281,13 @@ static int dep_error(tgpu_stream *s, uint32_t *id)
 static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
 {
 	char cause[256];
-	const char *w;
 	uint32_t id;
 	int err = s->dep_q.n ? dep_error(s, &id) : 0;
 
 	s->dep_q.n = 0;
 	if (!err)
 		return false;
-	if (err == -EIO) {
-		*st = chan_error_status(s->ctx, id, cause, sizeof(cause));
-	} else {
-		*st = fence_status(err, &w);
-		snprintf(cause, sizeof(cause), "%s", w);
-	}
+	*st = queue_failure(s->ctx, id, err, cause, sizeof(cause));
 	snprintf(why, len, "it waited for an event after work of queue %" PRIu32
 		 ", which failed: %s", id, cause);
 	return true;
@@ -289,21 +297,17 @@ static bool dep_failed(tgpu_stream *s, char *why, size_t len, tgpu_status *st)
 static tgpu_status job_failed(tgpu_stream *s, int engine, int err)
 {
 	char buf[512];
-	const char *why;
-	tgpu_status st = fence_status(err, &why);
+	tgpu_status st;
 
-	if (err == -ETIME && dep_failed(s, buf, sizeof(buf), &st)) {
+	if (err == -ETIME && dep_failed(s, buf, sizeof(buf), &st))
 		return tu_ctx_set_sticky(s->ctx, st,
 					 "work on stream %p (%s queue %" PRIu32 ") cannot finish: %s",
 					 (void *)s, engine_names[engine], s->queue[engine], buf);
-	} else if (err == -EIO) {
-		st = chan_error_status(s->ctx, s->queue[engine], buf, sizeof(buf));
-		why = buf;
-	}
+	st = queue_failure(s->ctx, s->queue[engine], err, buf, sizeof(buf));
 	return tu_ctx_set_sticky(s->ctx, st,
 				 "work on stream %p (%s queue %" PRIu32 ") failed with %s: %s",
 				 (void *)s, engine_names[engine], s->queue[engine],
-				 strerror(-err), why);
+				 strerror(-err), buf);
 }
 
 /*
@@ -1183,23 +1187,30 @@ static tgpu_status uq_wait_event(tgpu_stream *s, uint64_t va, uint64_t value)
 	return TGPU_SUCCESS;
 }
 
+/* Is queue qid one the stream already looks at when it drains? */
+static bool dep_known(const tgpu_stream *s, uint32_t qid)
+{
+	size_t j;
+	int e;
+
+	/* its own: its drain checks them anyway */
+	for (e = 0; e < NR_ENGINES; e++)
+		if (s->queue[e] == qid)
+			return true;
+	for (j = 0; j < s->dep_q.n; j++)
+		if ((uint32_t)(uintptr_t)s->dep_q.v[j] == qid)
+			return true;
+	return false;
+}
+
 /* Remember the queues whose failure would be this stream's, once each. */
 static tgpu_status add_deps(tgpu_stream *s, const uint32_t *dep, int ndep)
 {
-	size_t j;
-	int i, e;
+	int i;
 
-	for (i = 0; i < ndep; i++) {
-		/* its own: its drain looks at them anyway */
-		for (e = 0; e < NR_ENGINES && s->queue[e] != dep[i]; e++)
-			;
-		for (j = 0; e == NR_ENGINES && j < s->dep_q.n; j++)
-			if ((uint32_t)(uintptr_t)s->dep_q.v[j] == dep[i])
-				break;
-		if (e == NR_ENGINES && j == s->dep_q.n &&
-		    !tu_list_add(&s->dep_q, (void *)(uintptr_t)dep[i]))
+	for (i = 0; i < ndep; i++)
+		if (!dep_known(s, dep[i]) && !tu_list_add(&s->dep_q, (void *)(uintptr_t)dep[i]))
 			return tu_fail(TGPU_ERROR_OUT_OF_MEMORY, "out of host memory");
-	}
 	return TGPU_SUCCESS;
 }
 

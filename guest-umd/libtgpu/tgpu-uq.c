@@ -176,7 +176,7 @@ tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem)
 	if (ctx->nsem_free) {
 		*sem = ctx->sem_free[--ctx->nsem_free];
 		pthread_mutex_unlock(&ctx->lock);
-		/* the last stream's work all released: it is the highest */
+		/* the last stream's work all released, or 0 on a new page */
 		sem->base = *sem->cpu;
 		return TGPU_SUCCESS;
 	}
@@ -201,8 +201,8 @@ tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem)
 		ctx->sem_free = v;
 		ctx->sem_free_cap = cap;
 	}
-	/* word 0 for this stream, the others free (word 1 first out) */
-	for (i = SEM_WORDS - 1; i > 0; i--) {
+	/* every word free, word 0 on top; then taken as a reused one is */
+	for (i = SEM_WORDS; i-- > 0;) {
 		struct tu_sem *f = &ctx->sem_free[ctx->nsem_free++];
 
 		f->page = page;
@@ -211,12 +211,7 @@ tgpu_status tu_sem_get(tgpu_context *ctx, struct tu_sem *sem)
 		f->cpu = (volatile uint64_t *)((char *)page->cpu + f->off);
 	}
 	pthread_mutex_unlock(&ctx->lock);
-	sem->page = page;
-	sem->off = 0;
-	sem->va = page->va;
-	sem->cpu = page->cpu;
-	sem->base = 0;
-	return TGPU_SUCCESS;
+	return tu_sem_get(ctx, sem);
 
 oom:
 	pthread_mutex_unlock(&ctx->lock);

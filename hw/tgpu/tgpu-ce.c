@@ -476,13 +476,13 @@ static uint64_t line_va(uint64_t base, uint32_t line, uint32_t pitch)
     return base + off;
 }
 
-/* A pitch launch: LINE_COUNT lines (one without MULTI_LINE). */
-/* The lines of a pitch launch: LINE_COUNT's, or one. */
+/* The lines of a pitch launch: LINE_COUNT's, or one without MULTI_LINE. */
 static uint32_t ce_pitch_lines(const TGPUCopyJob *j)
 {
     return (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count : 1;
 }
 
+/* A pitch launch: ce_pitch_lines() lines. */
 static bool ce_run_pitch(CeRun *r)
 {
     const TGPUCopyJob *j = r->job;

@@ -210,24 +210,42 @@ static void submit_throughput(tgpu_context *ctx, int nthreads, const char *path)
 
 /* ---- kernels ---------------------------------------------------------------- */
 
+/* An empty kernel, its module and a stream to launch it on. */
+static tgpu_function *empty_kernel(tgpu_context *ctx, tgpu_module **m, tgpu_stream **s)
+{
+	tgpu_function *fn;
+
+	CHECK(tgpu_module_load_data(ctx, m, ".entry empty\n\texit\n", 0));
+	CHECK(tgpu_module_get_function(&fn, *m, "empty"));
+	CHECK(tgpu_stream_create(ctx, s, 0, 0));
+	return fn;
+}
+
+/* N empty launches, each synchronized, after WARM untimed: lat[N] in µs. */
+static void launch_sync_lat(tgpu_function *fn, tgpu_stream *s, double *lat,
+			    size_t n, size_t warm)
+{
+	double t0;
+	size_t i;
+
+	for (i = 0; i < n + warm; i++) {
+		t0 = now_us();
+		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
+		CHECK(tgpu_stream_synchronize(s));
+		if (i >= warm)
+			lat[i - warm] = now_us() - t0;
+	}
+}
+
 static void empty_launch(tgpu_context *ctx, const char *path)
 {
 	size_t n = quick ? 300 : 2000, i;
 	double *lat = malloc(n * sizeof(*lat)), t0;
-	tgpu_function *fn;
 	tgpu_module *m;
 	tgpu_stream *s;
+	tgpu_function *fn = empty_kernel(ctx, &m, &s);
 
-	CHECK(tgpu_module_load_data(ctx, &m, ".entry empty\n\texit\n", 0));
-	CHECK(tgpu_module_get_function(&fn, m, "empty"));
-	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
-	for (i = 0; i < n + 50; i++) {
-		t0 = now_us();
-		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
-		CHECK(tgpu_stream_synchronize(s));
-		if (i >= 50)
-			lat[i - 50] = now_us() - t0;
-	}
+	launch_sync_lat(fn, s, lat, n, 50);
 	printf("bench: kernel.empty_launch_sync_%s_p50_us %.2f us\n", path, pct(lat, n, 0.5));
 	if (strcmp(path, "user")) {
 		/* the second path: the rest was measured on the first */
@@ -709,26 +727,19 @@ static void repeat_copy(tgpu_context *ctx, const char *spec)
 /* N empty kernel launches, each synchronized: a steady load to profile. */
 static void repeat_launch(tgpu_context *ctx, long n)
 {
-	double *lat = malloc((size_t)n * sizeof(*lat)), t0;
-	tgpu_function *fn;
+	double *lat = malloc((size_t)n * sizeof(*lat));
 	tgpu_module *m;
 	tgpu_stream *s;
-	long i;
+	tgpu_function *fn;
 
 	if (!lat)
 		die("malloc", TGPU_ERROR_OUT_OF_MEMORY);
-	CHECK(tgpu_module_load_data(ctx, &m, ".entry empty\n\texit\n", 0));
-	CHECK(tgpu_module_get_function(&fn, m, "empty"));
-	CHECK(tgpu_stream_create(ctx, &s, 0, 0));
-	for (i = 0; i < n; i++) {
-		t0 = now_us();
-		CHECK(tgpu_launch_kernel(fn, 1, 1, 1, 32, 1, 1, 0, s, NULL, 0));
-		CHECK(tgpu_stream_synchronize(s));
-		lat[i] = now_us() - t0;
-	}
+	fn = empty_kernel(ctx, &m, &s);
+	launch_sync_lat(fn, s, lat, (size_t)n, 0);
 	printf("launch+sync x %ld: p50 %.2f us, p99 %.2f us\n", n, pct(lat, (size_t)n, 0.5),
 	       pct(lat, (size_t)n, 0.99));
 	CHECK(tgpu_stream_destroy(s));
+	CHECK(tgpu_module_unload(m));
 	free(lat);
 }
 

@@ -630,6 +630,17 @@ static void test_threads(void)
 	tgpu_ctx_destroy(ctx);
 }
 
+/* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
+static void spin_context(tgpu_context **ctx, tgpu_function **spin,
+			 tgpu_deviceptr *out)
+{
+	tgpu_module *m;
+
+	if (tgpu_ctx_create(ctx, dev, 0) || tgpu_module_load_data(*ctx, &m, kernels, 0) ||
+	    tgpu_module_get_function(spin, m, "spin") || tgpu_mem_alloc(*ctx, out, 4096))
+		bail("no context or module");
+}
+
 /* ---- sticky errors ------------------------------------------------------------- */
 
 static void test_sticky(void)
@@ -727,18 +738,16 @@ static void test_sticky(void)
 	 */
 	{
 		tgpu_context *c5;
-		tgpu_module *m5;
 		tgpu_function *spin5;
 		tgpu_stream *sa, *sb;
 		tgpu_event *ev;
 		tgpu_deviceptr d;
 		struct spin_params sp5;
 
-		if (tgpu_ctx_create(&c5, dev, 0) || tgpu_module_load_data(c5, &m5, kernels, 0) ||
-		    tgpu_module_get_function(&spin5, m5, "spin") || tgpu_event_create(c5, &ev, 0) ||
+		spin_context(&c5, &spin5, &d);
+		if (tgpu_event_create(c5, &ev, 0) ||
 		    tgpu_ctx_set_limit(c5, TGPU_LIMIT_JOB_TIMEOUT_MS, 200) ||
-		    tgpu_stream_create(c5, &sa, 0, 0) || tgpu_stream_create(c5, &sb, 0, 0) ||
-		    tgpu_mem_alloc(c5, &d, 4096))
+		    tgpu_stream_create(c5, &sa, 0, 0) || tgpu_stream_create(c5, &sb, 0, 0))
 			bail("no context");
 		tgpu_memset_d32_async(c5, d, 1, 4, sa);
 		tgpu_event_record(ev, sa);
@@ -761,17 +770,6 @@ static void test_sticky(void)
 	   strstr(tgpu_get_last_error_message(), "TRAP") != NULL,
 	   "the message says it was a trap (%s)", tgpu_get_last_error_message());
 	is(tgpu_ctx_destroy(ctx2), TGPU_SUCCESS, "destroy the other");
-}
-
-/* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
-static void spin_context(tgpu_context **ctx, tgpu_function **spin,
-			 tgpu_deviceptr *out)
-{
-	tgpu_module *m;
-
-	if (tgpu_ctx_create(ctx, dev, 0) || tgpu_module_load_data(*ctx, &m, kernels, 0) ||
-	    tgpu_module_get_function(spin, m, "spin") || tgpu_mem_alloc(*ctx, out, 4096))
-		bail("no context or module");
 }
 
 /* ---- the job timeout ------------------------------------------------------------ */

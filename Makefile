@@ -12,7 +12,7 @@ all: qemu kmd umd image
 help:
 	@echo "make run     build everything, boot the guest, run the demo"
 	@echo "make check   build everything, run every test suite"
-	@echo "make checkpatch    QEMU's checkpatch on hw/tgpu and the qtests, Linux's --strict on guest-kmd"
+	@echo "make checkpatch    QEMU's checkpatch on hw/tgpu and the qtests, Linux's --strict on guest-kmd and tests/debug-kernel"
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
 	@echo "make check-debug-kernel   the guest suite and the ioctl fuzzer on a lockdep+KASAN+UBSAN kernel"

@@ -922,7 +922,7 @@ static bool gr_warp_generic(GrRun *r, GrWarp *w)
     return gr_warp_body(r, w);
 }
 
-#ifdef SIMT_HOST_X86_64
+#ifdef HOST_X86_64
 __attribute__((optimize("O3", "fp-contract=off")))
 __attribute__((target("avx2,fma,popcnt")))
 static bool gr_warp_avx2(GrRun *r, GrWarp *w)
@@ -937,7 +937,7 @@ bool (*simt_warp)(GrRun *r, GrWarp *w) = gr_warp_generic;
 bool tgpu_simt_select(bool vector)
 {
     simt_warp = gr_warp_generic;
-#ifdef SIMT_HOST_X86_64
+#ifdef HOST_X86_64
     if (vector && __builtin_cpu_supports("avx2") &&
         __builtin_cpu_supports("fma") && __builtin_cpu_supports("popcnt")) {
         simt_warp = gr_warp_avx2;

@@ -6,8 +6,9 @@
  * of warp instructions.  It needs neither QEMU nor the device: global
  * memory is reached through GrMemOps, which the compute engine backs
  * with the GPU MMU and a host unit test with an array.  So these files
- * include only the C library, GLib and <tgpu/...>, never qemu/osdep.h;
- * tests/unit/test-simt.c builds them on their own.
+ * include only the C library, GLib, <tgpu/...> and config-host.h (for
+ * HOST_<arch>), never qemu/osdep.h; tests/unit/test-simt.c builds them on
+ * their own, with a config-host.h of its own.
  *
  * tgpu-simt-decode.c   the instruction decoder
  * tgpu-simt.c          CTAs, the run loop, slow paths of memory access
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib.h>
+#include "config-host.h"
 #include "tgpu/isa.h"
 #include "tgpu/mmu.h"
 
@@ -46,11 +48,6 @@
 #define OP_ILLEGAL          0xff
 
 #define SIMT_ALWAYS_INLINE  __attribute__((always_inline))
-
-/* config-host.h's HOST_X86_64, which the executor does not include */
-#ifdef __x86_64__
-#define SIMT_HOST_X86_64    1
-#endif
 
 enum { WARP_RUN, WARP_BAR, WARP_SLEEP, WARP_EXITED };
 enum { SIMT_SSY, SIMT_DIV };

@@ -329,6 +329,24 @@ tgpu_gem_prime_import_sg_table(struct drm_device *ddev,
 	return obj;
 }
 
+/* Drop an object's DMA mapping for the device; its resv is held. */
+static void tgpu_sysmem_unmap(struct tgpu_device *tdev,
+			      struct drm_gem_shmem_object *shmem)
+{
+	dma_resv_assert_held(shmem->base.resv);
+	if (shmem->sgt && shmem->base.import_attach) {
+		dma_buf_unmap_attachment(shmem->base.import_attach, shmem->sgt,
+					 DMA_BIDIRECTIONAL);
+		shmem->sgt = NULL;
+	} else if (shmem->sgt) {
+		dma_unmap_sgtable(tdev->base.dev, shmem->sgt, DMA_BIDIRECTIONAL,
+				  0);
+		sg_free_table(shmem->sgt);
+		kfree(shmem->sgt);
+		shmem->sgt = NULL;
+	}
+}
+
 /**
  * tgpu_gem_unplug() - unmap every system-memory object from the device
  * @tdev: the device, unbound, its channels stopped
@@ -338,31 +356,44 @@ tgpu_gem_prime_import_sg_table(struct drm_device *ddev,
  * driver has pending DMA allocations while released from device").  The
  * shmem helpers skip a table that is gone when the object is freed.  No
  * ioctl maps one again: they all fail once the device is unplugged.
+ *
+ * An object's last put can come with other objects' reservations held
+ * (drm_exec unlocks and puts them one at a time), and its free takes
+ * sysmem_lock.  So no reservation is waited for under sysmem_lock: a live
+ * object is unmapped outside it, held by a reference.  A dying one (no
+ * reference left) stays on the list until its free gets sysmem_lock, so
+ * it is unmapped in place if its reservation is free, as it is unless an
+ * exporter's object shares it; if not, its free, under way, unmaps it.
  */
 void tgpu_gem_unplug(struct tgpu_device *tdev)
 {
-	struct drm_gem_shmem_object *shmem;
+	struct drm_gem_shmem_object *shmem, *live;
 	struct tgpu_sysmem_bo *bo;
 
-	/* an object on the list is not freed meanwhile: its free waits */
-	mutex_lock(&tdev->sysmem_lock);
-	list_for_each_entry(bo, &tdev->sysmem_bos, link) {
-		shmem = &bo->shmem;
-		dma_resv_lock(shmem->base.resv, NULL);
-		if (shmem->sgt && shmem->base.import_attach) {
-			dma_buf_unmap_attachment(shmem->base.import_attach,
-						 shmem->sgt, DMA_BIDIRECTIONAL);
-			shmem->sgt = NULL;
-		} else if (shmem->sgt) {
-			dma_unmap_sgtable(tdev->base.dev, shmem->sgt,
-					  DMA_BIDIRECTIONAL, 0);
-			sg_free_table(shmem->sgt);
-			kfree(shmem->sgt);
-			shmem->sgt = NULL;
+	do {
+		live = NULL;
+		mutex_lock(&tdev->sysmem_lock);
+		list_for_each_entry(bo, &tdev->sysmem_bos, link) {
+			shmem = &bo->shmem;
+			if (!READ_ONCE(shmem->sgt))
+				continue;
+			if (kref_get_unless_zero(&shmem->base.refcount)) {
+				live = shmem;
+				break;
+			}
+			if (dma_resv_trylock(shmem->base.resv)) {
+				tgpu_sysmem_unmap(tdev, shmem);
+				dma_resv_unlock(shmem->base.resv);
+			}
 		}
-		dma_resv_unlock(shmem->base.resv);
-	}
-	mutex_unlock(&tdev->sysmem_lock);
+		mutex_unlock(&tdev->sysmem_lock);
+		if (live) {
+			dma_resv_lock(live->base.resv, NULL);
+			tgpu_sysmem_unmap(tdev, live);
+			dma_resv_unlock(live->base.resv);
+			drm_gem_object_put(&live->base);
+		}
+	} while (live);
 }
 
 /**

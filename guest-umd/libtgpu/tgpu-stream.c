@@ -634,6 +634,9 @@ tgpu_status tu_stream_commit(tgpu_stream *s, enum tgpu_engine engine,
 	/* the commands went through a write-combined mapping: drain it */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	err = tu_ioctl(s->ctx->fd, DRM_IOCTL_TGPU_SUBMIT, &sub);
+	/* the queue died of its earlier work's error: report that error */
+	if (err == EIO)
+		return job_failed(s, engine, -EIO);
 	if (err)
 		return tu_ctx_ioctl_error(s->ctx, "submitting work (DRM_IOCTL_TGPU_SUBMIT)", err);
 waited:

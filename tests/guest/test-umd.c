@@ -631,14 +631,22 @@ static void test_threads(void)
 }
 
 /* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
-static void spin_context(tgpu_context **ctx, tgpu_function **spin,
-			 tgpu_deviceptr *out)
+/* A new context with the test kernels loaded, and the one called @name. */
+static void kernel_context(tgpu_context **ctx, const char *name, tgpu_function **fn)
 {
 	tgpu_module *m;
 
 	if (tgpu_ctx_create(ctx, dev, 0) || tgpu_module_load_data(*ctx, &m, kernels, 0) ||
-	    tgpu_module_get_function(spin, m, "spin") || tgpu_mem_alloc(*ctx, out, 4096))
+	    tgpu_module_get_function(fn, m, name))
 		bail("no context or module");
+}
+
+static void spin_context(tgpu_context **ctx, tgpu_function **spin,
+			 tgpu_deviceptr *out)
+{
+	kernel_context(ctx, "spin", spin);
+	if (tgpu_mem_alloc(*ctx, out, 4096))
+		bail("no memory");
 }
 
 /* ---- sticky errors ------------------------------------------------------------- */
@@ -745,13 +753,12 @@ static void test_sticky(void)
 	 */
 	{
 		tgpu_context *c6;
-		tgpu_module *m6;
 		tgpu_function *f6;
 		tgpu_stream *s6;
 
-		if (tgpu_ctx_create(&c6, dev, 0) || tgpu_module_load_data(c6, &m6, kernels, 0) ||
-		    tgpu_module_get_function(&f6, m6, "fault") || tgpu_stream_create(c6, &s6, 0, 0))
-			bail("no context");
+		kernel_context(&c6, "fault", &f6);
+		if (tgpu_stream_create(c6, &s6, 0, 0))
+			bail("no stream");
 		tgpu_launch_kernel(f6, 1, 1, 1, 32, 1, 1, 0, s6, NULL, 0);
 		sleep(1);	/* the fault lands meanwhile */
 		st = tgpu_launch_kernel(f6, 1, 1, 1, 32, 1, 1, 0, s6, NULL, 0);

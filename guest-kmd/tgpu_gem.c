@@ -364,16 +364,25 @@ static void tgpu_sysmem_unmap(struct tgpu_device *tdev,
  * reference left) stays on the list until its free gets sysmem_lock, so
  * it is unmapped in place if its reservation is free, as it is unless an
  * exporter's object shares it; if not, its free, under way, unmaps it.
+ *
+ * Each object seen moves to a private list, so that a walk dropped for a
+ * live one goes on where it left off: one pass over the objects, not one
+ * per live object.  A free meanwhile unlinks its object from either list,
+ * under sysmem_lock.
  */
 void tgpu_gem_unplug(struct tgpu_device *tdev)
 {
 	struct drm_gem_shmem_object *shmem, *live;
 	struct tgpu_sysmem_bo *bo;
+	LIST_HEAD(seen);
 
 	do {
 		live = NULL;
 		mutex_lock(&tdev->sysmem_lock);
-		list_for_each_entry(bo, &tdev->sysmem_bos, link) {
+		while ((bo = list_first_entry_or_null(&tdev->sysmem_bos,
+						      struct tgpu_sysmem_bo,
+						      link))) {
+			list_move_tail(&bo->link, &seen);
 			shmem = &bo->shmem;
 			if (!READ_ONCE(shmem->sgt))
 				continue;
@@ -386,6 +395,8 @@ void tgpu_gem_unplug(struct tgpu_device *tdev)
 				dma_resv_unlock(shmem->base.resv);
 			}
 		}
+		if (!live)
+			list_splice(&seen, &tdev->sysmem_bos);
 		mutex_unlock(&tdev->sysmem_lock);
 		if (live) {
 			dma_resv_lock(live->base.resv, NULL);

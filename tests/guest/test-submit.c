@@ -1186,25 +1186,36 @@ static void test_close(int fd, uint64_t base)
  * and a blocked job: ioctls fail with -ENODEV, the job's fence fails,
  * closing the file is clean, and a rebound device works again.
  */
+#define UNPLUG_SYSMEM_BOS	4
+
 static int test_unplug(void)
 {
 	char bdf[256];
 	struct drm_tgpu_submit_range r;
-	uint32_t q, s, sys, i, bad;
-	volatile uint32_t *sp;
+	uint32_t q, s, sys[UNPLUG_SYSMEM_BOS], i, k, bad, bound = 0;
+	volatile uint32_t *sp[UNPLUG_SYSMEM_BOS];
 	struct ctx c;
 	int err, status, sync_fd;
 
 	bdf_of_node(node, bdf, sizeof(bdf));
 
 	ctx_open(&c);
-	/* a system-memory object, bound and mapped, across the unplug */
-	sys = gem_create_sysmem(c.fd, 65536);
-	sp = gem_mmap(c.fd, sys, 65536);
-	for (i = 0; i < 65536 / 4; i++)
-		sp[i] = pattern(i);
-	ok(vm_bind(c.fd, sys, 0, SYS_VA, 65536, 0) == 0,
-	   "a SYSMEM object bound and mapped before the unplug");
+	/*
+	 * System-memory objects, bound and mapped, across the unplug: the
+	 * unbind unmaps each for the device (under DMA_API_DEBUG one it
+	 * misses is a splat), and their CPU mappings keep their data.
+	 */
+	for (k = 0; k < UNPLUG_SYSMEM_BOS; k++) {
+		sys[k] = gem_create_sysmem(c.fd, 65536);
+		sp[k] = gem_mmap(c.fd, sys[k], 65536);
+		for (i = 0; i < 65536 / 4; i++)
+			sp[k][i] = pattern(i + k);
+		bound += vm_bind(c.fd, sys[k], 0, SYS_VA + k * 65536ull,
+				 65536, 0) == 0;
+	}
+	ok(bound == UNPLUG_SYSMEM_BOS,
+	   "%u of %u SYSMEM objects bound and mapped before the unplug", bound,
+	   UNPLUG_SYSMEM_BOS);
 	if (queue_create(c.fd, TGPU_RUNLIST_COMPUTE, 0, &q))
 		bail("QUEUE_CREATE failed");
 	s = syncobj_create(c.fd);
@@ -1260,15 +1271,18 @@ static int test_unplug(void)
 		ok(err == ENODEV, "GEM_CREATE SYSMEM after unplug: %s (want %s)",
 		   strerror(err), strerror(ENODEV));
 	}
-	for (i = 0, bad = 0; i < 65536 / 4; i++)
-		bad += sp[i] != pattern(i);
-	ok(bad == 0, "the SYSMEM object's CPU mapping still has its data after unplug (%u wrong)",
+	for (k = 0, bad = 0; k < UNPLUG_SYSMEM_BOS; k++)
+		for (i = 0; i < 65536 / 4; i++)
+			bad += sp[k][i] != pattern(i + k);
+	ok(bad == 0, "the SYSMEM objects' CPU mappings still have their data after unplug (%u wrong)",
 	   bad);
 	ctx_close(&c);
 	ok(true, "closing the file after unplug returns");
-	sp[0] = 1;
-	munmap((void *)sp, 65536);
-	ok(true, "the SYSMEM mapping outlives the file; munmap frees the object");
+	for (k = 0; k < UNPLUG_SYSMEM_BOS; k++) {
+		sp[k][0] = 1;
+		munmap((void *)sp[k], 65536);
+	}
+	ok(true, "the SYSMEM mappings outlive the file; munmap frees the objects");
 
 	err = write_file("/sys/bus/pci/drivers/tgpu/bind", bdf);
 	ok(!err, "bind %s again: %s", bdf, strerror(err));

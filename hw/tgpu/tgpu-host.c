@@ -386,10 +386,15 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
  * its engine keeps between turns.  A timer left armed would wake QEMU's
  * main loop for nothing: at every iteration when its time has passed,
  * and for ever under qtest, whose virtual clock stands.
+ *
+ * NOW is the time the pass judged the channels by, not the time now: a
+ * hold that pass saw will end must get its timer even if it ended since
+ * (it then fires at once).  Read again, the clock could have passed the
+ * hold's end meanwhile (the thread descheduled on a busy host), and
+ * nothing would ever run the rest of the kernel.
  */
-static void host_arm_acquire_timer(TGPUState *s)
+static void host_arm_acquire_timer(TGPUState *s, int64_t now)
 {
-    int64_t now = tgpu_ptimer_now(s);
     int64_t next = INT64_MAX, hold = INT64_MAX;
 
     for (unsigned int r = 0; r < TGPU_NR_RUNLISTS; r++) {
@@ -434,10 +439,12 @@ static void tgpu_host_bh(void *opaque)
 {
     TGPUState *s = opaque;
     bool more = false;
+    int64_t now = 0;
 
     for (int pass = 0; pass < 2; pass++) {
-        int64_t now = tgpu_ptimer_now(s);
         bool ended = false;
+
+        now = tgpu_ptimer_now(s);
 
         /* a pass asked for before this one starts is this one */
         if (!s->deterministic) {
@@ -463,7 +470,7 @@ static void tgpu_host_bh(void *opaque)
     if (more) {
         host_kick(s);
     }
-    host_arm_acquire_timer(s);
+    host_arm_acquire_timer(s, now);
 }
 
 static void tgpu_acquire_timer_cb(void *opaque)

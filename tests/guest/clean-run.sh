@@ -14,5 +14,5 @@ splat=$(grep -v '^#' "$top/tests/guest/splat.ere")
 # shellcheck disable=SC2016  # for the guest's sh
 clean_run='"$@"; r=$?; dmesg | grep -qE "'"$splat"'" &&
     { dmesg | grep -E -m1 -B2 -A40 "'"$splat"'" >&2; r=99; }
-    [ $r = 0 ] || dmesg | grep -F tgpu | tail -n 10 | sed "s/^/dmesg: /" >&2
+    [ $r = 0 ] || dmesg | grep -E "tgpu[ :]" | tail -n 10 | sed "s/^/dmesg: /" >&2
     exit $r'

@@ -630,7 +630,6 @@ static void test_threads(void)
 	tgpu_ctx_destroy(ctx);
 }
 
-/* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
 /* A new context with the test kernels loaded, and the one called @name. */
 static void kernel_context(tgpu_context **ctx, const char *name, tgpu_function **fn)
 {
@@ -641,6 +640,7 @@ static void kernel_context(tgpu_context **ctx, const char *name, tgpu_function *
 		bail("no context or module");
 }
 
+/* A new context with the "spin" kernel and a 4 KiB buffer for its output. */
 static void spin_context(tgpu_context **ctx, tgpu_function **spin,
 			 tgpu_deviceptr *out)
 {

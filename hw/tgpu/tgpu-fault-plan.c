@@ -258,18 +258,31 @@ static bool plan_run_line(TGPUState *s, const char *line, Error **errp)
 /* At realize: the property fault-plan's injections, or the first error. */
 bool tgpu_fault_load_plan(TGPUState *s, Error **errp)
 {
-    g_autofree char *text = NULL;
+    g_autofree uint8_t *text = NULL;
     g_auto(GStrv) lines = NULL;
-    g_autoptr(GError) gerr = NULL;
+    const uint8_t *nul;
+    size_t len;
 
     if (!s->fault_plan) {
         return true;
     }
-    if (!g_file_get_contents(s->fault_plan, &text, NULL, &gerr)) {
-        error_setg(errp, "tgpu: fault-plan: %s", gerr->message);
+    if (tgpu_file_read(s->fault_plan, "fault-plan", TGPU_FAULT_PLAN_MAX_SIZE,
+                       &text, &len, errp) <= 0) {
         return false;
     }
-    lines = g_strsplit(text, "\n", -1);
+    if (len > TGPU_FAULT_PLAN_MAX_SIZE) {
+        error_setg(errp, "tgpu: fault-plan %s is larger than a plan may be "
+                   "(%u bytes)", s->fault_plan, TGPU_FAULT_PLAN_MAX_SIZE);
+        return false;
+    }
+    /* a NUL would end the text early, dropping the lines after it */
+    nul = memchr(text, 0, len);
+    if (nul) {
+        error_setg(errp, "tgpu: fault-plan %s is not a text file (a NUL "
+                   "byte at offset %td)", s->fault_plan, nul - text);
+        return false;
+    }
+    lines = g_strsplit((char *)text, "\n", -1);
     for (unsigned int i = 0; lines[i]; i++) {
         Error *err = NULL;
 

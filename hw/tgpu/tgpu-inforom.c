@@ -145,71 +145,30 @@ uint32_t tgpu_inforom_retire(TGPUState *s, uint64_t addr, uint32_t cause,
     return 0;
 }
 
-/* Up to @len bytes of @fd; -1 with errno on an error. */
-static ssize_t inforom_read_upto(int fd, uint8_t *buf, size_t len)
-{
-    size_t done = 0;
-
-    while (done < len) {
-        ssize_t n = read(fd, buf + done, len - done);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return -1;
-        }
-        if (n == 0) {
-            break;
-        }
-        done += n;
-    }
-    return done;
-}
-
 /* At realize, before anything that would need undoing. */
 bool tgpu_inforom_load(TGPUState *s, Error **errp)
 {
-    /* one byte more than a full store, to tell a longer file */
-    uint8_t buf[TGPU_INFOROM_MAX_SIZE + 1];
+    g_autofree uint8_t *buf = NULL;
+    Error *err = NULL;
     const char *why;
-    struct stat st;
-    ssize_t len;
-    int fd;
+    size_t len;
+    int ret;
 
     memset(&s->inforom, 0, sizeof(s->inforom));
     if (!s->inforom_path) {
         return true;        /* a volatile, empty store */
     }
-    /*
-     * The path is the user's.  O_NONBLOCK: opening a FIFO would otherwise
-     * wait for a writer, and QEMU with it; what is not a regular file is
-     * refused below, before anything is read.
-     */
-    fd = open(s->inforom_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0 && errno == ENOENT) {
+    ret = tgpu_file_read(s->inforom_path, "InfoROM file",
+                         TGPU_INFOROM_MAX_SIZE, &buf, &len, &err);
+    if (ret == 0) {
+        /* no file yet: an empty store, written now */
+        error_free(err);
         return tgpu_inforom_persist(s, errp);
     }
-    if (fd < 0) {
-        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
-                         s->inforom_path);
+    if (ret < 0) {
+        error_propagate(errp, err);
         return false;
     }
-    /* a FIFO or a device could also be read without end */
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        error_setg(errp, "tgpu: InfoROM file %s is not a regular file",
-                   s->inforom_path);
-        close(fd);
-        return false;
-    }
-    len = inforom_read_upto(fd, buf, sizeof(buf));
-    if (len < 0) {
-        error_setg_errno(errp, errno, "tgpu: cannot read InfoROM file %s",
-                         s->inforom_path);
-        close(fd);
-        return false;
-    }
-    close(fd);
     if (len > TGPU_INFOROM_MAX_SIZE) {
         error_setg(errp, "tgpu: InfoROM file %s is malformed: more than "
                    "an InfoROM holds (%d bytes)", s->inforom_path,

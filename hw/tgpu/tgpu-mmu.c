@@ -155,6 +155,7 @@ uint8_t *tgpu_sysmem_map(TGPUState *s, uint64_t pa, uint64_t *len,
                                  *len, is_write);
     /* ptr is set exactly when the cache maps RAM directly */
     if (l <= 0 || !m->cache.ptr) {
+        trace_tgpu_sysmem_refused(pa, *len, is_write, "not RAM");
         address_space_cache_destroy(&m->cache);
         return NULL;
     }
@@ -202,6 +203,33 @@ bool tgpu_sysmem_rw(TGPUState *s, uint64_t pa, void *buf, uint64_t len,
         b += n;
         len -= n;
     }
+    return true;
+}
+
+/*
+ * A fault record into system memory: guest RAM only (docs/hw/mmu.md).
+ * The device's own VRAM seen through BAR1 is RAM too, which a channel's
+ * ring may use (peer-to-self DMA), but the MMU does not write its
+ * records there: software reads them from guest RAM it owns.
+ */
+static bool fault_record_write(TGPUState *s, uint64_t pa, const void *rec,
+                               uint64_t len)
+{
+    TGPUSysmemMap m;
+    uint64_t n = len;
+    uint8_t *p = tgpu_sysmem_map(s, pa, &n, true, &m);
+
+    if (!p) {
+        return false;
+    }
+    /* a 32-byte slot of a 4 KiB-aligned ring never straddles a page */
+    if (n < len || m.cache.mrs.mr == &s->vram) {
+        trace_tgpu_sysmem_refused(pa, len, true, "this device's BAR1");
+        tgpu_sysmem_unmap(&m, 0);
+        return false;
+    }
+    memcpy(p, rec, len);
+    tgpu_sysmem_unmap(&m, len);
     return true;
 }
 
@@ -459,12 +487,22 @@ void tgpu_mmu_report_fault(TGPUState *s, const TGPUVmCtx *ctx,
         rec[TGPU_FAULT_REC_TYPE] = type;
         rec[TGPU_FAULT_REC_VALID] = 1;
         at = base + (uint64_t)s->fault_buf_put * TGPU_FAULT_RECORD_SIZE;
-        ok = in_sysmem ? tgpu_sysmem_rw(s, at, rec, sizeof(rec), true)
+        ok = in_sysmem ? fault_record_write(s, at, rec, sizeof(rec))
                        : tgpu_vram_write(s, at, rec, sizeof(rec));
     }
     if (ok) {
         s->fault_buf_put = (s->fault_buf_put + 1) % s->fault_buf_size;
         s->mmu_intr |= TGPU_MMU_INTR_FAULT;
+    } else if (s->fault_buf_size &&
+               (s->fault_buf_put + 1) % s->fault_buf_size != s->fault_buf_get) {
+        /* room in the ring, but its address is not writable */
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tgpu: MMU fault record dropped: the fault buffer's "
+                      "slot at %s 0x%010" PRIx64 " is %s\n",
+                      in_sysmem ? "system-memory address" : "VRAM offset",
+                      at, in_sysmem ? "not guest RAM" : "beyond VRAM");
+        trace_tgpu_mmu_fault_record_dropped(at, in_sysmem);
+        s->mmu_intr |= TGPU_MMU_INTR_OVERFLOW;
     } else {
         s->mmu_intr |= TGPU_MMU_INTR_OVERFLOW;
     }

@@ -16,19 +16,26 @@
 #include "tgpu.h"
 #include "tgpu-engine.h"
 
-/* The device ID names: its id, or a QOM path. */
+/*
+ * The device ID names: its id, or a QOM path.  An empty id is neither,
+ * though QOM resolves "" as a partial path to the only object of the
+ * type: it is refused as any unknown id is.
+ */
 static TGPUState *tgpu_find(const char *id, Error **errp)
 {
     bool ambiguous = false;
-    Object *obj = object_resolve_path_type(id, TYPE_TGPU, &ambiguous);
+    Object *obj = NULL;
 
+    if (*id) {
+        obj = object_resolve_path_type(id, TYPE_TGPU, &ambiguous);
+    }
     if (obj) {
         return TGPU(obj);
     }
     if (ambiguous) {
         error_setg(errp, "id '%s' names more than one tgpu device: give "
                    "its QOM path", id);
-    } else if (object_resolve_path(id, NULL)) {
+    } else if (*id && object_resolve_path(id, NULL)) {
         error_setg(errp, "id '%s' is not a tgpu device", id);
     } else {
         error_setg(errp, "id '%s': no tgpu device of that id or QOM path",

@@ -588,6 +588,18 @@ void tgpu_fault_init(TGPUState *s);
 void tgpu_fault_exit(TGPUState *s);
 void tgpu_fault_reset(TGPUState *s);
 bool tgpu_fault_load_plan(TGPUState *s, Error **errp);
+/* the largest fault-plan= file (docs/fault-injection.md) */
+#define TGPU_FAULT_PLAN_MAX_SIZE    (1u << 20)     /* 1 MiB */
+
+/*
+ * tgpu-file.c: a regular file named by a property, at most @max bytes
+ * and one more to tell a longer file (*@len > @max: the caller says
+ * why that is too long).  1: read, *@data NUL-terminated, to g_free();
+ * 0: the file does not exist; -1: any other error.  0 and -1 set @errp
+ * ("tgpu: WHAT PATH is not a regular file", ...).
+ */
+int tgpu_file_read(const char *path, const char *what, size_t max,
+                   uint8_t **data, size_t *len, Error **errp);
 /* An injection from QMP or HMP, or (PLAN) a fault plan's line. */
 uint64_t tgpu_fault_add_ecc(TGPUState *s, const TgpuInjectEcc *a,
                             bool plan, Error **errp);

@@ -868,6 +868,17 @@ static void test_bad_arguments(void)
         { "tgpu-inject-ecc", "'id': 'gpu0', 'address': 0, 'type': 'single', "
           "'trigger': { 'event': 'methods' }", "'after' and 'event'" },
         { "tgpu-restore-bus", "'id': 'nope'", "no tgpu device" },
+        /* QOM resolves "" to the only tgpu: every command refuses it */
+        { "tgpu-inject-ecc", "'id': '', 'address': 0, 'type': 'single'",
+          "id '': no tgpu device" },
+        { "tgpu-inject-hang", "'id': '', 'engine': 'ce0', 'kind': 'stall'",
+          "id '': no tgpu device" },
+        { "tgpu-inject-fault", "'id': '', 'kind': 'dma-error'",
+          "id '': no tgpu device" },
+        { "tgpu-restore-bus", "'id': ''", "id '': no tgpu device" },
+        { "tgpu-clear-injections", "'id': ''", "id '': no tgpu device" },
+        { "tgpu-set-thermal", "'id': '', 'ambient': 30",
+          "id '': no tgpu device" },
     };
     g_autofree PB *pb = pb_new();
     Chan *c;
@@ -1116,6 +1127,39 @@ static void test_plan(void)
     rmdir(dir);
 }
 
+/*
+ * QEMU with fault-plan=@path must refuse to start, saying @why (and
+ * @where, if given).  Under timeout(1): a plan that hangs QEMU (a FIFO
+ * read in open()) or that it reads without end (/dev/zero) fails here
+ * in seconds, instead of stalling the suite.
+ */
+static void expect_plan_refused(const char *path, const char *where,
+                                const char *why)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *dev = g_strdup_printf(
+        "tgpu,vram-size=64M,fault-plan=%s", path);
+    g_autofree char *out = NULL, *err = NULL;
+    const char *argv[] = {
+        "timeout", "-k", "5", "30",
+        qemu, "-M", "q35", "-nodefaults", "-display", "none",
+        "-accel", "qtest", "-device", dev, NULL,
+    };
+    int status;
+
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL,
+                               G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                               &status, NULL));
+    g_test_message("%s", err);
+    g_assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 124);
+    g_assert_false(WIFSIGNALED(status));
+    g_assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (where) {
+        g_assert_nonnull(strstr(err, where));
+    }
+    g_assert_nonnull(strstr(err, why));
+}
+
 /* A malformed plan refuses the device, naming the line and the field. */
 static void test_plan_malformed(void)
 {
@@ -1138,32 +1182,83 @@ static void test_plan_malformed(void)
         { "[1, 2]", "not a JSON object" },
     };
     g_autofree char *dir = g_dir_make_tmp("tgpu-plan-XXXXXX", NULL);
-    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
 
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         g_autofree char *text = g_strdup_printf(
             "# line 1\n{\"execute\": \"tgpu-inject-fault\", \"arguments\": "
             "{\"kind\": \"dma-error\"}}\n%s\n", cases[i].line);
         g_autofree char *path = plan_file(dir, "bad", text);
-        g_autofree char *dev = g_strdup_printf(
-            "tgpu,vram-size=64M,fault-plan=%s", path);
         g_autofree char *where = g_strdup_printf("fault-plan %s:3:", path);
-        g_autofree char *out = NULL, *err = NULL;
-        const char *argv[] = {
-            qemu, "-M", "q35", "-nodefaults", "-display", "none",
-            "-accel", "qtest", "-device", dev, NULL,
-        };
-        int status;
 
-        g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL,
-                                   G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                                   &status, NULL));
-        g_test_message("%s", err);
-        g_assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        g_assert_nonnull(strstr(err, where));
-        g_assert_nonnull(strstr(err, cases[i].why));
+        expect_plan_refused(path, where, cases[i].why);
         unlink(path);
     }
+    rmdir(dir);
+}
+
+/*
+ * A plan is a regular text file of at most 1 MiB: a FIFO (which would
+ * block QEMU in open()), a device (read without end), a longer file and
+ * a file with a NUL (whose lines after it would be dropped) are refused
+ * at once, naming the path; a missing file names it too.
+ */
+static void test_plan_not_a_file(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("tgpu-plan-XXXXXX", NULL);
+    g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+    g_autofree char *big = g_build_filename(dir, "big", NULL);
+    g_autofree char *nul = g_build_filename(dir, "nul", NULL);
+    g_autofree char *none = g_build_filename(dir, "none", NULL);
+    g_autofree char *why = NULL;
+    const size_t max = 1024 * 1024;     /* docs/fault-injection.md's */
+    FILE *f;
+
+    g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+    why = g_strdup_printf("fault-plan %s is not a regular file", fifo);
+    expect_plan_refused(fifo, NULL, why);
+    expect_plan_refused("/dev/zero", NULL,
+                        "fault-plan /dev/zero is not a regular file");
+
+    /* one byte over the limit, of comment lines: refused by its size */
+    f = fopen(big, "w");
+    g_assert_nonnull(f);
+    for (size_t n = 0; n <= max; n += 64) {
+        fprintf(f, "#%62s\n", "");
+    }
+    g_assert_cmpint(fclose(f), ==, 0);
+    g_free(why);
+    why = g_strdup_printf("fault-plan %s is larger than a plan may be "
+                          "(1048576 bytes)", big);
+    expect_plan_refused(big, NULL, why);
+    /* at the limit, it loads (and holds nothing) */
+    g_assert_cmpint(truncate(big, max), ==, 0);
+    {
+        g_autofree char *opts = g_strdup_printf("fault-plan=%s", big);
+        T t;
+
+        fault_start(&t, opts);
+        g_assert_cmpuint(nr_injections(&t), ==, 0);
+        tgpu_stop(&t);
+    }
+
+    {
+        static const char text[] = "# a\n\0{\"execute\": \"quit\"}\n";
+
+        g_assert_true(g_file_set_contents(nul, text, sizeof(text) - 1,
+                                          NULL));
+    }
+    g_free(why);
+    why = g_strdup_printf("fault-plan %s is not a text file (a NUL byte at "
+                          "offset 4)", nul);
+    expect_plan_refused(nul, NULL, why);
+
+    g_free(why);
+    why = g_strdup_printf("cannot read fault-plan %s: No such file", none);
+    expect_plan_refused(none, NULL, why);
+
+    unlink(fifo);
+    unlink(big);
+    unlink(nul);
     rmdir(dir);
 }
 
@@ -1571,6 +1666,7 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/fault/tgpu-qmp-script", test_tgpu_qmp_script);
     qtest_add_func("/tgpu/fault/plan", test_plan);
     qtest_add_func("/tgpu/fault/plan-malformed", test_plan_malformed);
+    qtest_add_func("/tgpu/fault/plan-not-a-file", test_plan_not_a_file);
     qtest_add_func("/tgpu/fault/replay-trace", test_replay_trace);
     qtest_add_func("/tgpu/fault/deterministic", test_deterministic);
     qtest_add_func("/tgpu/fault/migrate-refused", test_migrate_refused);

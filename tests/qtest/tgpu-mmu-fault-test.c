@@ -660,6 +660,24 @@ static void test_fault_buffer_unwritable(void)
     g_assert_cmphex(pa_rd64(&t, L.faultbuf), ==, 0);
     g_assert_cmphex(pa_rd64(&t, L.faultbuf + TGPU_FAULT_REC_ASID), ==, 0);
 
+    /*
+     * In system memory at the device's own BAR1: RAM, but this device's
+     * VRAM, not guest RAM; the record would land in VRAM past ECC.
+     */
+    {
+        uint64_t at = t.bar1.addr + L.faultbuf;
+
+        g_assert_cmphex(at & 0xfff, ==, 0);
+        g_assert_cmphex(at >> 40, ==, 0);
+        wr(&t, TGPU_MMU_FAULT_BUF_LO, (uint32_t)at | TGPU_FAULT_BUF_SYSMEM);
+        wr(&t, TGPU_MMU_FAULT_BUF_HI, at >> 32);
+        wr(&t, TGPU_MMU_FAULT_BUF_SIZE, 4);
+        quick_fault(&t, c, V_NOWHERE + 0x700);
+        fb_dropped(&t, 0);
+        g_assert_cmphex(pa_rd64(&t, L.faultbuf + TGPU_FAULT_REC_VA), ==, 0);
+        g_assert_cmphex(pa_rd64(&t, L.faultbuf + TGPU_FAULT_REC_ASID), ==, 0);
+    }
+
     /* in system memory, with bus mastering off */
     {
         uint16_t cmd = qpci_config_readw(t.dev, PCI_COMMAND);

@@ -11,6 +11,13 @@
  * the semaphore and the interrupt of a finished launch are done by
  * done_bh, under the BQL.
  *
+ * A launch is time-sliced: when another channel of the runlist waits
+ * (tgpu-host.c asks, through preempt()), the thread stops it at the end
+ * of the piece in hand once its turn has written TGPU_CE_SLICE_BYTES,
+ * and the launch's place (the one a migration saves) goes back to its
+ * channel as a TGPUCopyHeld, which the channel's next turn hands the
+ * engine again.
+ *
  * Copyright (c) 2026 The tgpu authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,6 +45,8 @@
 #define CE_STREAM_MIN       (64 * KiB)
 /* at most this much written runs in the host unit's pass: microseconds */
 #define CE_HERE_BYTES       (64 * KiB)
+/* a step of a copy moves at most this much: how soon a launch gives way */
+#define CE_PIECE            TGPU_CE_SLICE_BYTES
 
 /* How a launch ended, as the thread found it. */
 /*
@@ -93,10 +102,22 @@ typedef struct CeRun {
     uint32_t chain_len;
     uint64_t since_check;       /* bytes since the last checkpoint */
     uint32_t steps;             /* lines or descriptors since then */
+    bool preempted;             /* it gave way: its place goes on later */
+    uint64_t turn_base;         /* progress when this turn began */
+    uint32_t turn_steps;        /* lines, pieces or descriptors this turn */
     uint8_t *pattern;           /* fills: the element, repeated */
     uint64_t pattern_len;
     CeXlate xl[2];              /* the last run read [0] and written [1] */
 } CeRun;
+
+/*
+ * A launch that gave way to another channel: its channel keeps it
+ * (ch->ce_held) until its next turn.  RUN is its place only.
+ */
+struct TGPUCopyHeld {
+    TGPUCopyJob job;
+    CeRun run;
+};
 
 /* One copy engine: the engine object, its launch and its registers. */
 struct TGPUCopyEngine {
@@ -104,8 +125,12 @@ struct TGPUCopyEngine {
     unsigned int index;         /* 0: CE0, 1: CE1 */
     TGPUCopyJob job;            /* set while IDLE, read by the thread */
     CeRun run;                  /* the thread's own, while it runs */
-    /* migration: run goes on from its place (ended: only publishes) */
+    /*
+     * run goes on from its place (a migration's, or a held launch's next
+     * turn); ended: it ended already, and only publishes
+     */
     bool resume, resume_ended;
+    bool yield;                 /* another channel waits: give way */
     uint32_t mig_at;
     /* the result and the registers, under e.lock */
     uint32_t chid;
@@ -117,6 +142,8 @@ struct TGPUCopyEngine {
     uint64_t progress;
     uint32_t desc_done;
     uint64_t bytes;
+    uint32_t preempts;
+    bool preempted;             /* the last turn gave way */
 };
 
 static const char *const ce_names[TGPU_CE_COUNT] = { "CE0", "CE1" };
@@ -128,19 +155,45 @@ static TGPUCopyEngine *ce_of(TGPUEngine *e)
 
 /* ---- the engine thread: moving bytes --------------------------------- */
 
-/* Between steps (see tgpu_engine_checkpoint); false: cancelled. */
+/*
+ * Should the launch give way now?  Only once its turn has had its
+ * slice: TGPU_CE_SLICE_BYTES written, or CE_STEPS lines, pieces or
+ * descriptors (so that two channels do not trade the engine at every
+ * step, and a short launch ends in one turn).  Not while a chain is
+ * checked: the check would start again.
+ */
+static bool ce_should_yield(CeRun *r)
+{
+    return qatomic_read(&r->ce->yield) &&
+           (r->progress - r->turn_base >= TGPU_CE_SLICE_BYTES ||
+            r->turn_steps >= CE_STEPS) &&
+           (!(r->job->launch & TGPU_CE_LAUNCH_LINKED_LIST) || r->copying);
+}
+
+/*
+ * Between steps (see tgpu_engine_checkpoint); false: cancelled, or the
+ * launch gives way here (r->preempted), its place as it stands.
+ */
 static bool ce_checkpoint(CeRun *r)
 {
     r->since_check = 0;
     r->steps = 0;
-    return tgpu_engine_checkpoint(&r->ce->e);
+    if (!tgpu_engine_checkpoint(&r->ce->e)) {
+        return false;
+    }
+    if (ce_should_yield(r)) {
+        r->preempted = true;
+        return false;
+    }
+    return true;
 }
 
 static bool ce_step(CeRun *r, uint64_t bytes)
 {
     r->since_check += bytes;
+    r->turn_steps++;
     if (++r->steps >= CE_STEPS || r->since_check >= TGPU_CE_CHUNK ||
-        tgpu_engine_should_stop(&r->ce->e)) {
+        tgpu_engine_should_stop(&r->ce->e) || ce_should_yield(r)) {
         return ce_checkpoint(r);
     }
     return true;
@@ -278,7 +331,7 @@ static bool ce_copy(CeRun *r, uint64_t dst, uint64_t src, uint64_t len)
             qemu_mutex_unlock(&r->ce->e.run_lock);
             return ce_fault(r, TGPU_CE_ERR_FAULT, dst, fault, true);
         }
-        n = ce_ecc_read(r, &sm, MIN(sm.len, dm.len), &dbe);
+        n = ce_ecc_read(r, &sm, MIN(MIN(sm.len, dm.len), CE_PIECE), &dbe);
         ce_memmove(dm.p, sm.p, n);
         ce_unmap(r, &dm, true, n);
         ce_unmap(r, &sm, false, n);
@@ -680,6 +733,7 @@ static void ce_engine_run(TGPUEngine *e)
             .desc_done = r->desc_done, .copying = r->copying,
             .item = r->item, .item_base = r->item_base,
             .desc_va = r->desc_va, .chain_len = r->chain_len,
+            .turn_base = r->turn_base,
         };
         if (ended) {
             return;
@@ -705,14 +759,20 @@ static void ce_engine_publish(TGPUEngine *e, bool end, bool cancelled)
     if (!end) {
         return;
     }
-    ce->bytes += r->progress;
+    ce->bytes += r->progress - r->turn_base;
+    ce->preempted = !cancelled && r->preempted;
     if (!cancelled) {
         ce->error = r->error;
         ce->error_va = r->error_va;
         ce->fault_type = r->fault_type;
         ce->fault_write = r->fault_write;
     }
-    trace_tgpu_ce_end(ce->index, ce->job.vm.chid, r->progress, r->error);
+    if (ce->preempted) {
+        trace_tgpu_ce_preempt(ce->index, ce->job.vm.chid, r->progress,
+                              r->desc_done);
+    } else {
+        trace_tgpu_ce_end(ce->index, ce->job.vm.chid, r->progress, r->error);
+    }
 }
 
 /* ---- under the BQL: launches and their end ----------------------------- */
@@ -755,6 +815,24 @@ static void ce_engine_done(TGPUEngine *e)
     uint64_t va = ce->error_va;
     int type = ce->fault_type;
 
+    if (ce->preempted) {
+        /* it gave way: its channel keeps its place for its next turn */
+        TGPUCopyHeld *h = g_new(TGPUCopyHeld, 1);
+
+        h->job = ce->job;
+        h->run = ce->run;
+        h->run.ce = NULL;
+        h->run.job = NULL;
+        h->run.preempted = false;
+        g_free(ch->ce_held);
+        ch->ce_held = h;
+        WITH_QEMU_LOCK_GUARD(&e->lock) {
+            ce->preempted = false;
+            ce->preempts++;
+        }
+        tgpu_host_kick(s);
+        return;
+    }
     if (err == TGPU_CE_ERR_FAULT ||
         (err == TGPU_CE_ERR_DESC_FAULT && type)) {
         tgpu_mmu_report_fault(s, &job->vm, e->fault_engine, va,
@@ -776,6 +854,53 @@ static void ce_engine_done(TGPUEngine *e)
         ce_finish(s, ch, job);
     }
     tgpu_host_kick(s);
+}
+
+/* Under the BQL: CH's launch that gave way goes on, before anything else. */
+static bool ce_engine_resume(TGPUEngine *e, TGPUChannel *ch)
+{
+    TGPUCopyEngine *ce = ce_of(e);
+    TGPUCopyHeld *h = ch->ce_held;
+
+    if (!h || ch->engine_wait) {
+        return false;
+    }
+    ch->ce_held = NULL;
+    ce->job = h->job;
+    ce->run = h->run;
+    ce->run.turn_base = h->run.progress;
+    ce->resume = true;
+    ce->resume_ended = false;
+    qatomic_set(&ce->yield, false);
+    g_free(h);
+    WITH_QEMU_LOCK_GUARD(&e->lock) {
+        ce->chid = ch->id;
+        ce->error = 0;
+        ce->error_va = 0;
+        ce->progress = ce->run.progress;
+        ce->desc_done = ce->run.desc_done;
+    }
+    trace_tgpu_ce_resume(ce->index, ch->id, ce->run.progress);
+    tgpu_engine_queue(e, ch->id);
+    return true;
+}
+
+static bool ce_engine_holds(TGPUEngine *e, TGPUChannel *ch)
+{
+    return ch->ce_held;
+}
+
+/* Under the BQL: another channel waits; the launch gives way at a step. */
+static void ce_engine_preempt(TGPUEngine *e)
+{
+    qatomic_set(&ce_of(e)->yield, true);
+}
+
+/* The channel goes away: so does its launch that gave way. */
+static void ce_engine_forget(TGPUEngine *e, TGPUChannel *ch)
+{
+    g_free(ch->ce_held);
+    ch->ce_held = NULL;
 }
 
 static void ce_engine_cancelled(TGPUEngine *e, int chid)
@@ -865,6 +990,7 @@ static TGPUMethodResult ce_launch(TGPUCopyEngine *ce, TGPUChannel *ch,
                 TGPU_CE_TRANSFER_NONE) {
         ce->job = job;
         ce->resume = ce->resume_ended = false;
+        qatomic_set(&ce->yield, false);
         tgpu_engine_queue(&ce->e, ch->id);
         return TGPU_MTHD_LAUNCHED;
     }
@@ -950,6 +1076,10 @@ static const TGPUEngineOps ce_engine_ops = {
     .publish = ce_engine_publish,
     .done = ce_engine_done,
     .cancelled = ce_engine_cancelled,
+    .holds = ce_engine_holds,
+    .resume = ce_engine_resume,
+    .forget = ce_engine_forget,
+    .preempt = ce_engine_preempt,
 };
 
 /* ---- migration --------------------------------------------------------- */
@@ -966,44 +1096,103 @@ static int ce_pre_save(void *opaque)
     return 0;
 }
 
+/* a launch as its channel's methods set it up */
+static const VMStateDescription vmstate_ce_job = {
+    .name = "tgpu/ce/job",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(vm.chid, TGPUCopyJob),
+        VMSTATE_UINT32(vm.flags, TGPUCopyJob),
+        VMSTATE_UINT32(vm.asid, TGPUCopyJob),
+        VMSTATE_UINT64(vm.pdb, TGPUCopyJob),
+        VMSTATE_UINT32(launch, TGPUCopyJob),
+        VMSTATE_UINT64(src, TGPUCopyJob),
+        VMSTATE_UINT64(dst, TGPUCopyJob),
+        VMSTATE_UINT32(pitch_in, TGPUCopyJob),
+        VMSTATE_UINT32(pitch_out, TGPUCopyJob),
+        VMSTATE_UINT32(line_length, TGPUCopyJob),
+        VMSTATE_UINT32(line_count, TGPUCopyJob),
+        VMSTATE_UINT64(desc, TGPUCopyJob),
+        VMSTATE_UINT32(const_a, TGPUCopyJob),
+        VMSTATE_UINT32(const_b, TGPUCopyJob),
+        VMSTATE_UINT32(remap, TGPUCopyJob),
+        VMSTATE_UINT64(sem_addr, TGPUCopyJob),
+        VMSTATE_UINT32(sem_payload, TGPUCopyJob),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* how far a launch got: its place, or how it ended */
+static const VMStateDescription vmstate_ce_place = {
+    .name = "tgpu/ce/place",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(error, CeRun),
+        VMSTATE_UINT64(error_va, CeRun),
+        VMSTATE_INT32(fault_type, CeRun),
+        VMSTATE_BOOL(fault_write, CeRun),
+        VMSTATE_UINT64(progress, CeRun),
+        VMSTATE_UINT32(desc_done, CeRun),
+        VMSTATE_BOOL(copying, CeRun),
+        VMSTATE_UINT32(item, CeRun),
+        VMSTATE_UINT64(item_base, CeRun),
+        VMSTATE_UINT64(desc_va, CeRun),
+        VMSTATE_UINT32(chain_len, CeRun),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool ce_turn_needed(void *opaque)
+{
+    TGPUCopyEngine *ce = opaque;
+
+    return ce->resume || ce->run.turn_base || ce->preempts;
+}
+
+/*
+ * Time slicing: a queued turn of a launch that gave way (it goes on from
+ * run's place), how much the turn on the engine began with, and the
+ * count.  Only when there was any, so that older streams still load.
+ */
+static const VMStateDescription vmstate_ce_turn = {
+    .name = "tgpu/ce/engine/turn",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = ce_turn_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(resume, TGPUCopyEngine),
+        VMSTATE_UINT64(run.turn_base, TGPUCopyEngine),
+        VMSTATE_UINT32(preempts, TGPUCopyEngine),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int ce_pre_load(void *opaque)
+{
+    TGPUCopyEngine *ce = opaque;
+
+    /* what vmstate_ce_turn brings when the source had any */
+    ce->resume = false;
+    ce->run.turn_base = 0;
+    ce->preempts = 0;
+    return 0;
+}
+
 static const VMStateDescription vmstate_ce = {
     .name = "tgpu/ce/engine",
     .version_id = 1,
     .minimum_version_id = 1,
     .pre_save = ce_pre_save,
+    .pre_load = ce_pre_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT(e, TGPUCopyEngine, 1, tgpu_vmstate_engine, TGPUEngine),
         /* the launch in hand */
-        VMSTATE_UINT32(job.vm.chid, TGPUCopyEngine),
-        VMSTATE_UINT32(job.vm.flags, TGPUCopyEngine),
-        VMSTATE_UINT32(job.vm.asid, TGPUCopyEngine),
-        VMSTATE_UINT64(job.vm.pdb, TGPUCopyEngine),
-        VMSTATE_UINT32(job.launch, TGPUCopyEngine),
-        VMSTATE_UINT64(job.src, TGPUCopyEngine),
-        VMSTATE_UINT64(job.dst, TGPUCopyEngine),
-        VMSTATE_UINT32(job.pitch_in, TGPUCopyEngine),
-        VMSTATE_UINT32(job.pitch_out, TGPUCopyEngine),
-        VMSTATE_UINT32(job.line_length, TGPUCopyEngine),
-        VMSTATE_UINT32(job.line_count, TGPUCopyEngine),
-        VMSTATE_UINT64(job.desc, TGPUCopyEngine),
-        VMSTATE_UINT32(job.const_a, TGPUCopyEngine),
-        VMSTATE_UINT32(job.const_b, TGPUCopyEngine),
-        VMSTATE_UINT32(job.remap, TGPUCopyEngine),
-        VMSTATE_UINT64(job.sem_addr, TGPUCopyEngine),
-        VMSTATE_UINT32(job.sem_payload, TGPUCopyEngine),
+        VMSTATE_STRUCT(job, TGPUCopyEngine, 1, vmstate_ce_job, TGPUCopyJob),
         /* how far the thread got: its place, or how it ended */
         VMSTATE_UINT32(mig_at, TGPUCopyEngine),
-        VMSTATE_UINT32(run.error, TGPUCopyEngine),
-        VMSTATE_UINT64(run.error_va, TGPUCopyEngine),
-        VMSTATE_INT32(run.fault_type, TGPUCopyEngine),
-        VMSTATE_BOOL(run.fault_write, TGPUCopyEngine),
-        VMSTATE_UINT64(run.progress, TGPUCopyEngine),
-        VMSTATE_UINT32(run.desc_done, TGPUCopyEngine),
-        VMSTATE_BOOL(run.copying, TGPUCopyEngine),
-        VMSTATE_UINT32(run.item, TGPUCopyEngine),
-        VMSTATE_UINT64(run.item_base, TGPUCopyEngine),
-        VMSTATE_UINT64(run.desc_va, TGPUCopyEngine),
-        VMSTATE_UINT32(run.chain_len, TGPUCopyEngine),
+        VMSTATE_STRUCT(run, TGPUCopyEngine, 1, vmstate_ce_place, CeRun),
         /* registers */
         VMSTATE_UINT32(chid, TGPUCopyEngine),
         VMSTATE_UINT32(launches, TGPUCopyEngine),
@@ -1014,6 +1203,51 @@ static const VMStateDescription vmstate_ce = {
         VMSTATE_UINT64(progress, TGPUCopyEngine),
         VMSTATE_UINT32(desc_done, TGPUCopyEngine),
         VMSTATE_UINT64(bytes, TGPUCopyEngine),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_ce_turn,
+        NULL
+    },
+};
+
+static const VMStateDescription vmstate_ce_held = {
+    .name = "tgpu/ce/held",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(job, TGPUCopyHeld, 1, vmstate_ce_job, TGPUCopyJob),
+        VMSTATE_STRUCT(run, TGPUCopyHeld, 1, vmstate_ce_place, CeRun),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool chan_copy_needed(void *opaque)
+{
+    TGPUChannel *ch = opaque;
+
+    return ch->ce_held;
+}
+
+static int chan_copy_pre_load(void *opaque)
+{
+    TGPUChannel *ch = opaque;
+
+    g_free(ch->ce_held);
+    ch->ce_held = g_new0(TGPUCopyHeld, 1);
+    return 0;
+}
+
+/* a launch of the channel's that gave way (tgpu-host.c); tgpu_ce_loaded() */
+const VMStateDescription tgpu_vmstate_chan_copy = {
+    .name = "tgpu/channel/copy",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = chan_copy_needed,
+    .pre_load = chan_copy_pre_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(ce_held, TGPUChannel, vmstate_ce_held,
+                               TGPUCopyHeld),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -1027,40 +1261,34 @@ static bool ce_fault_valid(uint32_t err, int type)
     return type >= 0 && type <= TGPU_FAULT_ECC;
 }
 
-/* Is the launch one its channel could have handed this engine? */
-static bool ce_job_valid(TGPUState *s, TGPUCopyEngine *ce)
+/* Is J a launch that channel J->vm.chid could have handed CE INDEX? */
+static bool ce_job_of_chan(TGPUState *s, unsigned int index,
+                           const TGPUCopyJob *j)
 {
-    const TGPUCopyJob *j = &ce->job;
-    const CeRun *r = &ce->run;
     TGPUChannel *ch;
-    uint32_t lines;
 
-    if (j->vm.chid != ce->e.chid || j->vm.chid >= s->num_channels) {
+    if (j->vm.chid >= s->num_channels) {
         return false;
     }
     ch = &s->chan[j->vm.chid];
-    if (!ch->enabled || ch->error ||
-        ch->engine != TGPU_RUNLIST_CE0 + ce->index ||
-        j->vm.flags != ch->flags || j->vm.asid != ch->asid ||
-        j->vm.pdb != ch->pdb || ce_launch_check(j->launch, j->remap) ||
-        (j->launch & TGPU_CE_LAUNCH_TRANSFER_MASK) ==
-        TGPU_CE_TRANSFER_NONE) {
+    return ch->enabled && !ch->error &&
+           ch->engine == TGPU_RUNLIST_CE0 + index &&
+           j->vm.flags == ch->flags && j->vm.asid == ch->asid &&
+           j->vm.pdb == ch->pdb && !ce_launch_check(j->launch, j->remap) &&
+           (j->launch & TGPU_CE_LAUNCH_TRANSFER_MASK) !=
+           TGPU_CE_TRANSFER_NONE;
+}
+
+/* Is R a place within launch J, never past its progress? */
+static bool ce_place_valid(const TGPUCopyJob *j, const CeRun *r)
+{
+    uint32_t lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ?
+                     j->line_count : 1;
+
+    if (!ce_fault_valid(r->error, r->fault_type) ||
+        r->turn_base > r->progress) {
         return false;
     }
-    /* a result done() reports: an MMU fault needs a type it can name */
-    if (ce->e.mig_state == TGPU_ENGINE_DONE &&
-        !ce_fault_valid(ce->error, ce->fault_type)) {
-        return false;
-    }
-    if (ce->e.mig_state != TGPU_ENGINE_RUNNING ||
-        ce->mig_at == TGPU_ENGINE_AT_START) {
-        return true;
-    }
-    if (!ce_fault_valid(r->error, r->fault_type)) {
-        return false;
-    }
-    /* the place: within the launch, and never past its progress */
-    lines = (j->launch & TGPU_CE_LAUNCH_MULTI_LINE) ? j->line_count : 1;
     if (j->launch & TGPU_CE_LAUNCH_LINKED_LIST) {
         return r->chain_len <= TGPU_CE_CHAIN_MAX &&
                r->item <= r->chain_len && r->desc_done <= r->chain_len &&
@@ -1069,6 +1297,51 @@ static bool ce_job_valid(TGPUState *s, TGPUCopyEngine *ce)
                (r->copying || (!r->item && !r->progress));
     }
     return r->item <= lines && r->item_base <= r->progress && !r->copying;
+}
+
+/* Is the launch one its channel could have handed this engine? */
+static bool ce_job_valid(TGPUState *s, TGPUCopyEngine *ce)
+{
+    const TGPUCopyJob *j = &ce->job;
+
+    if (j->vm.chid != ce->e.chid || !ce_job_of_chan(s, ce->index, j)) {
+        return false;
+    }
+    /* a result done() reports: an MMU fault needs a type it can name */
+    if (ce->e.mig_state == TGPU_ENGINE_DONE &&
+        !ce_fault_valid(ce->error, ce->fault_type)) {
+        return false;
+    }
+    /* a fresh launch starts at its beginning: no place to check */
+    if (!ce->resume && (ce->e.mig_state != TGPU_ENGINE_RUNNING ||
+                        ce->mig_at == TGPU_ENGINE_AT_START)) {
+        return true;
+    }
+    return ce_place_valid(j, &ce->run);
+}
+
+/*
+ * A launch a channel keeps between turns: its own, on its engine, in a
+ * place a turn can end at (never while a chain is checked), and not
+ * also on the engine.
+ */
+static bool ce_held_valid(TGPUState *s, TGPUChannel *ch)
+{
+    const TGPUCopyHeld *h = ch->ce_held;
+    unsigned int index = ch->engine - TGPU_RUNLIST_CE0;
+    TGPUCopyEngine *ce;
+
+    if (ch->engine != TGPU_RUNLIST_CE0 && ch->engine != TGPU_RUNLIST_CE1) {
+        return false;
+    }
+    ce = s->ce[index];
+    if (h->job.vm.chid != ch->id || !ce_job_of_chan(s, index, &h->job) ||
+        h->run.error || h->run.turn_base ||
+        !ce_place_valid(&h->job, &h->run) ||
+        ((h->job.launch & TGPU_CE_LAUNCH_LINKED_LIST) && !h->run.copying)) {
+        return false;
+    }
+    return ce->e.mig_state == TGPU_ENGINE_IDLE || ce->e.chid != ch->id;
 }
 
 /*
@@ -1082,6 +1355,8 @@ bool tgpu_ce_loaded(TGPUState *s)
         TGPUCopyEngine *ce = s->ce[i];
 
         if (ce->e.mig_state == TGPU_ENGINE_IDLE) {
+            /* a flag for a queued turn means nothing without one */
+            ce->resume = false;
             continue;
         }
         if (ce->mig_at > TGPU_ENGINE_AT_END || !ce_job_valid(s, ce)) {
@@ -1090,6 +1365,13 @@ bool tgpu_ce_loaded(TGPUState *s)
             return false;
         }
         s->chan[ce->job.vm.chid].engine_wait = true;
+    }
+    for (uint32_t c = 0; c < s->num_channels; c++) {
+        if (s->chan[c].ce_held && !ce_held_valid(s, &s->chan[c])) {
+            error_report("tgpu: migrated copy of channel %u that gave way "
+                         "is out of range", c);
+            return false;
+        }
     }
     return true;
 }
@@ -1110,7 +1392,8 @@ void tgpu_ce_restore(TGPUState *s)
             continue;
         }
         if (st == TGPU_ENGINE_RUNNING) {
-            ce->resume = ce->mig_at != TGPU_ENGINE_AT_START;
+            /* at its start: a fresh launch, or a queued turn (resume) */
+            ce->resume = ce->resume || ce->mig_at != TGPU_ENGINE_AT_START;
             ce->resume_ended = ce->mig_at == TGPU_ENGINE_AT_END;
             st = TGPU_ENGINE_QUEUED;
         }
@@ -1170,6 +1453,8 @@ uint32_t tgpu_ce_read(TGPUState *s, hwaddr addr, bool *ok)
         return ce->bytes;
     case TGPU_CE_BYTES_HI:
         return ce->bytes >> 32;
+    case TGPU_CE_PREEMPTS:
+        return ce->preempts;
     }
     *ok = false;
     return TGPU_REG_BADF;
@@ -1181,6 +1466,12 @@ void tgpu_ce_reset(TGPUState *s)
         TGPUCopyEngine *ce = s->ce[i];
 
         tgpu_engine_reset(&ce->e);
+        for (uint32_t c = 0; c < s->num_channels; c++) {
+            if (s->chan[c].engine == TGPU_RUNLIST_CE0 + i) {
+                ce_engine_forget(&ce->e, &s->chan[c]);
+            }
+        }
+        qatomic_set(&ce->yield, false);
         QEMU_LOCK_GUARD(&ce->e.lock);
         ce->chid = 0xffffffff;
         ce->launches = 0;
@@ -1190,6 +1481,8 @@ void tgpu_ce_reset(TGPUState *s)
         ce->progress = 0;
         ce->desc_done = 0;
         ce->bytes = 0;
+        ce->preempts = 0;
+        ce->preempted = false;
         ce->resume = ce->resume_ended = false;
     }
 }
@@ -1212,6 +1505,10 @@ void tgpu_ce_init(TGPUState *s)
 
 void tgpu_ce_exit(TGPUState *s)
 {
+    for (uint32_t c = 0; c < s->num_channels; c++) {
+        g_free(s->chan[c].ce_held);
+        s->chan[c].ce_held = NULL;
+    }
     for (unsigned int i = 0; i < TGPU_CE_COUNT; i++) {
         tgpu_engine_exit(&s->ce[i]->e);
         g_free(s->ce[i]);

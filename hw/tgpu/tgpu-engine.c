@@ -306,6 +306,13 @@ bool tgpu_engine_busy(TGPUEngine *e)
     return e->state != TGPU_ENGINE_IDLE;
 }
 
+/* The channel whose work is on the engine, or -1 when it is idle. */
+int tgpu_engine_owner(TGPUEngine *e)
+{
+    QEMU_LOCK_GUARD(&e->lock);
+    return e->state == TGPU_ENGINE_IDLE ? -1 : (int)e->chid;
+}
+
 TGPUEngineState tgpu_engine_state(TGPUEngine *e)
 {
     QEMU_LOCK_GUARD(&e->lock);

@@ -116,6 +116,12 @@ typedef struct TGPUEngineOps {
     bool (*resume)(TGPUEngine *e, TGPUChannel *ch);
     /* under the BQL, optional: CH goes away; drop what the engine holds */
     void (*forget)(TGPUEngine *e, TGPUChannel *ch);
+    /*
+     * Under the BQL, optional: another channel of the runlist waits for
+     * the engine; the work on it gives way soon, to go on in a later turn
+     * of its channel (holds() then says so).
+     */
+    void (*preempt)(TGPUEngine *e);
 } TGPUEngineOps;
 
 struct TGPUEngine {
@@ -170,6 +176,7 @@ int tgpu_engine_reset(TGPUEngine *e);
 void tgpu_engine_queue(TGPUEngine *e, uint32_t chid);
 bool tgpu_engine_finish(TGPUEngine *e);
 bool tgpu_engine_busy(TGPUEngine *e);
+int tgpu_engine_owner(TGPUEngine *e);
 int tgpu_engine_cancel(TGPUEngine *e);
 void tgpu_engine_cancel_chan(TGPUEngine *e, TGPUChannel *ch);
 uint64_t tgpu_engine_chan_busy_ns(TGPUChannel *ch);

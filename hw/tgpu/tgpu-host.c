@@ -330,6 +330,38 @@ static TGPUChannel *runlist_pick(TGPUState *s, unsigned int r, int64_t now)
     return best;
 }
 
+/*
+ * Runlist R's engine is busy: if another of its channels, of at least
+ * the working one's priority, could run, the work gives way (copy
+ * engines, docs/hw/copy.md), so that no channel holds the engine for as
+ * long as its launch lasts.
+ */
+static void runlist_contend(TGPUState *s, unsigned int r, int64_t now)
+{
+    TGPUEngine *e = s->engine[r];
+    TGPURunlist *rl = &s->runlist[r];
+    TGPUChannel *cur;
+    int owner;
+
+    if (!e->ops->preempt) {
+        return;
+    }
+    owner = tgpu_engine_owner(e);
+    if (owner < 0) {
+        return;
+    }
+    cur = &s->chan[owner];
+    for (uint32_t i = 0; i < rl->count; i++) {
+        TGPUChannel *ch = &s->chan[rl->chid[i]];
+
+        if (ch != cur && ch->priority >= cur->priority &&
+            chan_runnable(s, ch, r, now)) {
+            e->ops->preempt(e);
+            return;
+        }
+    }
+}
+
 /* One runlist's share of a pass; true when it has more to do. */
 static bool runlist_run(TGPUState *s, unsigned int r, int budget,
                         int64_t now)
@@ -343,8 +375,12 @@ static bool runlist_run(TGPUState *s, unsigned int r, int budget,
         if (s->host_hung || s->runlist_fetch_hung[r] || s->bus_lost) {
             return false;
         }
-        /* an engine at work keeps its channel until its launch or slice ends */
+        /*
+         * An engine at work keeps its channel until its launch or slice
+         * ends, or a copy gives way to a waiting channel
+         */
         if (engine_busy(s, r)) {
+            runlist_contend(s, r, now);
             return false;
         }
         ch = runlist_pick(s, r, now);
@@ -1079,6 +1115,7 @@ static const VMStateDescription vmstate_channel = {
     },
     .subsections = (const VMStateDescription * const []) {
         &tgpu_vmstate_chan_kernel,
+        &tgpu_vmstate_chan_copy,
         NULL
     },
 };

@@ -30,6 +30,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(TGPUState, TGPU)
 
 typedef struct TGPUKernel TGPUKernel;
+typedef struct TGPUCopyHeld TGPUCopyHeld;
 
 /* A board configuration: what model=p100|p40|m40 selects. */
 typedef struct TGPUModel {
@@ -121,6 +122,7 @@ typedef struct TGPUChannel {
     uint32_t ce_pitch_in, ce_pitch_out, ce_line_length, ce_line_count;
     uint32_t ce_desc_upper, ce_desc_lower;
     uint32_t ce_const_a, ce_const_b, ce_remap;
+    TGPUCopyHeld *ce_held;      /* a launch that gave way, for its next turn */
 
     /* compute class state (tgpu-compute.c) */
     uint32_t gr_prog_upper, gr_prog_lower, gr_prog_size;
@@ -454,6 +456,7 @@ static inline bool tgpu_mig_time_valid(int64_t ns)
 /* Each unit's part of the device's migration state (tgpu-pci.c's). */
 extern const VMStateDescription tgpu_vmstate_host;
 extern const VMStateDescription tgpu_vmstate_chan_kernel;
+extern const VMStateDescription tgpu_vmstate_chan_copy;
 extern const VMStateDescription tgpu_vmstate_mmu;
 extern const VMStateDescription tgpu_vmstate_ecc;
 extern const VMStateDescription tgpu_vmstate_therm;

@@ -151,6 +151,18 @@ static inline const char *tgpu_ce_method_name(unsigned int mthd)
 /* bytes written by every launch since reset */
 #define TGPU_CE_BYTES_LO                0x28
 #define TGPU_CE_BYTES_HI                0x2c
+/* turns a launch gave to another channel's work since reset */
+#define TGPU_CE_PREEMPTS                0x30
+
+/*
+ * Time slicing (docs/hw/copy.md): while another channel of the engine's
+ * runlist, of at least the launch's priority, has work, a launch gives
+ * way once its turn has written this many bytes (or run 4096 lines,
+ * pieces or descriptors), at the end of the piece in hand (at most this
+ * many bytes more), and goes on where it stopped in its channel's next
+ * turn.
+ */
+#define TGPU_CE_SLICE_BYTES             (256u * 1024)
 
 /* Why a launch failed (TGPU_CE_ERROR, and CHAN_ERROR_INFO [7:0]). */
 #define TGPU_CE_ERR_NONE                0

@@ -15,8 +15,16 @@
  * mapped: its context must fail with TGPU_ERROR_ILLEGAL_ADDRESS and
  * its host word keep the sentinel, not a byte of anyone's memory.  The
  * parent reports the TLB and context-switch counters (BAR0 through
- * sysfs: iomem=relaxed).  Output is TAP; the exit status is non-zero if
- * any check failed.
+ * sysfs: iomem=relaxed).
+ *
+ * Then the engines shared (--hog-lines=L, default 512; 0: not run): a
+ * hostile process streams on copy engine 0 -- one LAUNCH_DMA of L
+ * repeats (pitch 0) of a 16 MiB line, 8 GiB by default -- while an
+ * innocent process makes 4 KiB copies on the same engine.  Each of them
+ * must end while the hostile launch still runs (the engine gives way,
+ * docs/hw/copy.md "Time slicing"; CE_PREEMPTS counts it), and the long
+ * launch must still land byte-exact.  Output is TAP; the exit status is
+ * non-zero if any check failed.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,9 +33,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libtgpu.h>
+#include <tgpu/channel.h>
+#include <tgpu/copy.h>
 #include <tgpu/mmu.h>
 #include <tgpu/regs.h>
 
@@ -41,7 +52,21 @@
 #define UNMAPPED_VA 0xf000000000ull
 
 /* a child's exit status */
-enum { CHILD_OK, CHILD_CORRUPT, CHILD_NO_FAULT, CHILD_LEAK, CHILD_ERROR };
+enum { CHILD_OK, CHILD_CORRUPT, CHILD_NO_FAULT, CHILD_LEAK, CHILD_ERROR, CHILD_STARVED };
+
+#define HOG_LINE        (16u << 20)
+#define HOG_WORD        0x6d6f6368u
+#define INNOCENT_COPIES 16
+#define SMALL           4096
+
+/* between the hog and the innocent, in memory both children share */
+struct hog_shared {
+	volatile int started;           /* the hog's launch is submitted */
+	volatile int done;              /* ... and has ended */
+	volatile int copies;            /* innocent copies that ended first */
+	volatile uint32_t preempts;     /* CE_PREEMPTS over those copies */
+	volatile long worst_us;         /* the slowest of them */
+};
 
 
 static volatile uint32_t *bar0;
@@ -109,9 +134,139 @@ static int child(unsigned int idx, int rounds, bool hostile, int go)
 	return CHILD_OK;
 }
 
+static long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+/* The hostile process: one long launch on copy engine 0, raw methods. */
+static int hog(int lines, struct hog_shared *sh)
+{
+	tgpu_deviceptr a, b;
+	tgpu_context *ctx;
+	tgpu_device *dev;
+	tgpu_stream *s;
+	uint32_t cmd[32], got[2];
+	int n = 0;
+
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0) || tgpu_ctx_create(&ctx, dev, 0) ||
+	    tgpu_mem_alloc(ctx, &a, HOG_LINE) || tgpu_mem_alloc(ctx, &b, HOG_LINE) ||
+	    tgpu_memset_d32(ctx, a, HOG_WORD, HOG_LINE / 4) ||
+	    tgpu_stream_create(ctx, &s, 0, TGPU_STREAM_PRIORITY_LOWEST)) {
+		fprintf(stderr, "hog: %s\n", tgpu_get_last_error_message());
+		return CHILD_ERROR;
+	}
+	cmd[n++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 4, TGPU_M_SET_OBJECT, 1);
+	cmd[n++] = TGPU_CLASS_COPY;
+	cmd[n++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 4, TGPU_CE_M_OFFSET_IN_UPPER, 8);
+	cmd[n++] = a >> 32;
+	cmd[n++] = (uint32_t)a;
+	cmd[n++] = b >> 32;
+	cmd[n++] = (uint32_t)b;
+	cmd[n++] = 0;                   /* PITCH_IN, PITCH_OUT: the same line again */
+	cmd[n++] = 0;
+	cmd[n++] = HOG_LINE;
+	cmd[n++] = (uint32_t)lines;
+	cmd[n++] = TGPU_PB_HDR(TGPU_PB_OP_INC, 4, TGPU_CE_M_LAUNCH_DMA, 1);
+	cmd[n++] = TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_NONE,
+				  TGPU_CE_INTR_NONE) | TGPU_CE_LAUNCH_MULTI_LINE;
+	if (tgpu_stream_submit_commands(s, TGPU_ENGINE_KIND_COPY0, cmd, n)) {
+		fprintf(stderr, "hog: %s\n", tgpu_get_last_error_message());
+		return CHILD_ERROR;
+	}
+	sh->started = 1;
+	if (tgpu_stream_synchronize(s)) {
+		fprintf(stderr, "hog: %s\n", tgpu_get_last_error_message());
+		return CHILD_ERROR;
+	}
+	sh->done = 1;
+	if (tgpu_memcpy_dtoh(ctx, &got[0], b, 4) ||
+	    tgpu_memcpy_dtoh(ctx, &got[1], b + HOG_LINE - 4, 4))
+		return CHILD_ERROR;
+	tgpu_ctx_destroy(ctx);
+	return got[0] == HOG_WORD && got[1] == HOG_WORD ? CHILD_OK : CHILD_CORRUPT;
+}
+
+/* The innocent process: 4 KiB copies on copy engine 0 beside the hog. */
+static int innocent(struct hog_shared *sh)
+{
+	uint8_t want[SMALL], got[SMALL];
+	tgpu_deviceptr a, b;
+	tgpu_context *ctx;
+	tgpu_device *dev;
+	uint32_t p0;
+	long t;
+	int i, j;
+
+	if (tgpu_init(0) || tgpu_device_get(&dev, 0) || tgpu_ctx_create(&ctx, dev, 0) ||
+	    tgpu_mem_alloc(ctx, &a, SMALL) || tgpu_mem_alloc(ctx, &b, SMALL))
+		return CHILD_ERROR;
+	/* the hog's launch on the engine: submitted, and CE0 busy */
+	for (t = now_us(); !sh->started || !(reg(TGPU_CE_REG(0, TGPU_CE_STATUS)) &
+					     TGPU_CE_STATUS_BUSY); usleep(1000))
+		if (sh->done || now_us() - t > 60000000L)
+			return CHILD_ERROR;
+	p0 = reg(TGPU_CE_REG(0, TGPU_CE_PREEMPTS));
+	for (i = 0; i < INNOCENT_COPIES; i++) {
+		for (j = 0; j < SMALL; j++)
+			want[j] = (uint8_t)(i * 37 + j * 11);
+		t = now_us();
+		/* host to device and device to device: both on copy engine 0 */
+		if (tgpu_memcpy_htod(ctx, a, want, SMALL) || tgpu_memcpy_dtod(ctx, b, a, SMALL))
+			return CHILD_ERROR;
+		t = now_us() - t;
+		if (sh->done)
+			break;
+		sh->copies = i + 1;
+		if (t > sh->worst_us)
+			sh->worst_us = t;
+		if (tgpu_memcpy_dtoh(ctx, got, b, SMALL) || memcmp(got, want, SMALL))
+			return CHILD_CORRUPT;
+	}
+	sh->preempts = reg(TGPU_CE_REG(0, TGPU_CE_PREEMPTS)) - p0;
+	tgpu_ctx_destroy(ctx);
+	return sh->copies == INNOCENT_COPIES ? CHILD_OK : CHILD_STARVED;
+}
+
+/* The hog and the innocent, each a process; two TAP lines. */
+static void shared_engine(int lines)
+{
+	struct hog_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int code[2], status, i;
+	pid_t pid[2];
+
+	if (sh == MAP_FAILED)
+		bail("out of memory");
+	memset((void *)sh, 0, sizeof(*sh));
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0)
+			bail("fork");
+		if (!pid[i])
+			_exit(i ? innocent(sh) : hog(lines, sh));
+	}
+	for (i = 0; i < 2; i++) {
+		waitpid(pid[i], &status, 0);
+		code[i] = WIFEXITED(status) ? WEXITSTATUS(status) : CHILD_ERROR;
+	}
+	printf("# funnel-isolation: copy engine 0 shared: %d of %d innocent 4 KiB copies ended while a %d MiB launch streamed, the slowest in %ld us; %u turns given way\n",
+	       sh->copies, INNOCENT_COPIES, lines * (int)(HOG_LINE >> 20), sh->worst_us,
+	       sh->preempts);
+	ok(code[1] == CHILD_OK && sh->preempts > 0,
+	   "another process's long copy gives way: %d of %d innocent copies on the same engine ended before it, byte-exact (%u turns given way)",
+	   sh->copies, INNOCENT_COPIES, sh->preempts);
+	ok(code[0] == CHILD_OK,
+	   "the long launch that gave way went on and landed byte-exact (status %d)", code[0]);
+	munmap((void *)sh, sizeof(*sh));
+}
+
 int main(int argc, char **argv)
 {
-	int contexts = 64, rounds = 8, bad_every = 8, i, fd, go[2], status;
+	int contexts = 64, rounds = 8, bad_every = 8, hog_lines = 512, i, fd, go[2], status;
 	int good = 0, faulted = 0, corrupt = 0, no_fault = 0, leak = 0, errors = 0, hostile = 0;
 	uint32_t hits, misses, flushes, ctxsw;
 	char path[160];
@@ -124,9 +279,12 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[i] + 9);
 		else if (!strncmp(argv[i], "--bad-every=", 12))
 			bad_every = atoi(argv[i] + 12);
+		else if (!strncmp(argv[i], "--hog-lines=", 12))
+			hog_lines = atoi(argv[i] + 12);
 	}
-	if (contexts < 2 || contexts > 4096 || rounds < 2 || rounds > BUF / 4 || bad_every < 2) {
-		fprintf(stderr, "usage: test-funnel-isolation [--contexts=N] [--rounds=R] [--bad-every=B]\n");
+	if (contexts < 2 || contexts > 4096 || rounds < 2 || rounds > BUF / 4 || bad_every < 2 ||
+	    hog_lines < 0 || hog_lines > 1 << 20) {
+		fprintf(stderr, "usage: test-funnel-isolation [--contexts=N] [--rounds=R] [--bad-every=B] [--hog-lines=L]\n");
 		return 2;
 	}
 	node_device_path("/dev/dri/renderD128", "resource0", path, sizeof(path));
@@ -182,5 +340,7 @@ int main(int argc, char **argv)
 	ok(leak == 0, "no byte leaked to a hostile context (%d)", leak);
 	ok(reg(TGPU_FIFO_CTXSW_COUNT) - ctxsw >= (uint32_t)contexts,
 	   "the engines switched contexts (%u switches)", reg(TGPU_FIFO_CTXSW_COUNT) - ctxsw);
+	if (hog_lines)
+		shared_engine(hog_lines);
 	return tap_done();
 }

@@ -174,17 +174,23 @@ static void pb_remap(PB *pb, uint32_t a, uint32_t b, uint32_t comps)
     pb_dw(pb, comps);
 }
 
-/* LAUNCH_DMA with FLAGS, releasing the next sequence number at L.sem. */
-static uint32_t pb_launch(PB *pb, uint32_t flags)
+/* LAUNCH_DMA with FLAGS, releasing the next sequence number at SEM. */
+static uint32_t pb_launch_at(PB *pb, uint32_t flags, uint64_t sem)
 {
     pb_hdr(pb, TGPU_PB_OP_INC, SC, TGPU_CE_M_SET_SEMAPHORE_A, 3);
-    pb_dw(pb, 0);
-    pb_dw(pb, L.sem);
+    pb_dw(pb, sem >> 32);
+    pb_dw(pb, (uint32_t)sem);
     pb_dw(pb, ++seq);
     pb_m(pb, SC, TGPU_CE_M_LAUNCH_DMA,
          TGPU_CE_LAUNCH(TGPU_CE_TRANSFER_NON_PIPELINED, TGPU_CE_SEM_ONE_WORD,
                         TGPU_CE_INTR_NONE) | flags);
     return seq;
+}
+
+/* LAUNCH_DMA with FLAGS, releasing the next sequence number at L.sem. */
+static uint32_t pb_launch(PB *pb, uint32_t flags)
+{
+    return pb_launch_at(pb, flags, L.sem);
 }
 
 /* Run PB on C; the launch must end well and release its semaphore. */
@@ -1127,6 +1133,161 @@ static void test_migrate_chain(void)
     }
 }
 
+/* ---- time slicing ------------------------------------------------------ */
+
+#define CH_INNOCENT         18              /* bypass, runlist CE0 */
+#define CH_HIGHER           19              /* bypass, runlist CE0 */
+#define SLICE_LINE          (16 * MiB)
+#define SLICE_LINES         4               /* 64 MiB written a launch */
+#define SLICE_LAUNCHES      2
+
+/* Step the virtual clock until the 32-bit word at SEM reads WANT. */
+static void step_until_sem(T *t, uint64_t sem, uint32_t want)
+{
+    for (int i = 0; i < 10000 && pa_rd32(t, sem) != want; i++) {
+        step(t, TGPU_DET_TICK_NS);
+    }
+    g_assert_cmphex(pa_rd32(t, sem), ==, want);
+}
+
+/*
+ * The hostile channel's launches: SLICE_LAUNCHES back to back in one
+ * submission, each SLICE_LINES repeats (pitch 0) of a 16 MiB line: 64
+ * MiB written apiece.  Their semaphores at L.sem + 16 + 4 * i.
+ */
+static void slice_hostile(T *t, Chan *c, uint32_t *sems)
+{
+    g_autofree PB *pb = pb_new();
+
+    for (int i = 0; i < SLICE_LAUNCHES; i++) {
+        pb_offsets(pb, L.big, L.big + SLICE_LINE);
+        pb_shape(pb, 0, 0, SLICE_LINE, SLICE_LINES);
+        sems[i] = pb_launch_at(pb, TGPU_CE_LAUNCH_MULTI_LINE,
+                               L.sem + 16 + 4 * i);
+    }
+    submit(t, c, pb);
+}
+
+/* The innocent's 4 KiB copy, N-th: L.a + 4 KiB * n to L.b, at L.sem + 64. */
+static uint32_t slice_innocent(T *t, Chan *c, int n)
+{
+    g_autofree PB *pb = pb_new();
+    uint32_t sem;
+
+    pb_offsets(pb, L.a + 4 * KiB * n, L.b + 4 * KiB * n);
+    pb_shape(pb, 0, 0, 4 * KiB, 1);
+    sem = pb_launch_at(pb, 0, L.sem + 64);
+    submit(t, c, pb);
+    return sem;
+}
+
+/*
+ * docs/hw/copy.md, "Time slicing": a channel that streams 64 MiB copies
+ * on CE0 gives way to another channel's 4 KiB copy within a step, and
+ * its launch goes on where it stopped (CE_BYTES counts every byte once).
+ * Under deterministic=on, so that where it gives way does not depend on
+ * the host.  Migrated once while the long launch is held by its channel.
+ * A waiting channel of lower priority does not make it give way.
+ */
+static void test_time_slice(void)
+{
+    for (int lower = 0; lower < 2; lower++) {
+        g_autofree uint8_t *line = g_malloc(SLICE_LINE);
+        g_autofree uint8_t *got = g_malloc(SLICE_LINE);
+        g_autofree uint8_t *small = g_malloc(8 * KiB);
+        uint32_t hsem[SLICE_LAUNCHES], isem;
+        Chan *hostile, *innocent;
+        uint64_t p;
+        T t;
+
+        g_test_message("innocent of %s priority", lower ? "lower" : "equal");
+        ce_start(&t, "deterministic=on");
+        fill_random(line, SLICE_LINE, 700);
+        pa_write(&t, L.big, line, SLICE_LINE);
+        fill_random(small, 8 * KiB, 701);
+        pa_write(&t, L.a, small, 8 * KiB);
+        pa_zero(&t, L.sem, 128);
+        hostile = &t.ch[CH_CE0];
+        innocent = chan_cfg(&t, CH_INNOCENT);
+        innocent->prio = 0;
+        if (lower) {
+            /* the hostile channel is of a higher priority */
+            hostile = chan_cfg(&t, CH_HIGHER);
+            hostile->prio = 1;
+            ce_chan_up_cfg(&t, hostile);
+        }
+        ce_chan_up_cfg(&t, innocent);
+
+        slice_hostile(&t, hostile, hsem);
+        settle(&t);
+        for (int i = 0; i < 1000 && !cerd64(&t, 0, TGPU_CE_PROGRESS_LO); i++) {
+            step(&t, TGPU_DET_TICK_NS);
+        }
+        g_assert_cmpuint(cerd64(&t, 0, TGPU_CE_PROGRESS_LO), >, 0);
+        isem = slice_innocent(&t, innocent, 0);
+        if (lower) {
+            /* it waits for both launches of the channel above it */
+            step_until_sem(&t, L.sem + 64, isem);
+            g_assert_cmphex(pa_rd32(&t, L.sem + 16), ==, hsem[0]);
+            g_assert_cmphex(pa_rd32(&t, L.sem + 20), ==, hsem[1]);
+            g_assert_cmpuint(cerd(&t, 0, TGPU_CE_PREEMPTS), ==, 0);
+            wait_done(&t, innocent);
+            wait_done(&t, hostile);
+            tgpu_stop(&t);
+            continue;
+        }
+
+        /* it gives way: the innocent copy ends before the long launch */
+        step_until_sem(&t, L.sem + 64, isem);
+        g_assert_cmphex(pa_rd32(&t, L.sem + 16), ==, 0);
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_PREEMPTS), ==, 1);
+        wait_done(&t, innocent);
+        g_assert_cmpuint(chan_state(&t, hostile->id), !=,
+                         TGPU_CHAN_STATE_IDLE);
+
+        /*
+         * Again while the second launch streams, migrated while its
+         * channel holds it
+         */
+        step_until_sem(&t, L.sem + 16, hsem[0]);
+        for (int i = 0; i < 1000 &&
+             !(cerd(&t, 0, TGPU_CE_LAUNCHES) == SLICE_LAUNCHES + 1 &&
+               cerd64(&t, 0, TGPU_CE_PROGRESS_LO)); i++) {
+            step(&t, TGPU_DET_TICK_NS);
+        }
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_CHID), ==, hostile->id);
+        isem = slice_innocent(&t, innocent, 1);
+        for (int i = 0; i < 10 && cerd(&t, 0, TGPU_CE_PREEMPTS) < 2; i++) {
+            step(&t, TGPU_DET_TICK_NS);
+        }
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_PREEMPTS), ==, 2);
+        tgpu_migrate(&t);
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_PREEMPTS), ==, 2);
+        step_until_sem(&t, L.sem + 64, isem);
+        g_assert_cmphex(pa_rd32(&t, L.sem + 20), ==, 0);
+        step_until_sem(&t, L.sem + 20, hsem[1]);
+        wait_done(&t, hostile);
+        wait_done(&t, innocent);
+
+        /* every byte once: the launches went on from where they stopped */
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_ERROR), ==, 0);
+        g_assert_cmpuint(cerd64(&t, 0, TGPU_CE_PROGRESS_LO), ==,
+                         (uint64_t)SLICE_LINE * SLICE_LINES);
+        g_assert_cmpuint(cerd64(&t, 0, TGPU_CE_BYTES_LO), ==,
+                         (uint64_t)SLICE_LINE * SLICE_LINES * SLICE_LAUNCHES +
+                         8 * KiB);
+        g_assert_cmpuint(cerd(&t, 0, TGPU_CE_LAUNCHES), ==,
+                         SLICE_LAUNCHES + 2);
+        pa_read(&t, L.big + SLICE_LINE, got, SLICE_LINE);
+        g_assert_true(!memcmp(got, line, SLICE_LINE));
+        pa_read(&t, L.b, got, 8 * KiB);
+        g_assert_cmpmem(got, 8 * KiB, small, 8 * KiB);
+        p = cerd(&t, 0, TGPU_CE_PREEMPTS);
+        tgpu_stop(&t);
+        g_assert_cmpuint(p, ==, 2);
+    }
+}
+
 #ifdef CONFIG_LINUX
 /*
  * A channel blocked on an acquire behind a launch on its engine cannot
@@ -1167,9 +1328,9 @@ static void test_acquire_behind_launch(void)
 
 /*
  * A release frees a channel blocked behind another channel's launch at
- * once: it is PENDING (work, waiting for its engine) while the launch
- * still runs, not BLOCKED until its next turn.  A watchdog that reads
- * BLOCKED as "waits on a semaphore no one released" must not see it so.
+ * once: it has work again, not BLOCKED until its next turn (a watchdog
+ * that reads BLOCKED as "waits on a semaphore no one released" must not
+ * see it so), and the launch gives way to it (time slicing).
  */
 static void test_acquire_released_behind_launch(void)
 {
@@ -1195,18 +1356,28 @@ static void test_acquire_released_behind_launch(void)
     submit(&t, &t.ch[CH_CE0], pb);
     g_assert_true(ce_busy(&t, 0));
 
-    /* CE1's channel releases it; CE0 is still busy with the launch */
+    /*
+     * CE1's channel releases it; CE0's launch gives way to the waiter's
+     * copy (time slicing) and goes on after it
+     */
     pb->n = 0;
     pb_release(pb, L.sem + 0x100, 1);
     run(&t, &t.ch[CH_CE1], pb);
-    wait_state(&t, waiter->id, TGPU_CHAN_STATE_PENDING);
+    wait_done(&t, waiter);
+    g_assert_cmphex(pa_rd32(&t, L.sem), ==, sem);
+    g_assert_cmpuint(cerd(&t, 0, TGPU_CE_PREEMPTS), ==, 1);
+    g_assert_cmpuint(chan_state(&t, CH_CE0), !=, TGPU_CHAN_STATE_IDLE);
+    for (int i = 0; i < 100000 && !(ce_busy(&t, 0) &&
+                                    cerd(&t, 0, TGPU_CE_CHID) == CH_CE0);
+         i++) {
+        settle(&t);
+    }
     g_assert_true(ce_busy(&t, 0));
+    g_assert_cmpuint(cerd(&t, 0, TGPU_CE_CHID), ==, CH_CE0);
 
     wr(&t, TGPU_PMC_ENGINE_RESET, TGPU_ENGINE_CE0);
     wait_state(&t, CH_CE0, TGPU_CHAN_STATE_ERROR);
     err_ack(&t, CH_CE0);
-    wait_done(&t, waiter);
-    g_assert_cmphex(pa_rd32(&t, L.sem), ==, sem);
     tgpu_stop(&t);
 }
 #endif
@@ -1443,5 +1614,6 @@ int main(int argc, char **argv)
     qtest_add_func("/tgpu/ce/migrate-pitch", test_migrate_pitch);
     qtest_add_func("/tgpu/ce/migrate-remap", test_migrate_remap);
     qtest_add_func("/tgpu/ce/migrate-chain", test_migrate_chain);
+    qtest_add_func("/tgpu/ce/time-slice", test_time_slice);
     return g_test_run();
 }

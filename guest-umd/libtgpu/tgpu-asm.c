@@ -656,6 +656,19 @@ static void syntax_of(char *buf, size_t len, const char *mnem, unsigned int op,
 		ops = " rd, ra, b";
 		break;
 	case TGPU_FMT_RABC:
+		ops = op == TGPU_OP_BFI ? " rd, ra, rb, rc   (rb: pos | len << 8)"
+					: " rd, ra, rb, rc";
+		break;
+	case TGPU_FMT_RABS:
+		sfx = ".s32|.u32";
+		ops = op == TGPU_OP_BFE ? " rd, ra, b   (b: pos | len << 8)" : " rd, ra, b";
+		break;
+	case TGPU_FMT_PRMT:
+		sfx = ".mode";
+		ops = " rd, ra, rb, rc";
+		break;
+	case TGPU_FMT_FSH:
+		sfx = ".clamp|.wrap";
 		ops = " rd, ra, rb, rc";
 		break;
 	case TGPU_FMT_SETP:
@@ -831,6 +844,7 @@ static int parse_insn(struct as *s)
 		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
 		break;
 	case TGPU_FMT_RAB:
+	case TGPU_FMT_RABS:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");
@@ -839,6 +853,8 @@ static int parse_insn(struct as *s)
 		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
 		break;
 	case TGPU_FMT_RABC:
+	case TGPU_FMT_PRMT:
+	case TGPU_FMT_FSH:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");

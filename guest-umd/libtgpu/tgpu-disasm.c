@@ -135,16 +135,20 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 		break;
 	case TGPU_FMT_RA:
 	case TGPU_FMT_RAB:
+	case TGPU_FMT_RABS:
 	case TGPU_FMT_RABC:
+	case TGPU_FMT_PRMT:
+	case TGPU_FMT_FSH:
 	case TGPU_FMT_SEL:
 		put(t, " ");
 		put_reg(t, TGPU_INSN_RD(w));
 		put(t, ", ");
 		put_reg(t, TGPU_INSN_RA(w));
-		if (d->fmt == TGPU_FMT_RAB || d->fmt == TGPU_FMT_SEL) {
+		if (d->fmt == TGPU_FMT_RAB || d->fmt == TGPU_FMT_RABS ||
+		    d->fmt == TGPU_FMT_SEL) {
 			put(t, ", ");
 			put_b(t, w, tu_op_b_is_float(op));
-		} else if (d->fmt == TGPU_FMT_RABC) {
+		} else if (d->fmt != TGPU_FMT_RA) {
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 			put(t, ", ");

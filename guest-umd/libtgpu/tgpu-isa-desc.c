@@ -25,6 +25,9 @@ static const char *const cmp_names[] = TGPU_CMP_NAMES;
 static const char *const w_names[] = TGPU_W_NAMES;
 static const char *const atom_names[] = TGPU_ATOM_NAMES;
 static const char *const plop_names[] = TGPU_PLOP_NAMES;
+static const char *const sign_names[] = TGPU_SIGN_NAMES;
+static const char *const prmt_names[] = TGPU_PRMT_NAMES;
+static const char *const fsh_names[] = TGPU_FSH_NAMES;
 const char *const tu_sr_names[] = TGPU_SR_NAMES;
 
 _Static_assert(ARRAY_SIZE(cmp_names) == TGPU_CMP_COUNT, "TGPU_CMP_NAMES vs _COUNT");
@@ -32,14 +35,21 @@ _Static_assert(ARRAY_SIZE(w_names) == TGPU_W_COUNT, "TGPU_W_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(atom_names) == TGPU_ATOM_COUNT, "TGPU_ATOM_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(plop_names) == TGPU_PLOP_COUNT, "TGPU_PLOP_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(tu_sr_names) == TGPU_SR_COUNT, "TGPU_SR_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(sign_names) == TGPU_SIGN_COUNT, "TGPU_SIGN_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(prmt_names) == TGPU_PRMT_COUNT, "TGPU_PRMT_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(fsh_names) == TGPU_FSH_COUNT, "TGPU_FSH_NAMES vs _COUNT");
 /* The sub field is 3 bits wide. */
 _Static_assert(TGPU_CMP_COUNT <= 8 && TGPU_W_COUNT <= 8 && TGPU_ATOM_COUNT <= 8 &&
-	       TGPU_PLOP_COUNT <= 8, "a sub-field table outgrew the sub field");
+	       TGPU_PLOP_COUNT <= 8 && TGPU_SIGN_COUNT <= 8 && TGPU_PRMT_COUNT <= 8 &&
+	       TGPU_FSH_COUNT <= 8, "a sub-field table outgrew the sub field");
 
 static const struct tu_subtab cmp_tab = { "comparison", cmp_names, TGPU_CMP_COUNT };
 static const struct tu_subtab w_tab = { "width", w_names, TGPU_W_COUNT };
 static const struct tu_subtab atom_tab = { "atomic operation", atom_names, TGPU_ATOM_COUNT };
 static const struct tu_subtab plop_tab = { "predicate operation", plop_names, TGPU_PLOP_COUNT };
+static const struct tu_subtab sign_tab = { "signedness", sign_names, TGPU_SIGN_COUNT };
+static const struct tu_subtab prmt_tab = { "permute mode", prmt_names, TGPU_PRMT_COUNT };
+static const struct tu_subtab fsh_tab = { "shift-count mode", fsh_names, TGPU_FSH_COUNT };
 
 const struct tu_op *tu_op_by_code(unsigned int op)
 {
@@ -71,6 +81,12 @@ const struct tu_subtab *tu_subtab(unsigned int fmt)
 		return &atom_tab;
 	case TGPU_FMT_PLOP:
 		return &plop_tab;
+	case TGPU_FMT_RABS:
+		return &sign_tab;
+	case TGPU_FMT_PRMT:
+		return &prmt_tab;
+	case TGPU_FMT_FSH:
+		return &fsh_tab;
 	}
 	return NULL;
 }
@@ -199,6 +215,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	switch (d->fmt) {
 	case TGPU_FMT_RB:
 	case TGPU_FMT_RAB:
+	case TGPU_FMT_RABS:
 	case TGPU_FMT_SETP:
 	case TGPU_FMT_SEL:
 		if (bimm)
@@ -218,6 +235,8 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 		MUST_BE_ZERO("imm16", imm16);
 		return true;
 	case TGPU_FMT_RABC:
+	case TGPU_FMT_PRMT:
+	case TGPU_FMT_FSH:
 		MUST_BE_ZERO("the immediate-B bit", bimm);
 		MUST_BE_REG("rb", rb);
 		MUST_BE_REG("rc", rc);

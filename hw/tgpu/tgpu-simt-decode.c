@@ -97,10 +97,18 @@ GrInsn tgpu_simt_decode(uint64_t i)
         ok = ok && reg_ok(rd, false) && reg_ok(ra, false) && !bimm && !rb &&
              !rc && !d.imm16;
         break;
+    case TGPU_FMT_RABS:
+        max_sub = TGPU_SIGN_COUNT - 1;
+        /* fall through */
     case TGPU_FMT_RAB:
         ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, a64);
         regs_b = true;
         break;
+    case TGPU_FMT_PRMT:
+    case TGPU_FMT_FSH:
+        max_sub = gr_ops[op].fmt == TGPU_FMT_PRMT ? TGPU_PRMT_COUNT - 1
+                                                  : TGPU_FSH_COUNT - 1;
+        /* fall through */
     case TGPU_FMT_RABC:
         no_imm = true;
         ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, false) &&

@@ -184,6 +184,119 @@ static uint32_t f2i(float f, bool is_unsigned)
            f >= 2147483648.0f ? INT32_MAX : (uint32_t)(int32_t)f;
 }
 
+/* ---- integer bit operations: PTX's definitions (docs/hw/isa.md) ------ */
+
+static uint32_t bit_mulhi(uint32_t a, uint32_t b, unsigned int sign)
+{
+    if (sign == TGPU_SIGN_S32) {
+        return (uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32;
+    }
+    return ((uint64_t)a * b) >> 32;
+}
+
+static uint32_t bit_brev(uint32_t v)
+{
+    v = (v >> 1 & 0x55555555u) | (v & 0x55555555u) << 1;
+    v = (v >> 2 & 0x33333333u) | (v & 0x33333333u) << 2;
+    v = (v >> 4 & 0x0f0f0f0fu) | (v & 0x0f0f0f0fu) << 4;
+    return __builtin_bswap32(v);
+}
+
+/* The N low bits set (N at most 32). */
+static uint32_t low_bits(unsigned int n)
+{
+    return n >= 32 ? UINT32_MAX : (1u << n) - 1;
+}
+
+/*
+ * bfe: bits [pos, pos + len) of A, the rest of the result the sign bit:
+ * 0 unsigned, else the field's top bit (or bit 31, when the field runs
+ * past it).  A length of 0 gives 0.
+ */
+static uint32_t bit_bfe(uint32_t a, uint32_t b, unsigned int sign)
+{
+    unsigned int pos = TGPU_BF_POS(b), len = TGPU_BF_LEN(b), top, n;
+    uint32_t fill;
+
+    if (!len) {
+        return 0;
+    }
+    top = MIN(pos + len - 1, 31u);
+    fill = sign == TGPU_SIGN_S32 && (a >> top & 1) ? UINT32_MAX : 0;
+    if (pos > 31) {
+        return fill;
+    }
+    n = top - pos + 1;
+    return (a >> pos & low_bits(n)) | (fill & ~low_bits(n));
+}
+
+/* bfi: BASE with bits [pos, pos + len) (those below 32) from INS's low. */
+static uint32_t bit_bfi(uint32_t ins, uint32_t b, uint32_t base)
+{
+    unsigned int pos = TGPU_BF_POS(b), len = TGPU_BF_LEN(b);
+    uint32_t m;
+
+    if (!len || pos > 31) {
+        return base;
+    }
+    m = low_bits(MIN(len, 32 - pos)) << pos;
+    return (base & ~m) | (ins << pos & m);
+}
+
+/* prmt: four bytes picked from the eight of B:A, by C and the mode. */
+static uint32_t bit_prmt(uint32_t a, uint32_t b, uint32_t c,
+                         unsigned int mode)
+{
+    uint64_t x = (uint64_t)b << 32 | a;
+    unsigned int s = c & 3;
+    uint32_t d = 0;
+
+    for (unsigned int i = 0; i < 4; i++) {
+        unsigned int sel = c >> 4 * i & 0xf, idx;
+        uint32_t byte;
+
+        switch (mode) {
+        case TGPU_PRMT_F4E:
+            idx = (s + i) & 7;
+            break;
+        case TGPU_PRMT_B4E:
+            idx = (s - i) & 7;
+            break;
+        case TGPU_PRMT_RC8:
+            idx = s;
+            break;
+        case TGPU_PRMT_ECL:
+            idx = MAX(i, s);
+            break;
+        case TGPU_PRMT_ECR:
+            idx = MIN(i, s);
+            break;
+        case TGPU_PRMT_RC16:
+            idx = (i & 1) | (s & 1) << 1;
+            break;
+        default:                        /* SEL: bit 3 replicates the sign */
+            idx = sel & 7;
+            break;
+        }
+        byte = x >> 8 * idx & 0xff;
+        if (mode == TGPU_PRMT_SEL && (sel & 8)) {
+            byte = byte & 0x80 ? 0xff : 0;
+        }
+        d |= byte << 8 * i;
+    }
+    return d;
+}
+
+/* shf: the high (left) or low (right) word of B:A shifted by C. */
+static uint32_t bit_fsh(uint32_t a, uint32_t b, uint32_t c, bool right,
+                        unsigned int mode)
+{
+    unsigned int n = mode == TGPU_FSH_CLAMP ? MIN(c, 32u) : c & 31;
+    uint64_t x = (uint64_t)b << 32 | a;
+
+    return right ? (uint32_t)(x >> n) : (uint32_t)(x << n >> 32);
+}
+
 /*
  * The current path is done (SYNC, or every lane of it exited): take the
  * next one from the SIMT stack.  false when the stack runs out with
@@ -806,6 +919,31 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             wr32(w, in->rd + 1, hi, exec);
             break;
         }
+        case TGPU_OP_IMULHI:
+            LANES(bit_mulhi(A[l], B[l], in->sub));
+            break;
+        case TGPU_OP_POPC:
+            LANES(__builtin_popcount(A[l]));
+            break;
+        case TGPU_OP_CLZ:
+            LANES(A[l] ? __builtin_clz(A[l]) : 32);
+            break;
+        case TGPU_OP_BREV:
+            LANES(bit_brev(A[l]));
+            break;
+        case TGPU_OP_BFE:
+            LANES(bit_bfe(A[l], B[l], in->sub));
+            break;
+        case TGPU_OP_BFI:
+            LANES(bit_bfi(A[l], B[l], C[l]));
+            break;
+        case TGPU_OP_PRMT:
+            LANES(bit_prmt(A[l], B[l], C[l], in->sub));
+            break;
+        case TGPU_OP_FSHL:
+        case TGPU_OP_FSHR:
+            LANES(bit_fsh(A[l], B[l], C[l], in->op == TGPU_OP_FSHR, in->sub));
+            break;
         case TGPU_OP_ISETP:
         case TGPU_OP_USETP:
         case TGPU_OP_FSETP:

@@ -87,6 +87,9 @@ enum {
     TGPU_FMT_TARGET,    /* OP target           imm32: instruction index */
     TGPU_FMT_IMM,       /* OP imm */
     TGPU_FMT_S2R,       /* OP rd, SR_*         imm32: special register */
+    TGPU_FMT_RABS,      /* OP.sign rd, ra, b   sub: TGPU_SIGN_* */
+    TGPU_FMT_PRMT,      /* OP.mode rd, ra, rb, rc  sub: TGPU_PRMT_* */
+    TGPU_FMT_FSH,       /* OP.mode rd, ra, rb, rc  sub: TGPU_FSH_* */
 };
 
 /* Operand kinds of the first source register (how wide ra is read). */
@@ -133,6 +136,17 @@ enum {
     X(USETP,     0x23, TGPU_FMT_SETP,   TGPU_A32, "usetp") \
     X(SEL,       0x24, TGPU_FMT_SEL,    TGPU_A32, "sel") \
     X(PLOP,      0x25, TGPU_FMT_PLOP,   TGPU_A32, "plop") \
+    /* integer bit operations (PTX mul.hi, popc, clz, brev, bfe, bfi, */ \
+    /* prmt, shf) */ \
+    X(IMULHI,    0x26, TGPU_FMT_RABS,   TGPU_A32, "imulhi") \
+    X(POPC,      0x27, TGPU_FMT_RA,     TGPU_A32, "popc") \
+    X(CLZ,       0x28, TGPU_FMT_RA,     TGPU_A32, "clz") \
+    X(BREV,      0x29, TGPU_FMT_RA,     TGPU_A32, "brev") \
+    X(BFE,       0x2a, TGPU_FMT_RABS,   TGPU_A32, "bfe") \
+    X(BFI,       0x2b, TGPU_FMT_RABC,   TGPU_A32, "bfi") \
+    X(PRMT,      0x2c, TGPU_FMT_PRMT,   TGPU_A32, "prmt") \
+    X(FSHL,      0x2d, TGPU_FMT_FSH,    TGPU_A32, "fshl") \
+    X(FSHR,      0x2e, TGPU_FMT_FSH,    TGPU_A32, "fshr") \
     /* float32 */ \
     X(FADD,      0x30, TGPU_FMT_RAB,    TGPU_A32, "fadd") \
     X(FSUB,      0x31, TGPU_FMT_RAB,    TGPU_A32, "fsub") \
@@ -182,6 +196,39 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 #define TGPU_PLOP_COUNT             3
 #define TGPU_PLOP_NEG_A             1
 #define TGPU_PLOP_NEG_B             2
+
+/* IMULHI, BFE: how the operands are read */
+#define TGPU_SIGN_S32               0
+#define TGPU_SIGN_U32               1
+#define TGPU_SIGN_NAMES             { "s32", "u32" }
+#define TGPU_SIGN_COUNT             2
+
+/*
+ * BFE rd, ra, b and BFI rd, ra, rb, rc: the field's position in bits
+ * [7:0] and its length in bits [15:8] of b (BFE) or rb (BFI), as
+ * NVIDIA's SASS packs them; the other bits are ignored
+ */
+#define TGPU_BF_POS(v)              ((unsigned int)(v) & 0xffu)
+#define TGPU_BF_LEN(v)              (((unsigned int)(v) >> 8) & 0xffu)
+#define TGPU_BF(pos, len)           ((unsigned int)(pos) | (unsigned int)(len) << 8)
+
+/* PRMT: PTX prmt's modes; SEL is its default (four byte selectors in rc) */
+#define TGPU_PRMT_SEL               0
+#define TGPU_PRMT_F4E               1
+#define TGPU_PRMT_B4E               2
+#define TGPU_PRMT_RC8               3
+#define TGPU_PRMT_ECL               4
+#define TGPU_PRMT_ECR               5
+#define TGPU_PRMT_RC16              6
+#define TGPU_PRMT_NAMES \
+    { "sel", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16" }
+#define TGPU_PRMT_COUNT             7
+
+/* FSHL, FSHR: the shift count rc clamped to 32, or taken modulo 32 */
+#define TGPU_FSH_CLAMP              0
+#define TGPU_FSH_WRAP               1
+#define TGPU_FSH_NAMES              { "clamp", "wrap" }
+#define TGPU_FSH_COUNT              2
 
 /* LDG, STG, LDS, STS, LDC: the access width (loads of 8/16 extend) */
 #define TGPU_W_U8                   0

@@ -34,6 +34,9 @@ static const char *const w_names[] = TGPU_W_NAMES;
 static const char *const atom_names[] = TGPU_ATOM_NAMES;
 static const char *const plop_names[] = TGPU_PLOP_NAMES;
 static const char *const sr_names[] = TGPU_SR_NAMES;
+static const char *const sign_names[] = TGPU_SIGN_NAMES;
+static const char *const prmt_names[] = TGPU_PRMT_NAMES;
+static const char *const fsh_names[] = TGPU_FSH_NAMES;
 
 /* Assemble src; on success the first word (or 0) in *w. */
 static int asm_one(const char *src, uint64_t *w, char *err, size_t errlen)
@@ -127,6 +130,12 @@ static const char *sub_name(unsigned int fmt, unsigned int sub)
 		return sub < TGPU_ATOM_COUNT ? atom_names[sub] : NULL;
 	case TGPU_FMT_PLOP:
 		return sub < TGPU_PLOP_COUNT ? plop_names[sub] : NULL;
+	case TGPU_FMT_RABS:
+		return sub < TGPU_SIGN_COUNT ? sign_names[sub] : NULL;
+	case TGPU_FMT_PRMT:
+		return sub < TGPU_PRMT_COUNT ? prmt_names[sub] : NULL;
+	case TGPU_FMT_FSH:
+		return sub < TGPU_FSH_COUNT ? fsh_names[sub] : NULL;
 	}
 	return sub == 0 ? "" : NULL;
 }
@@ -169,20 +178,23 @@ static void check_op(unsigned int i, unsigned int sub)
 			check_insn(src, R(255, 255, 0, 0, 0, 0));
 			break;
 		case TGPU_FMT_RAB:
+		case TGPU_FMT_RABS:
 			SRC("%s%s r10, r20, r%u", gt, mn, pb);
-			check_insn(src, R(10, 20, 0, pb, 0, 0));
+			check_insn(src, R(10, 20, sub, pb, 0, 0));
 			SRC("%s%s r10, r20, 0x89abcdef", gt, mn);
-			check_insn(src, I(10, 20, 0, 0x89abcdef));
+			check_insn(src, I(10, 20, sub, 0x89abcdef));
 			SRC("%s%s r10, rz, -1", gt, mn);
-			check_insn(src, I(10, 255, 0, 0xffffffff));
+			check_insn(src, I(10, 255, sub, 0xffffffff));
 			SRC("%s%s r10, r20, -2.5f", gt, mn);
-			check_insn(src, I(10, 20, 0, 0xc0200000));
+			check_insn(src, I(10, 20, sub, 0xc0200000));
 			break;
 		case TGPU_FMT_RABC:
+		case TGPU_FMT_PRMT:
+		case TGPU_FMT_FSH:
 			SRC("%s%s r10, r21, r33, r%u", gt, mn, pc);
-			check_insn(src, R(10, 21, 0, 33, pc, 0));
+			check_insn(src, R(10, 21, sub, 33, pc, 0));
 			SRC("%s%s rz, rz, rz, rz", gt, mn);
-			check_insn(src, R(255, 255, 0, 255, 255, 0));
+			check_insn(src, R(255, 255, sub, 255, 255, 0));
 			break;
 		case TGPU_FMT_SETP:
 			SRC("%s%s p2, r21, r33", gt, mn);
@@ -298,6 +310,12 @@ static unsigned int sub_count(unsigned int fmt)
 		return TGPU_PLOP_COUNT;
 	case TGPU_FMT_SEL:
 		return 8;       /* ps: p0..p6, pt */
+	case TGPU_FMT_RABS:
+		return TGPU_SIGN_COUNT;
+	case TGPU_FMT_PRMT:
+		return TGPU_PRMT_COUNT;
+	case TGPU_FMT_FSH:
+		return TGPU_FSH_COUNT;
 	}
 	return 1;
 }
@@ -359,6 +377,10 @@ static void test_fields(void)
 	is_int(w, (long long)0xfff80b0a80409745ull, "atomg.cas r9, [r4 - 8], r10, r11");
 	asm_one("plop.and p1, !p0, pt", &w, err, sizeof(err));
 	is_int(w, 0x0001000700001725ll, "plop.and p1, !p0, pt");
+	asm_one("prmt.f4e r1, r2, r3, r4", &w, err, sizeof(err));
+	is_int(w, 0x000004032020172cll, "prmt.f4e r1, r2, r3, r4");
+	asm_one("bfe.u32 r1, r2, 0x0804", &w, err, sizeof(err));
+	is_int(w, 0x000008043020172all, "bfe.u32 r1, r2, 0x0804");
 
 	/* Field by field through the TGPU_INSN_* accessors. */
 	asm_one("@!p3 isetp.ge p5, r7, r9", &w, err, sizeof(err));
@@ -567,6 +589,9 @@ static void test_word(void)
 		0x0004000000000725ull,              /* plop with imm16 bit 2 */
 		0x0000000700a04716ull,              /* iadd64 r4, r10, r7: odd b */
 		0x0000050300a04715ull,              /* imad.wide r4, r10, r3, r5: odd rc */
+		0x00000403e020172cull,              /* prmt with mode 7 */
+		0x000004034020172dull,              /* fshl with mode 2 */
+		0x000008081020172bull,              /* bfi with an immediate */
 		0x0000000000000000ull,              /* @p0 nop is fine, see below */
 	};
 	char err[512], text[128], want[64];
@@ -880,6 +905,13 @@ static void test_errors(void)
 	check_err("plop p0, p1, p2",
 		  "1:5: plop needs a predicate operation suffix: one of .and .or .xor "
 		  "(syntax: plop.op pd, [!]pa, [!]pb)");
+	check_err("prmt r0, r1, r2, r3",
+		  "1:5: prmt needs a permute mode suffix: one of .sel .f4e .b4e .rc8 .ecl .ecr "
+		  ".rc16 (syntax: prmt.mode rd, ra, rb, rc)");
+	check_err("fshl.left r0, r1, r2, r3",
+		  "1:5: bad shift-count mode suffix '.left' for fshl: expected one of .clamp .wrap");
+	check_err("prmt.f4e r0, r1, r2, 7",
+		  "1:22: expected register rc (r0..r63 or rz), got '7'");
 
 	check_err("iadd r0, r1", "1:12: missing operand b, a register or an immediate "
 		  "(syntax: iadd rd, ra, b)");

@@ -429,6 +429,284 @@ static void test_illegal(const char *build)
 	       "up to 64", build);
 }
 
+/* ---- integer bit operations against PTX's definitions ----------------------- */
+
+/*
+ * References written from the PTX ISA's pseudocode, bit by bit, and its
+ * prmt mode table as data: independent of the executor's forms.  The
+ * inputs and the order of the operations are those of an H100 probe
+ * (docs/hw/isa.md, "Checked against hardware").
+ */
+enum { B_BFEU, B_BFES, B_BFI, B_PRMT, B_SHF = B_PRMT + 7, B_CLZ = B_SHF + 4, B_POPC,
+       B_BREV, B_MULHIS, B_MULHIU, B_NOPS };
+
+#define BIT_N           4096
+#define BIT_IN          0x10000u        /* a[], b[], c[]: BIT_N words each */
+#define BIT_OUT         0x20000u        /* 32 words an input */
+
+static uint32_t ref_bfe(uint32_t a, uint32_t b, uint32_t c, bool is_signed)
+{
+	unsigned int pos = b & 0xff, len = c & 0xff, top = pos + len - 1, i;
+	uint32_t sbit = 0, d = 0;
+
+	if (is_signed && len)
+		sbit = a >> (top < 31 ? top : 31) & 1;
+	for (i = 0; i <= 31; i++)
+		d |= (i < len && pos + i <= 31 ? a >> (pos + i) & 1 : sbit) << i;
+	return d;
+}
+
+static uint32_t ref_bfi(uint32_t a, uint32_t b, uint32_t c, uint32_t e)
+{
+	unsigned int pos = c & 0xff, len = e & 0xff, i;
+	uint32_t f = b;
+
+	for (i = 0; i < len && pos + i <= 31; i++)
+		f = (f & ~(1u << (pos + i))) | (a >> i & 1) << (pos + i);
+	return f;
+}
+
+/* PTX prmt's table: for each mode and c[1:0], the source byte of d.b0..d.b3 */
+static const uint8_t prmt_table[6][4][4] = {
+	{ { 0, 1, 2, 3 }, { 1, 2, 3, 4 }, { 2, 3, 4, 5 }, { 3, 4, 5, 6 } },   /* f4e */
+	{ { 0, 7, 6, 5 }, { 1, 0, 7, 6 }, { 2, 1, 0, 7 }, { 3, 2, 1, 0 } },   /* b4e */
+	{ { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 3, 3, 3, 3 } },   /* rc8 */
+	{ { 0, 1, 2, 3 }, { 1, 1, 2, 3 }, { 2, 2, 2, 3 }, { 3, 3, 3, 3 } },   /* ecl */
+	{ { 0, 0, 0, 0 }, { 0, 1, 1, 1 }, { 0, 1, 2, 2 }, { 0, 1, 2, 3 } },   /* ecr */
+	{ { 0, 1, 0, 1 }, { 2, 3, 2, 3 }, { 0, 1, 0, 1 }, { 2, 3, 2, 3 } },   /* rc16 */
+};
+
+static uint32_t ref_prmt(uint32_t a, uint32_t b, uint32_t c, unsigned int mode)
+{
+	uint8_t x[8];
+	uint32_t d = 0;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		x[i] = a >> 8 * i;
+		x[4 + i] = b >> 8 * i;
+	}
+	for (i = 0; i < 4; i++) {
+		unsigned int sel = c >> 4 * i & 0xf;
+		uint8_t v;
+
+		if (mode == TGPU_PRMT_SEL)
+			v = sel & 8 ? (x[sel & 7] & 0x80 ? 0xff : 0) : x[sel & 7];
+		else
+			v = x[prmt_table[mode - 1][c & 3][i]];
+		d |= (uint32_t)v << 8 * i;
+	}
+	return d;
+}
+
+static uint32_t ref_shf(uint32_t a, uint32_t b, uint32_t c, bool right, bool wrap)
+{
+	unsigned int n = wrap ? c & 0x1f : (c < 32 ? c : 32);
+
+	if (right)
+		return n == 0 ? a : n == 32 ? b : a >> n | b << (32 - n);
+	return n == 0 ? b : n == 32 ? a : b << n | a >> (32 - n);
+}
+
+static uint32_t ref_bitop(unsigned int op, uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t d = 0;
+	int i;
+
+	switch (op) {
+	case B_BFEU:
+		return ref_bfe(a, b, c, false);
+	case B_BFES:
+		return ref_bfe(a, b, c, true);
+	case B_BFI:
+		return ref_bfi(a, b, c, a ^ c);
+	case B_CLZ:
+		for (i = 31; i >= 0 && !(a >> i & 1); i--)
+			d++;
+		return d;
+	case B_POPC:
+		for (i = 0; i < 32; i++)
+			d += a >> i & 1;
+		return d;
+	case B_BREV:
+		for (i = 0; i < 32; i++)
+			d |= (a >> i & 1) << (31 - i);
+		return d;
+	case B_MULHIS:
+		return (uint32_t)(((int64_t)(int32_t)a * (int64_t)(int32_t)b) >> 32);
+	case B_MULHIU:
+		return (uint32_t)(((uint64_t)a * b) >> 32);
+	}
+	if (op >= B_PRMT && op < B_SHF)
+		return ref_prmt(a, b, c, op - B_PRMT);
+	return ref_shf(a, b, c, (op - B_SHF) >= 2, (op - B_SHF) & 1);
+}
+
+static const char *const bitop_names[B_NOPS] = {
+	"bfe.u32", "bfe.s32", "bfi", "prmt.sel", "prmt.f4e", "prmt.b4e", "prmt.rc8",
+	"prmt.ecl", "prmt.ecr", "prmt.rc16", "fshl.clamp", "fshl.wrap", "fshr.clamp",
+	"fshr.wrap", "clz", "popc", "brev", "imulhi.s32", "imulhi.u32",
+};
+
+/* Each thread: a, b, c from BIT_IN, every operation into its BIT_OUT row. */
+static const char bitops_src[] =
+	".param 16\n"
+	"	s2r	r0, tid.x\n"
+	"	s2r	r1, ctaid.x\n"
+	"	shl	r1, r1, 5\n"
+	"	iadd	r0, r0, r1\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	ldc.64	r4, c[rz + 8]\n"
+	"	mov	r6, 4\n"
+	"	imad.wide r8, r0, r6, r2\n"
+	"	ldg.32	r10, [r8]\n"
+	"	ldg.32	r11, [r8 + 0x4000]\n"
+	"	ldg.32	r12, [r8 + 0x8000]\n"
+	"	mov	r6, 128\n"
+	"	imad.wide r14, r0, r6, r4\n"
+	/* bfe: pos = b, len = c, packed as pos | len << 8 */
+	"	and	r16, r11, 0xff\n"
+	"	and	r17, r12, 0xff\n"
+	"	shl	r17, r17, 8\n"
+	"	or	r16, r16, r17\n"
+	"	bfe.u32	r20, r10, r16\n"
+	"	stg.32	[r14 + 0], r20\n"
+	"	bfe.s32	r20, r10, r16\n"
+	"	stg.32	[r14 + 4], r20\n"
+	/* bfi: a into base b at pos = c, len = a ^ c */
+	"	xor	r18, r10, r12\n"
+	"	and	r18, r18, 0xff\n"
+	"	shl	r18, r18, 8\n"
+	"	and	r19, r12, 0xff\n"
+	"	or	r18, r18, r19\n"
+	"	bfi	r20, r10, r18, r11\n"
+	"	stg.32	[r14 + 8], r20\n"
+	"	prmt.sel r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 12], r20\n"
+	"	prmt.f4e r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 16], r20\n"
+	"	prmt.b4e r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 20], r20\n"
+	"	prmt.rc8 r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 24], r20\n"
+	"	prmt.ecl r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 28], r20\n"
+	"	prmt.ecr r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 32], r20\n"
+	"	prmt.rc16 r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 36], r20\n"
+	"	fshl.clamp r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 40], r20\n"
+	"	fshl.wrap r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 44], r20\n"
+	"	fshr.clamp r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 48], r20\n"
+	"	fshr.wrap r20, r10, r11, r12\n"
+	"	stg.32	[r14 + 52], r20\n"
+	"	clz	r20, r10\n"
+	"	stg.32	[r14 + 56], r20\n"
+	"	popc	r20, r10\n"
+	"	stg.32	[r14 + 60], r20\n"
+	"	brev	r20, r10\n"
+	"	stg.32	[r14 + 64], r20\n"
+	"	imulhi.s32 r20, r10, r11\n"
+	"	stg.32	[r14 + 68], r20\n"
+	"	imulhi.u32 r20, r10, r11\n"
+	"	stg.32	[r14 + 72], r20\n"
+	"	exit\n";
+
+static uint32_t xs32(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* The probe's inputs: small positions and lengths mostly, edges first. */
+static void bit_inputs(uint32_t *a, uint32_t *b, uint32_t *c)
+{
+	uint32_t x = 12345;
+
+	for (unsigned int i = 0; i < BIT_N; i++) {
+		a[i] = xs32(&x);
+		b[i] = xs32(&x);
+		c[i] = xs32(&x);
+		if (i % 4 != 3) {
+			b[i] &= (i & 1) ? 0x3f : 0xff;
+			c[i] &= (i & 2) ? 0x3f : 0x1ff;
+		}
+		if (i < 64) {
+			a[i] = i & 1 ? 0 : 0xffffffffu;
+			if (i & 4)
+				a[i] = 0x80000000u;
+			b[i] = i;
+			c[i] = 64 - i;
+		}
+	}
+}
+
+static void test_bitops(const char *build)
+{
+	struct p2 p = { .a = BIT_IN, .b = BIT_OUT };
+	struct launch l = { bitops_src, BIT_N / 32, 32, &p, 16, 0 };
+	static uint32_t a[BIT_N], b[BIT_N], c[BIT_N];
+	unsigned int bad[B_NOPS] = { 0 };
+	struct result res;
+	int rc;
+
+	bit_inputs(a, b, c);
+	for (unsigned int i = 0; i < BIT_N; i++) {
+		wr32m(BIT_IN + 4 * i, a[i]);
+		wr32m(BIT_IN + 0x4000 + 4 * i, b[i]);
+		wr32m(BIT_IN + 0x8000 + 4 * i, c[i]);
+	}
+	memset(mem + BIT_OUT, 0xee, BIT_N * 128);
+	rc = run(&l, &res);
+	if (!ok(rc == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+		"%s: the bit-operation kernel ran (error %u)", build, rc ? 0 : res.k.error))
+		return;
+	for (unsigned int i = 0; i < BIT_N; i++) {
+		for (unsigned int op = 0; op < B_NOPS; op++) {
+			uint32_t got = rd32(BIT_OUT + 128 * i + 4 * op);
+			uint32_t want = ref_bitop(op, a[i], b[i], c[i]);
+
+			if (got != want && !bad[op]++)
+				diag("%s(0x%08x, 0x%08x, 0x%08x) = 0x%08x, want 0x%08x",
+				     bitop_names[op], a[i], b[i], c[i], got, want);
+		}
+	}
+	for (unsigned int op = 0; op < B_NOPS; op++)
+		is_int(bad[op], 0, "%s: %s: %u inputs as PTX defines it", build,
+		       bitop_names[op], BIT_N);
+}
+
+/* Encodings the new instructions do not have: each decodes as illegal. */
+static void test_bitops_illegal(const char *build)
+{
+	static const struct {
+		uint64_t w;
+		const char *what;
+	} bad[] = {
+		{ TGPU_INSN_R(TGPU_OP_PRMT, TGPU_PRED_PT, 0, 1, 2, 7, 3, 4, 0), "prmt, mode 7" },
+		{ TGPU_INSN_R(TGPU_OP_FSHL, TGPU_PRED_PT, 0, 1, 2, 2, 3, 4, 0), "fshl, mode 2" },
+		{ TGPU_INSN_R(TGPU_OP_FSHR, TGPU_PRED_PT, 0, 1, 2, 0, 3, 4, 1), "fshr, imm16" },
+		{ TGPU_INSN_R(TGPU_OP_IMULHI, TGPU_PRED_PT, 0, 1, 2, 2, 3, 0, 0), "imulhi, sub 2" },
+		{ TGPU_INSN_R(TGPU_OP_BFE, TGPU_PRED_PT, 0, 1, 2, 0, 3, 4, 0), "bfe, rc" },
+		{ TGPU_INSN_I(TGPU_OP_BFI, TGPU_PRED_PT, 0, 1, 2, 0, 0x0808), "bfi, immediate" },
+		{ TGPU_INSN_R(TGPU_OP_POPC, TGPU_PRED_PT, 0, 1, 2, 0, 3, 0, 0), "popc, rb" },
+		{ TGPU_INSN_R(TGPU_OP_CLZ, TGPU_PRED_PT, 0, 1, 2, 1, 0, 0, 0), "clz, sub 1" },
+		{ TGPU_INSN_R(TGPU_OP_BREV, TGPU_PRED_PT, 0, 64, 2, 0, 0, 0, 0), "brev, r64" },
+		{ TGPU_INSN_R(TGPU_OP_PRMT, TGPU_PRED_PT, 0, 1, 2, 0, 70, 4, 0), "prmt, r70" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+		is_int(tgpu_simt_decode(bad[i].w).op, OP_ILLEGAL, "%s: decode: %s is illegal",
+		       build, bad[i].what);
+	is_int(tgpu_simt_decode(TGPU_INSN_R(TGPU_OP_PRMT, TGPU_PRED_PT, 0, 1, 2, 6, 3, 4, 0)).op,
+	       TGPU_OP_PRMT, "%s: decode: prmt.rc16 is a prmt", build);
+}
+
 /* A run that checkpoint() stops returns false; the kernel goes on later. */
 static const char loop_src[] =
 	".param 8\n"
@@ -539,6 +817,8 @@ static void suite(const char *build)
 	test_faults(build);
 	test_illegal(build);
 	test_checkpoint(build);
+	test_bitops(build);
+	test_bitops_illegal(build);
 }
 
 int main(void)

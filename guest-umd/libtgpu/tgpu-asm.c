@@ -58,7 +58,7 @@ struct as {
 
 	/* the instruction being parsed, for messages */
 	const char *mnem;
-	char syntax[64];
+	char syntax[96];
 };
 
 /* ---- messages ------------------------------------------------------------ */
@@ -671,6 +671,20 @@ static void syntax_of(char *buf, size_t len, const char *mnem, unsigned int op,
 		sfx = ".clamp|.wrap";
 		ops = " rd, ra, rb, rc";
 		break;
+	case TGPU_FMT_B:
+		ops = " b";
+		break;
+	case TGPU_FMT_VOTE:
+		sfx = ".mode";
+		ops = " pd, [!]pa";
+		break;
+	case TGPU_FMT_BALLOT:
+		ops = " rd, [!]pa";
+		break;
+	case TGPU_FMT_SHFL:
+		sfx = ".mode";
+		ops = " rd, ra, b, c   (b, c: both registers or both immediates)";
+		break;
 	case TGPU_FMT_SETP:
 		sfx = ".cmp";
 		ops = " pd, ra, b";
@@ -881,6 +895,46 @@ static int parse_insn(struct as *s)
 		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
 		err = err ?: need_comma(s, "ps, the predicate");
 		err = err ?: parse_pred(s, &sub, NULL, "ps");
+		break;
+	case TGPU_FMT_B:
+		err = need_operand(s, "b, a register or an immediate");
+		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
+		break;
+	case TGPU_FMT_VOTE:
+	case TGPU_FMT_BALLOT:
+		if (d->fmt == TGPU_FMT_VOTE) {
+			err = need_operand(s, "pd");
+			err = err ?: parse_pred(s, &rd, NULL, "pd");
+		} else {
+			err = need_operand(s, "rd");
+			err = err ?: parse_reg(s, &rd, "rd", &rd_at);
+		}
+		err = err ?: need_comma(s, "pa");
+		err = err ?: parse_pred(s, &ra, &neg_a, "pa");
+		off = neg_a ? TGPU_VOTE_NEG : 0;
+		break;
+	case TGPU_FMT_SHFL:
+		err = need_operand(s, "rd");
+		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
+		err = err ?: need_comma(s, "ra");
+		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
+		err = err ?: need_comma(s, "b, the lane or offset");
+		rb_at = s->p;
+		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
+		err = err ?: need_comma(s, "c, the clamp and segment mask");
+		if (err)
+			break;
+		if (!bimm) {
+			err = parse_reg(s, &rc, "rc (b is a register)", &rc_at);
+			break;
+		}
+		if (imm32 > 0x1f) {
+			err = error_at(s, rb_at, "shfl: b 0x%x is not a lane or offset (0..31)",
+				       imm32);
+			break;
+		}
+		err = scan_unsigned(s, &v, 0x1fff, "c (b is an immediate)");
+		imm32 = TGPU_SHFL_IMM(imm32, v);
 		break;
 	case TGPU_FMT_PLOP:
 		err = need_operand(s, "pd");

@@ -159,6 +159,35 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 			put_pred(t, sub);
 		}
 		break;
+	case TGPU_FMT_B:
+		put(t, " ");
+		put_b(t, w, false);
+		break;
+	case TGPU_FMT_VOTE:
+	case TGPU_FMT_BALLOT:
+		put(t, " ");
+		if (d->fmt == TGPU_FMT_VOTE)
+			put_pred(t, TGPU_INSN_RD(w));
+		else
+			put_reg(t, TGPU_INSN_RD(w));
+		put(t, ", %s", imm16 & TGPU_VOTE_NEG ? "!" : "");
+		put_pred(t, TGPU_INSN_RA(w));
+		break;
+	case TGPU_FMT_SHFL:
+		put(t, " ");
+		put_reg(t, TGPU_INSN_RD(w));
+		put(t, ", ");
+		put_reg(t, TGPU_INSN_RA(w));
+		if (TGPU_INSN_BIMM(w)) {
+			put(t, ", 0x%x, 0x%x", TGPU_SHFL_IMM_B(TGPU_INSN_IMM32(w)),
+			    TGPU_SHFL_IMM_C(TGPU_INSN_IMM32(w)));
+		} else {
+			put(t, ", ");
+			put_reg(t, TGPU_INSN_RB(w));
+			put(t, ", ");
+			put_reg(t, TGPU_INSN_RC(w));
+		}
+		break;
 	case TGPU_FMT_SETP:
 		put(t, " ");
 		put_pred(t, TGPU_INSN_RD(w));

@@ -28,6 +28,8 @@ static const char *const plop_names[] = TGPU_PLOP_NAMES;
 static const char *const sign_names[] = TGPU_SIGN_NAMES;
 static const char *const prmt_names[] = TGPU_PRMT_NAMES;
 static const char *const fsh_names[] = TGPU_FSH_NAMES;
+static const char *const vote_names[] = TGPU_VOTE_NAMES;
+static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 const char *const tu_sr_names[] = TGPU_SR_NAMES;
 
 _Static_assert(ARRAY_SIZE(cmp_names) == TGPU_CMP_COUNT, "TGPU_CMP_NAMES vs _COUNT");
@@ -38,10 +40,13 @@ _Static_assert(ARRAY_SIZE(tu_sr_names) == TGPU_SR_COUNT, "TGPU_SR_NAMES vs _COUN
 _Static_assert(ARRAY_SIZE(sign_names) == TGPU_SIGN_COUNT, "TGPU_SIGN_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(prmt_names) == TGPU_PRMT_COUNT, "TGPU_PRMT_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(fsh_names) == TGPU_FSH_COUNT, "TGPU_FSH_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(vote_names) == TGPU_VOTE_COUNT, "TGPU_VOTE_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(shfl_names) == TGPU_SHFL_COUNT, "TGPU_SHFL_NAMES vs _COUNT");
 /* The sub field is 3 bits wide. */
 _Static_assert(TGPU_CMP_COUNT <= 8 && TGPU_W_COUNT <= 8 && TGPU_ATOM_COUNT <= 8 &&
 	       TGPU_PLOP_COUNT <= 8 && TGPU_SIGN_COUNT <= 8 && TGPU_PRMT_COUNT <= 8 &&
-	       TGPU_FSH_COUNT <= 8, "a sub-field table outgrew the sub field");
+	       TGPU_FSH_COUNT <= 8 && TGPU_VOTE_COUNT <= 8 && TGPU_SHFL_COUNT <= 8,
+	       "a sub-field table outgrew the sub field");
 
 static const struct tu_subtab cmp_tab = { "comparison", cmp_names, TGPU_CMP_COUNT };
 static const struct tu_subtab w_tab = { "width", w_names, TGPU_W_COUNT };
@@ -50,6 +55,8 @@ static const struct tu_subtab plop_tab = { "predicate operation", plop_names, TG
 static const struct tu_subtab sign_tab = { "signedness", sign_names, TGPU_SIGN_COUNT };
 static const struct tu_subtab prmt_tab = { "permute mode", prmt_names, TGPU_PRMT_COUNT };
 static const struct tu_subtab fsh_tab = { "shift-count mode", fsh_names, TGPU_FSH_COUNT };
+static const struct tu_subtab vote_tab = { "vote mode", vote_names, TGPU_VOTE_COUNT };
+static const struct tu_subtab shfl_tab = { "shuffle mode", shfl_names, TGPU_SHFL_COUNT };
 
 const struct tu_op *tu_op_by_code(unsigned int op)
 {
@@ -87,6 +94,10 @@ const struct tu_subtab *tu_subtab(unsigned int fmt)
 		return &prmt_tab;
 	case TGPU_FMT_FSH:
 		return &fsh_tab;
+	case TGPU_FMT_VOTE:
+		return &vote_tab;
+	case TGPU_FMT_SHFL:
+		return &shfl_tab;
 	}
 	return NULL;
 }
@@ -168,10 +179,12 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_NONE:
 	case TGPU_FMT_TARGET:
 	case TGPU_FMT_IMM:
+	case TGPU_FMT_B:
 		MUST_BE_ZERO("rd", rd);
 		break;
 	case TGPU_FMT_SETP:
 	case TGPU_FMT_PLOP:
+	case TGPU_FMT_VOTE:
 		MUST_BE_PRED("pd", rd);
 		break;
 	default:
@@ -189,9 +202,12 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_TARGET:
 	case TGPU_FMT_IMM:
 	case TGPU_FMT_S2R:
+	case TGPU_FMT_B:
 		MUST_BE_ZERO("ra", ra);
 		break;
 	case TGPU_FMT_PLOP:
+	case TGPU_FMT_VOTE:
+	case TGPU_FMT_BALLOT:
 		MUST_BE_PRED("pa", ra);
 		break;
 	default:
@@ -218,6 +234,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_RABS:
 	case TGPU_FMT_SETP:
 	case TGPU_FMT_SEL:
+	case TGPU_FMT_B:
 		if (bimm)
 			return true;
 		MUST_BE_REG("rb", rb);
@@ -243,6 +260,26 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 		if (tu_rc_is_pair(op) && !tu_pair_ok(rc))
 			return no(why, len, "%s: rc r%u is odd, a 64-bit pair must be even",
 				  d->mnem, rc);
+		MUST_BE_ZERO("imm16", imm16);
+		return true;
+	case TGPU_FMT_VOTE:
+	case TGPU_FMT_BALLOT:
+		MUST_BE_ZERO("the immediate-B bit", bimm);
+		MUST_BE_ZERO("rb", rb);
+		MUST_BE_ZERO("rc", rc);
+		if (imm16 & ~(unsigned int)TGPU_VOTE_NEG)
+			return no(why, len, "%s: imm16 0x%04x has bits other than the negation",
+				  d->mnem, imm16);
+		return true;
+	case TGPU_FMT_SHFL:
+		if (bimm) {
+			if (imm32 & ~TGPU_SHFL_IMM_VALID)
+				return no(why, len, "%s: imm32 0x%08x has bits outside b and c",
+					  d->mnem, imm32);
+			return true;
+		}
+		MUST_BE_REG("rb", rb);
+		MUST_BE_REG("rc", rc);
 		MUST_BE_ZERO("imm16", imm16);
 		return true;
 	case TGPU_FMT_PLOP:

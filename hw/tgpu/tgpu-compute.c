@@ -381,14 +381,21 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
      */
     uint64_t khz = (uint64_t)tgpu_therm_clock_mhz(s) * 1000;
 
+    int64_t now = tgpu_ptimer_now(s);
+    TGPUKernel *k = ch->gr_kernel;
+
+    /* SR_GLOBALTIMER: this slice's start, and a warp instruction's ns */
+    k->x.time_ns = now;
+    k->x.time_cycles = k->x.cycles;
+    k->x.clock_khz = MAX(khz / s->sm_clock_divider, 1);
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
-        gr->k = ch->gr_kernel;
+        gr->k = k;
         gr->chid = ch->id;
         gr->budget = MAX(ch->timeslice_ns * khz / 1000000 /
                          s->sm_clock_divider, 1);
     }
     /* the slice is a timeslice of modelled time: the next waits for it */
-    ch->hold_until_ns = tgpu_ptimer_now(s) + ch->timeslice_ns;
+    ch->hold_until_ns = now + ch->timeslice_ns;
     tgpu_engine_queue(&gr->e, ch->id);
 }
 

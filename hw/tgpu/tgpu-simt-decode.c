@@ -125,6 +125,28 @@ GrInsn tgpu_simt_decode(uint64_t i)
         ok = ok && reg_ok(rd, false) && reg_ok(ra, false);
         regs_b = true;
         break;
+    case TGPU_FMT_B:
+        ok = ok && !rd && !ra;
+        regs_b = true;
+        break;
+    case TGPU_FMT_VOTE:
+    case TGPU_FMT_BALLOT:
+        no_imm = true;
+        if (gr_ops[op].fmt == TGPU_FMT_VOTE) {
+            max_sub = TGPU_VOTE_COUNT - 1;
+            ok = ok && rd <= TGPU_PRED_PT;
+        } else {
+            ok = ok && reg_ok(rd, false);
+        }
+        ok = ok && ra <= TGPU_PRED_PT && !rb && !rc &&
+             !(d.imm16 & ~TGPU_VOTE_NEG);
+        break;
+    case TGPU_FMT_SHFL:
+        max_sub = TGPU_SHFL_COUNT - 1;
+        ok = ok && reg_ok(rd, false) && reg_ok(ra, false) &&
+             (bimm ? !(d.imm32 & ~TGPU_SHFL_IMM_VALID)
+                   : reg_ok(rb, false) && reg_ok(rc, false) && !d.imm16);
+        break;
     case TGPU_FMT_PLOP:
         no_imm = true;
         max_sub = TGPU_PLOP_COUNT - 1;
@@ -156,15 +178,18 @@ GrInsn tgpu_simt_decode(uint64_t i)
         d.op = OP_ILLEGAL;
         return d;
     }
-    d.rd = gr_ops[op].fmt == TGPU_FMT_SETP || gr_ops[op].fmt == TGPU_FMT_PLOP
-           ? rd : row(rd);
-    d.ra = gr_ops[op].fmt == TGPU_FMT_PLOP ? ra : row(ra);
+    /* predicates stay numbers; registers become rows */
+    d.rd = gr_ops[op].fmt == TGPU_FMT_SETP || gr_ops[op].fmt == TGPU_FMT_PLOP ||
+           gr_ops[op].fmt == TGPU_FMT_VOTE ? rd : row(rd);
+    d.ra = gr_ops[op].fmt == TGPU_FMT_PLOP || gr_ops[op].fmt == TGPU_FMT_VOTE ||
+           gr_ops[op].fmt == TGPU_FMT_BALLOT ? ra : row(ra);
     d.rb = gr_ops[op].fmt == TGPU_FMT_PLOP ? rb : row(rb);
     d.rc = row(rc);
     if (bimm) {
         /* no rb or rc: their bits are the immediate's */
         d.rb = d.rc = ROW_RZ;
-        d.bimm = regs_b;
+        /* SHFL's immediate packs b and c: the executor unpacks it */
+        d.bimm = regs_b || gr_ops[op].fmt == TGPU_FMT_SHFL;
     }
     return d;
 }
@@ -174,7 +199,8 @@ unsigned int tgpu_simt_rows(const GrInsn *in)
     unsigned int fmt = gr_ops[in->op].fmt;
 
     if (in->op == OP_ILLEGAL || fmt == TGPU_FMT_SETP ||
-        fmt == TGPU_FMT_PLOP || in->rd >= TGPU_NR_REGS) {
+        fmt == TGPU_FMT_PLOP || fmt == TGPU_FMT_VOTE || fmt == TGPU_FMT_B ||
+        in->rd >= TGPU_NR_REGS) {
         return 0;
     }
     return in->rd + 2u;     /* a pair, perhaps */

@@ -297,6 +297,75 @@ static uint32_t bit_fsh(uint32_t a, uint32_t b, uint32_t c, bool right,
     return right ? (uint32_t)(x >> n) : (uint32_t)(x << n >> 32);
 }
 
+/* ---- warp-level operations (docs/hw/isa.md, "Warp-level") ----------- */
+
+/*
+ * WSYNC: every executing lane (EXEC, not empty) gives the same member
+ * mask in B, and the mask (its exited and absent lanes ignored) is
+ * exactly the lanes that execute it.  false: MEMBER_MASK.
+ */
+static bool warp_sync(GrRun *r, GrWarp *w, uint32_t exec, const uint32_t *B)
+{
+    uint32_t mask = B[__builtin_ctz(exec)];
+    uint32_t bad = (exec & ~mask) | (mask & w->live & ~exec);
+
+    for (int l = 0; l < W; l++) {
+        if ((exec >> l & 1) && B[l] != mask) {
+            bad |= 1u << l;
+        }
+    }
+    if (!bad) {
+        return true;
+    }
+    return simt_error(r, w, TGPU_KERR_MEMBER_MASK, bad, 0, mask);
+}
+
+/* VOTE.mode over the executing lanes EXEC of predicate mask P */
+static bool warp_vote(uint32_t p, uint32_t exec, unsigned int mode)
+{
+    p &= exec;
+    switch (mode) {
+    case TGPU_VOTE_ALL:
+        return p == exec;
+    case TGPU_VOTE_ANY:
+        return p != 0;
+    }
+    return p == 0 || p == exec;         /* UNI */
+}
+
+/*
+ * SHFL: PTX's source lane of lane L for b and c; when the lane computed
+ * is outside its segment (beyond the clamp), L itself.  The value read
+ * is that lane's register as it stands, active or not.
+ */
+static unsigned int warp_shfl_src(unsigned int mode, unsigned int l,
+                                  uint32_t b, uint32_t c)
+{
+    int lane = l, bval = b & 0x1f, cval = c & 0x1f, seg = c >> 8 & 0x1f;
+    int max = (lane & seg) | (cval & ~seg), min = lane & seg, j;
+    bool in;
+
+    switch (mode) {
+    case TGPU_SHFL_UP:
+        j = lane - bval;
+        in = j >= max;
+        break;
+    case TGPU_SHFL_DOWN:
+        j = lane + bval;
+        in = j <= max;
+        break;
+    case TGPU_SHFL_BFLY:
+        j = lane ^ bval;
+        in = j <= max;
+        break;
+    default:                            /* IDX */
+        j = min | (bval & ~seg);
+        in = j <= max;
+        break;
+    }
+    return in ? (unsigned int)j : l;
+}
+
 /*
  * The current path is done (SYNC, or every lane of it exited): take the
  * next one from the SIMT stack.  false when the stack runs out with
@@ -943,6 +1012,35 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_FSHL:
         case TGPU_OP_FSHR:
             LANES(bit_fsh(A[l], B[l], C[l], in->op == TGPU_OP_FSHR, in->sub));
+            break;
+        case TGPU_OP_WSYNC:
+            if (exec && !warp_sync(r, w, exec, B)) {
+                ok = false;
+                goto out;
+            }
+            break;
+        case TGPU_OP_VOTE:
+        case TGPU_OP_BALLOT: {
+            uint32_t p = w->p[in->ra] ^ -(uint32_t)(in->imm16 & 1);
+
+            if (in->op == TGPU_OP_BALLOT) {
+                LANES(p & exec);
+            } else if (in->rd < TGPU_PRED_PT) {
+                uint32_t v = warp_vote(p, exec, in->sub) ? exec : 0;
+
+                w->p[in->rd] = (w->p[in->rd] & ~exec) | v;
+            }
+            break;
+        }
+        case TGPU_OP_SHFL:
+            if (in->bimm) {
+                uint32_t sb = TGPU_SHFL_IMM_B(in->imm32);
+                uint32_t sc = TGPU_SHFL_IMM_C(in->imm32);
+
+                LANES(A[warp_shfl_src(in->sub, l, sb, sc)]);
+            } else {
+                LANES(A[warp_shfl_src(in->sub, l, B[l], C[l])]);
+            }
             break;
         case TGPU_OP_ISETP:
         case TGPU_OP_USETP:

@@ -208,6 +208,44 @@ void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
     case TGPU_SR_SMID:
         u = cta % k->sm_count;
         break;
+    case TGPU_SR_LANEMASK_EQ:
+    case TGPU_SR_LANEMASK_LT:
+    case TGPU_SR_LANEMASK_LE:
+    case TGPU_SR_LANEMASK_GT:
+    case TGPU_SR_LANEMASK_GE:
+        for (int l = 0; l < W; l++) {
+            uint32_t lt = (1u << l) - 1, le = lt | 1u << l;
+
+            v[l] = sr == TGPU_SR_LANEMASK_EQ ? 1u << l :
+                   sr == TGPU_SR_LANEMASK_LT ? lt :
+                   sr == TGPU_SR_LANEMASK_LE ? le :
+                   sr == TGPU_SR_LANEMASK_GT ? ~le : ~lt;
+        }
+        return;
+    case TGPU_SR_ACTIVEMASK:
+        u = w->active;
+        break;
+    case TGPU_SR_NSMID:
+        u = k->sm_count;
+        break;
+    case TGPU_SR_WARPSIZE:
+        u = W;
+        break;
+    case TGPU_SR_SMEM_TOTAL:
+        u = k->shared_size;
+        break;
+    case TGPU_SR_GLOBALTIMER_LO:
+    case TGPU_SR_GLOBALTIMER_HI: {
+        /* the modelled time: cycles since the slice began, in ns */
+        uint64_t d = cycles - k->time_cycles, ns = k->time_ns;
+
+        if (k->clock_khz) {
+            ns += d / k->clock_khz * 1000000 +
+                  d % k->clock_khz * 1000000 / k->clock_khz;
+        }
+        u = sr == TGPU_SR_GLOBALTIMER_LO ? ns : ns >> 32;
+        break;
+    }
     case TGPU_SR_CLOCK_LO:
         u = cycles;
         break;

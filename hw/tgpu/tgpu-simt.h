@@ -96,6 +96,12 @@ typedef struct GrKernel {
     uint8_t param[TGPU_GR_PARAM_MAX];
     uint32_t param_size;
     uint32_t sm_count;      /* for SR_SMID */
+    /*
+     * SR_GLOBALTIMER: PTIMER ns at TIME_CYCLES of the kernel's cycles,
+     * and the SM clock that turns cycles into ns (0: the time stands)
+     */
+    uint64_t time_ns, time_cycles;
+    uint32_t clock_khz;
 
     /* where it is: the CTA in progress and its state */
     uint64_t ncta, cta;

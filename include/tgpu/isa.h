@@ -90,6 +90,10 @@ enum {
     TGPU_FMT_RABS,      /* OP.sign rd, ra, b   sub: TGPU_SIGN_* */
     TGPU_FMT_PRMT,      /* OP.mode rd, ra, rb, rc  sub: TGPU_PRMT_* */
     TGPU_FMT_FSH,       /* OP.mode rd, ra, rb, rc  sub: TGPU_FSH_* */
+    TGPU_FMT_B,         /* OP b                b: register or immediate */
+    TGPU_FMT_VOTE,      /* OP.mode pd, [!]pa   pa in ra, imm16 bit 0: ! */
+    TGPU_FMT_BALLOT,    /* OP rd, [!]pa        pa in ra, imm16 bit 0: ! */
+    TGPU_FMT_SHFL,      /* OP.mode rd, ra, b, c  b, c: rb, rc; or imm32 */
 };
 
 /* Operand kinds of the first source register (how wide ra is read). */
@@ -168,7 +172,12 @@ enum {
     X(STS,       0x43, TGPU_FMT_ST,     TGPU_A32, "sts") \
     X(LDC,       0x44, TGPU_FMT_LD,     TGPU_A32, "ldc") \
     X(ATOMG,     0x45, TGPU_FMT_ATOM,   TGPU_A64, "atomg") \
-    X(ATOMS,     0x46, TGPU_FMT_ATOM,   TGPU_A32, "atoms")
+    X(ATOMS,     0x46, TGPU_FMT_ATOM,   TGPU_A32, "atoms") \
+    /* warp-level (PTX bar.warp.sync, vote, shfl; with .sync, wsync first) */ \
+    X(WSYNC,     0x50, TGPU_FMT_B,      TGPU_A32, "wsync") \
+    X(VOTE,      0x51, TGPU_FMT_VOTE,   TGPU_A32, "vote") \
+    X(BALLOT,    0x52, TGPU_FMT_BALLOT, TGPU_A32, "ballot") \
+    X(SHFL,      0x53, TGPU_FMT_SHFL,   TGPU_A32, "shfl")
 
 /* TGPU_OP_<NAME>: the opcodes, each an enumeration constant */
 #define TGPU_ISA_ENUM(name, op, fmt, akind, mnem) \
@@ -230,6 +239,31 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 #define TGPU_FSH_NAMES              { "clamp", "wrap" }
 #define TGPU_FSH_COUNT              2
 
+/* VOTE pd, [!]pa: over the executing lanes; BALLOT, VOTE: imm16 bit 0 */
+#define TGPU_VOTE_ALL               0
+#define TGPU_VOTE_ANY               1
+#define TGPU_VOTE_UNI               2
+#define TGPU_VOTE_NAMES             { "all", "any", "uni" }
+#define TGPU_VOTE_COUNT             3
+#define TGPU_VOTE_NEG               1
+
+/*
+ * SHFL rd, ra, b, c: PTX shfl's modes.  b: the lane or offset (bits 4:0),
+ * c: the clamp (bits 4:0) and the segment mask (bits 12:8); in the
+ * immediate form imm32 = TGPU_SHFL_IMM(b, c)
+ */
+#define TGPU_SHFL_IDX               0
+#define TGPU_SHFL_UP                1
+#define TGPU_SHFL_DOWN              2
+#define TGPU_SHFL_BFLY              3
+#define TGPU_SHFL_NAMES             { "idx", "up", "down", "bfly" }
+#define TGPU_SHFL_COUNT             4
+#define TGPU_SHFL_IMM(b, c) \
+    (((unsigned int)(b) & 0x1fu) | ((unsigned int)(c) & 0x1fffu) << 8)
+#define TGPU_SHFL_IMM_VALID         0x001fff1fu
+#define TGPU_SHFL_IMM_B(imm)        ((unsigned int)(imm) & 0x1fu)
+#define TGPU_SHFL_IMM_C(imm)        (((unsigned int)(imm) >> 8) & 0x1fffu)
+
 /* LDG, STG, LDS, STS, LDC: the access width (loads of 8/16 extend) */
 #define TGPU_W_U8                   0
 #define TGPU_W_S8                   1
@@ -271,11 +305,25 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 #define TGPU_SR_SMID                14
 #define TGPU_SR_CLOCK_LO            15  /* SM clock cycles */
 #define TGPU_SR_CLOCK_HI            16
+#define TGPU_SR_ACTIVEMASK          17  /* the lanes on the current path */
+#define TGPU_SR_LANEMASK_EQ         18  /* lanes = this lane, <, <=, >, >= */
+#define TGPU_SR_LANEMASK_LT         19
+#define TGPU_SR_LANEMASK_LE         20
+#define TGPU_SR_LANEMASK_GT         21
+#define TGPU_SR_LANEMASK_GE         22
+#define TGPU_SR_NSMID               23  /* SMs: smid is below it */
+#define TGPU_SR_WARPSIZE            24
+#define TGPU_SR_SMEM_TOTAL          25  /* the CTA's shared bytes */
+#define TGPU_SR_GLOBALTIMER_LO      26  /* PTIMER ns, in modelled time */
+#define TGPU_SR_GLOBALTIMER_HI      27
 #define TGPU_SR_NAMES \
     { "tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", \
       "ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z", \
-      "laneid", "warpid", "smid", "clock.lo", "clock.hi" }
-#define TGPU_SR_COUNT               17
+      "laneid", "warpid", "smid", "clock.lo", "clock.hi", "activemask", \
+      "lanemask.eq", "lanemask.lt", "lanemask.le", "lanemask.gt", \
+      "lanemask.ge", "nsmid", "warpsize", "smem.total", "globaltimer.lo", \
+      "globaltimer.hi" }
+#define TGPU_SR_COUNT               28
 
 /* ---- the compute class (TGPU_CLASS_COMPUTE) ---------------------------- */
 
@@ -379,6 +427,12 @@ static inline const char *tgpu_gr_method_name(unsigned int mthd)
  * the channel fails with TGPU_ERR_ECC_UNCORRECTABLE, not TGPU_ERR_COMPUTE.
  */
 #define TGPU_KERR_ECC                   12
+/*
+ * A warp-synchronous instruction (WSYNC) whose member mask leaves out a
+ * lane that executes it, or names a live lane that does not (diverged,
+ * or its guard false); info: the mask
+ */
+#define TGPU_KERR_MEMBER_MASK           13
 
 static inline const char *tgpu_kerr_meaning(unsigned int e)
 {
@@ -409,6 +463,9 @@ static inline const char *tgpu_kerr_meaning(unsigned int e)
         return "program unreachable";
     case TGPU_KERR_ECC:
         return "uncorrectable ECC error in memory the kernel read";
+    case TGPU_KERR_MEMBER_MASK:
+        return "warp-synchronous member mask does not match the executing "
+               "lanes";
     }
     return "unknown kernel error";
 }

@@ -37,6 +37,8 @@ static const char *const sr_names[] = TGPU_SR_NAMES;
 static const char *const sign_names[] = TGPU_SIGN_NAMES;
 static const char *const prmt_names[] = TGPU_PRMT_NAMES;
 static const char *const fsh_names[] = TGPU_FSH_NAMES;
+static const char *const vote_names[] = TGPU_VOTE_NAMES;
+static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 
 /* Assemble src; on success the first word (or 0) in *w. */
 static int asm_one(const char *src, uint64_t *w, char *err, size_t errlen)
@@ -136,6 +138,10 @@ static const char *sub_name(unsigned int fmt, unsigned int sub)
 		return sub < TGPU_PRMT_COUNT ? prmt_names[sub] : NULL;
 	case TGPU_FMT_FSH:
 		return sub < TGPU_FSH_COUNT ? fsh_names[sub] : NULL;
+	case TGPU_FMT_VOTE:
+		return sub < TGPU_VOTE_COUNT ? vote_names[sub] : NULL;
+	case TGPU_FMT_SHFL:
+		return sub < TGPU_SHFL_COUNT ? shfl_names[sub] : NULL;
 	}
 	return sub == 0 ? "" : NULL;
 }
@@ -218,6 +224,36 @@ static void check_op(unsigned int i, unsigned int sub)
 			check_insn(src, I(10, 21, sub, 0x100));
 			break;
 		}
+		case TGPU_FMT_B:
+			SRC("%s%s r33", gt, mn);
+			check_insn(src, R(0, 0, 0, 33, 0, 0));
+			SRC("%s%s 0xffffffff", gt, mn);
+			check_insn(src, I(0, 0, 0, 0xffffffff));
+			SRC("%s%s rz", gt, mn);
+			check_insn(src, R(0, 0, 0, 255, 0, 0));
+			break;
+		case TGPU_FMT_VOTE:
+			SRC("%s%s p2, p4", gt, mn);
+			check_insn(src, R(2, 4, sub, 0, 0, 0));
+			SRC("%s%s pt, !p6", gt, mn);
+			check_insn(src, R(7, 6, sub, 0, 0, TGPU_VOTE_NEG));
+			SRC("%s%s p0, pt", gt, mn);
+			check_insn(src, R(0, 7, sub, 0, 0, 0));
+			break;
+		case TGPU_FMT_BALLOT:
+			SRC("%s%s r10, p4", gt, mn);
+			check_insn(src, R(10, 4, 0, 0, 0, 0));
+			SRC("%s%s rz, !pt", gt, mn);
+			check_insn(src, R(255, 7, 0, 0, 0, TGPU_VOTE_NEG));
+			break;
+		case TGPU_FMT_SHFL:
+			SRC("%s%s r10, r21, r33, r63", gt, mn);
+			check_insn(src, R(10, 21, sub, 33, 63, 0));
+			SRC("%s%s r10, r21, 0x1f, 0x1fff", gt, mn);
+			check_insn(src, I(10, 21, sub, TGPU_SHFL_IMM(31, 0x1fff)));
+			SRC("%s%s rz, rz, 1, 0x1f", gt, mn);
+			check_insn(src, I(255, 255, sub, TGPU_SHFL_IMM(1, 0x1f)));
+			break;
 		case TGPU_FMT_PLOP:
 			SRC("%s%s p2, p4, p6", gt, mn);
 			check_insn(src, R(2, 4, sub, 6, 0, 0));
@@ -282,8 +318,8 @@ static void check_op(unsigned int i, unsigned int sub)
 			unsigned int s;
 
 			for (s = 0; s < TGPU_SR_COUNT; s++) {
-				SRC("%s%s r%u, %s", gt, mn, 40 + s, sr_names[s]);
-				check_insn(src, I(40 + s, 0, 0, s));
+				SRC("%s%s r%u, %s", gt, mn, 30 + s, sr_names[s]);
+				check_insn(src, I(30 + s, 0, 0, s));
 			}
 			break;
 		}
@@ -316,6 +352,10 @@ static unsigned int sub_count(unsigned int fmt)
 		return TGPU_PRMT_COUNT;
 	case TGPU_FMT_FSH:
 		return TGPU_FSH_COUNT;
+	case TGPU_FMT_VOTE:
+		return TGPU_VOTE_COUNT;
+	case TGPU_FMT_SHFL:
+		return TGPU_SHFL_COUNT;
 	}
 	return 1;
 }
@@ -585,7 +625,7 @@ static void test_word(void)
 		0x0000000010300740ull,              /* ldg.u8 r0, [r3]: odd address */
 		0x00000000d0000740ull,              /* ldg with sub 6 */
 		0x0000001010000706ull,              /* bar 16 */
-		0x0000001110000708ull,              /* s2r of SR 17 */
+		0x0000001c10000708ull,              /* s2r of SR 28 */
 		0x0004000000000725ull,              /* plop with imm16 bit 2 */
 		0x0000000700a04716ull,              /* iadd64 r4, r10, r7: odd b */
 		0x0000050300a04715ull,              /* imad.wide r4, r10, r3, r5: odd rc */
@@ -874,11 +914,13 @@ static void test_errors(void)
 	check_err(".word 0x10000000000000000",
 		  "1:7: .word value 0x10000000000000000 out of range: expected "
 		  "0..0xffffffffffffffff");
-	check_err("s2r r0, 17", "1:9: special register index 17 out of range: expected 0..16");
+	check_err("s2r r0, 28", "1:9: special register index 28 out of range: expected 0..27");
 	check_err("s2r r0, tid.w",
 		  "1:9: unknown special register 'tid.w': expected one of tid.x tid.y tid.z "
 		  "ntid.x ntid.y ntid.z ctaid.x ctaid.y ctaid.z nctaid.x nctaid.y nctaid.z "
-		  "laneid warpid smid clock.lo clock.hi");
+		  "laneid warpid smid clock.lo clock.hi activemask lanemask.eq lanemask.lt "
+		  "lanemask.le lanemask.gt lanemask.ge nsmid warpsize smem.total globaltimer.lo "
+		  "globaltimer.hi");
 	check_err("fadd r0, r1, 1.5", "1:14: float literal '1.5' needs an 'f' suffix (1.5f)");
 	check_err("fadd r0, r1, 1e39f",
 		  "1:14: float literal '1e39f' is out of range for float32 "
@@ -905,6 +947,12 @@ static void test_errors(void)
 	check_err("plop p0, p1, p2",
 		  "1:5: plop needs a predicate operation suffix: one of .and .or .xor "
 		  "(syntax: plop.op pd, [!]pa, [!]pb)");
+	check_err("shfl.down r0, r1, 32, 0x1f",
+		  "1:19: shfl: b 0x20 is not a lane or offset (0..31)");
+	check_err("shfl.down r0, r1, r2, 0x1f",
+		  "1:23: expected register rc (b is a register) (r0..r63 or rz), got '0x1f'");
+	check_err("vote r0, p1", "1:5: vote needs a vote mode suffix: one of .all .any .uni "
+		  "(syntax: vote.mode pd, [!]pa)");
 	check_err("prmt r0, r1, r2, r3",
 		  "1:5: prmt needs a permute mode suffix: one of .sel .f4e .b4e .rc8 .ecl .ecr "
 		  ".rc16 (syntax: prmt.mode rd, ra, rb, rc)");

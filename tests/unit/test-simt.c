@@ -70,6 +70,8 @@ static const GrMemOps t_ops = {
 	.checkpoint = t_checkpoint,
 };
 
+#define RUN_TIME_NS     (5ull << 32)
+
 struct launch {
 	const char *src;
 	uint32_t grid, block;   /* x only */
@@ -108,7 +110,11 @@ static int run(const struct launch *l, struct result *res)
 	k->shared_size = img.shared_size;
 	k->param_size = l->param_size;
 	k->sm_count = 4;
-	memcpy(k->param, l->param, l->param_size);
+	/* globaltimer: RUN_TIME_NS at cycle 0, one ns a cycle */
+	k->time_ns = RUN_TIME_NS;
+	k->clock_khz = 1000000;
+	if (l->param_size)
+		memcpy(k->param, l->param, l->param_size);
 	tgpu_simt_load(k, img.insns);
 	tgpu_kernel_image_free(&img);
 
@@ -707,6 +713,264 @@ static void test_bitops_illegal(const char *build)
 	       TGPU_OP_PRMT, "%s: decode: prmt.rc16 is a prmt", build);
 }
 
+/* ---- warp-level operations and the new special registers -------------------- */
+
+#define WARP_OUT        0x40000u        /* 16 words a thread */
+#define WARP_LIVE       40              /* of 64 threads: warp 1 has 8 */
+
+/*
+ * Threads of tid >= 40 exit first (warp 1 keeps lanes 0-7).  p1 is
+ * tid % 4 == 0; v is tid * 7 + 1, shuffled as CUDA's __shfl_*_sync with
+ * widths 32 and 8 (c = (32 - width) << 8 | clamp).
+ */
+static const char warp_src[] =
+	".param 8\n"
+	"	s2r	r0, tid.x\n"
+	"	usetp.ge p0, r0, 40\n"
+	"	@p0 exit\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r4, 64\n"
+	"	imad.wide r2, r0, r4, r2\n"
+	"	s2r	r5, laneid\n"
+	"	and	r6, r0, 3\n"
+	"	isetp.eq p1, r6, 0\n"
+	"	mov	r9, 1\n"
+	"	wsync	0xffffffff\n"
+	"	ballot	r7, p1\n"
+	"	stg.32	[r2 + 0], r7\n"
+	"	vote.all p2, p1\n"
+	"	sel	r8, r9, 0, p2\n"
+	"	stg.32	[r2 + 4], r8\n"
+	"	vote.any p2, p1\n"
+	"	sel	r8, r9, 0, p2\n"
+	"	stg.32	[r2 + 8], r8\n"
+	"	vote.uni p2, p1\n"
+	"	sel	r8, r9, 0, p2\n"
+	"	stg.32	[r2 + 12], r8\n"
+	"	vote.all p2, pt\n"
+	"	sel	r8, r9, 0, p2\n"
+	"	stg.32	[r2 + 16], r8\n"
+	"	vote.uni p2, !pt\n"
+	"	sel	r8, r9, 0, p2\n"
+	"	stg.32	[r2 + 20], r8\n"
+	"	ballot	r7, !p1\n"
+	"	stg.32	[r2 + 24], r7\n"
+	"	ssy	am_done\n"
+	"	@!p1 bra am_else\n"
+	"	s2r	r8, activemask\n"
+	"	stg.32	[r2 + 28], r8\n"
+	"	sync\n"
+	"am_else: s2r	r8, activemask\n"
+	"	stg.32	[r2 + 28], r8\n"
+	"	sync\n"
+	"am_done: mov	r11, 7\n"
+	"	imad	r10, r0, r11, r9\n"
+	"	iadd	r12, r5, 5\n"
+	"	and	r12, r12, 31\n"
+	"	mov	r13, 0x1f\n"
+	"	shfl.idx r14, r10, r12, r13\n"
+	"	stg.32	[r2 + 32], r14\n"
+	"	shfl.down r14, r10, 1, 0x1f\n"
+	"	stg.32	[r2 + 36], r14\n"
+	"	shfl.up	r14, r10, 2, 0\n"
+	"	stg.32	[r2 + 40], r14\n"
+	"	shfl.bfly r14, r10, 16, 0x1f\n"
+	"	stg.32	[r2 + 44], r14\n"
+	"	shfl.down r14, r10, 3, 0x181f\n"
+	"	stg.32	[r2 + 48], r14\n"
+	"	shfl.idx r14, r10, 2, 0x181f\n"
+	"	stg.32	[r2 + 52], r14\n"
+	"	shfl.up	r14, r10, 3, 0x1800\n"
+	"	stg.32	[r2 + 56], r14\n"
+	"	shfl.bfly r14, r10, 5, 0x181f\n"
+	"	stg.32	[r2 + 60], r14\n"
+	"	exit\n";
+
+/* Lane L's v in warp WARP, as the kernel leaves it: exited lanes 0. */
+static uint32_t warp_v(unsigned int warp, int l)
+{
+	unsigned int t = warp * 32 + (unsigned int)l;
+
+	return t < WARP_LIVE ? t * 7 + 1 : 0;
+}
+
+/* CUDA's __shfl_*_sync(mask, v, x, width), by the programming guide. */
+static uint32_t cuda_shfl(const char *mode, unsigned int warp, int l, int x, int width)
+{
+	int base = l & ~(width - 1), end = base + width - 1, j;
+
+	if (!strcmp(mode, "idx"))
+		j = base + (x & (width - 1));
+	else if (!strcmp(mode, "up"))
+		j = l - x >= base ? l - x : l;
+	else if (!strcmp(mode, "down"))
+		j = l + x <= end ? l + x : l;
+	else
+		j = (l ^ x) <= end ? l ^ x : l;
+	return warp_v(warp, j);
+}
+
+static void test_warp(const char *build)
+{
+	struct p2 p = { .a = WARP_OUT };
+	struct launch l = { warp_src, 1, 64, &p, 8, 0 };
+	unsigned int bad = 0, checked = 0;
+	struct result res;
+
+	memset(mem + WARP_OUT, 0xee, 64 * 64);
+	if (!ok(run(&l, &res) == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+		"%s: the warp kernel ran", build))
+		return;
+	for (unsigned int t = 0; t < 64; t++) {
+		unsigned int warp = t / 32, lane = t % 32;
+		uint32_t live = warp ? 0xffu : ALL_LANES, p1 = 0, want[16];
+
+		for (unsigned int i = 0; i < 32; i++)
+			if ((warp * 32 + i) % 4 == 0 && (live >> i & 1))
+				p1 |= 1u << i;
+		want[0] = p1;
+		want[1] = p1 == live;
+		want[2] = p1 != 0;
+		want[3] = p1 == 0 || p1 == live;
+		want[4] = 1;
+		want[5] = 1;
+		want[6] = ~p1 & live;
+		want[7] = (p1 >> lane & 1) ? p1 : live & ~p1;
+		want[8] = warp_v(warp, (lane + 5) & 31);
+		want[9] = cuda_shfl("down", warp, lane, 1, 32);
+		want[10] = cuda_shfl("up", warp, lane, 2, 32);
+		want[11] = cuda_shfl("bfly", warp, lane, 16, 32);
+		want[12] = cuda_shfl("down", warp, lane, 3, 8);
+		want[13] = cuda_shfl("idx", warp, lane, 2, 8);
+		want[14] = cuda_shfl("up", warp, lane, 3, 8);
+		want[15] = cuda_shfl("bfly", warp, lane, 5, 8);
+		for (unsigned int i = 0; i < 16; i++) {
+			uint32_t got = rd32(WARP_OUT + 64 * t + 4 * i);
+
+			if (t >= WARP_LIVE)
+				want[i] = 0xeeeeeeee;
+			checked++;
+			if (got != want[i] && !bad++)
+				diag("thread %u word %u: 0x%08x, want 0x%08x", t, i, got, want[i]);
+		}
+	}
+	is_int(bad, 0, "%s: ballot, vote, activemask and shfl in 4 modes at widths 32 "
+	       "and 8, with exited lanes: %u values", build, checked);
+}
+
+/* wsync whose mask does not match: each a MEMBER_MASK at the wsync. */
+static void test_warp_mask(const char *build)
+{
+	static const struct {
+		const char *what, *src;
+		uint32_t pc, lane, info;
+	} cases[] = {
+		{ "a lane of the mask diverged",
+		  "	s2r	r0, tid.x\n"
+		  "	and	r1, r0, 1\n"
+		  "	isetp.eq p0, r1, 0\n"
+		  "	ssy	done\n"
+		  "	@!p0 bra skip\n"
+		  "	wsync	0xffffffff\n"
+		  "	sync\n"
+		  "skip:	sync\n"
+		  "done:	exit\n", 5, 1, 0xffffffff },
+		{ "executing lanes outside the mask",
+		  "	wsync	0xffff\n"
+		  "	exit\n", 0, 16, 0xffff },
+		{ "a member's guard false",
+		  "	s2r	r0, laneid\n"
+		  "	usetp.ne p0, r0, 7\n"
+		  "	@p0 wsync 0xffffffff\n"
+		  "	exit\n", 2, 7, 0xffffffff },
+		{ "lanes give different masks",
+		  "	s2r	r0, laneid\n"
+		  "	usetp.lt p0, r0, 16\n"
+		  "	mov	r2, 0xffffffff\n"
+		  "	mov	r3, 0xfffffffe\n"
+		  "	sel	r1, r2, r3, p0\n"
+		  "	wsync	r1\n"
+		  "	exit\n", 5, 16, 0xffffffff },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct launch l = { cases[i].src, 1, 32, NULL, 0, 0 };
+		struct result res;
+
+		if (!ok(run(&l, &res) == 0 && res.ended, "%s: wsync, %s: ran", build,
+			cases[i].what))
+			continue;
+		ok(res.k.error == TGPU_KERR_MEMBER_MASK && res.k.err_pc == cases[i].pc &&
+		   res.k.err_lane == cases[i].lane && res.k.err_info == cases[i].info,
+		   "%s: wsync, %s: MEMBER_MASK at %u, lane %u, info 0x%x (got %u at %u, lane "
+		   "%u, 0x%x)", build, cases[i].what, cases[i].pc, cases[i].lane, cases[i].info,
+		   res.k.error, res.k.err_pc, res.k.err_lane, res.k.err_info);
+	}
+}
+
+/* Lane masks, nsmid, warpsize, smem.total and globaltimer (1 ns a cycle). */
+static const char sr_src[] =
+	".param 8\n"
+	".shared 256\n"
+	"	s2r	r0, tid.x\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	mov	r4, 64\n"
+	"	imad.wide r2, r0, r4, r2\n"
+	"	s2r	r5, lanemask.eq\n"
+	"	stg.32	[r2 + 0], r5\n"
+	"	s2r	r5, lanemask.lt\n"
+	"	stg.32	[r2 + 4], r5\n"
+	"	s2r	r5, lanemask.le\n"
+	"	stg.32	[r2 + 8], r5\n"
+	"	s2r	r5, lanemask.gt\n"
+	"	stg.32	[r2 + 12], r5\n"
+	"	s2r	r5, lanemask.ge\n"
+	"	stg.32	[r2 + 16], r5\n"
+	"	s2r	r5, nsmid\n"
+	"	stg.32	[r2 + 20], r5\n"
+	"	s2r	r5, warpsize\n"
+	"	stg.32	[r2 + 24], r5\n"
+	"	s2r	r5, smem.total\n"
+	"	stg.32	[r2 + 28], r5\n"
+	"	s2r	r5, clock.lo\n"
+	"	s2r	r6, globaltimer.lo\n"
+	"	s2r	r7, globaltimer.hi\n"
+	"	stg.32	[r2 + 32], r5\n"
+	"	stg.32	[r2 + 36], r6\n"
+	"	stg.32	[r2 + 40], r7\n"
+	"	exit\n";
+
+static void test_sr(const char *build)
+{
+	struct p2 p = { .a = WARP_OUT };
+	struct launch l = { sr_src, 1, 64, &p, 8, 0 };
+	unsigned int bad = 0;
+	struct result res;
+
+	memset(mem + WARP_OUT, 0xee, 64 * 64);
+	if (!ok(run(&l, &res) == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+		"%s: the special-register kernel ran", build))
+		return;
+	for (unsigned int t = 0; t < 64; t++) {
+		unsigned int lane = t % 32;
+		uint32_t eq = 1u << lane, lt = eq - 1, le = lt | eq;
+		uint32_t want[8] = { eq, lt, le, ~le, ~lt, 4, 32, 256 };
+		uint32_t clk = rd32(WARP_OUT + 64 * t + 32);
+		uint64_t gt = rd32(WARP_OUT + 64 * t + 36) |
+			      (uint64_t)rd32(WARP_OUT + 64 * t + 40) << 32;
+
+		for (unsigned int i = 0; i < 8; i++)
+			if (rd32(WARP_OUT + 64 * t + 4 * i) != want[i] && !bad++)
+				diag("thread %u word %u: 0x%08x, want 0x%08x", t, i,
+				     rd32(WARP_OUT + 64 * t + 4 * i), want[i]);
+		/* the instruction after clock.lo: one cycle, one ns, later */
+		if (gt != RUN_TIME_NS + clk + 1 && !bad++)
+			diag("thread %u: globaltimer %llu, clock %u", t, (unsigned long long)gt,
+			     clk);
+	}
+	is_int(bad, 0, "%s: lane masks, nsmid, warpsize, smem.total, globaltimer", build);
+}
+
 /* A run that checkpoint() stops returns false; the kernel goes on later. */
 static const char loop_src[] =
 	".param 8\n"
@@ -819,6 +1083,9 @@ static void suite(const char *build)
 	test_checkpoint(build);
 	test_bitops(build);
 	test_bitops_illegal(build);
+	test_warp(build);
+	test_warp_mask(build);
+	test_sr(build);
 }
 
 int main(void)

@@ -674,6 +674,27 @@ static void syntax_of(char *buf, size_t len, const char *mnem, unsigned int op,
 	case TGPU_FMT_B:
 		ops = " b";
 		break;
+	case TGPU_FMT_F64:
+		sfx = "[.rnd]";
+		/* fall through */
+	case TGPU_FMT_PAIRS:
+		ops = " rd, ra, rb   (pairs)";
+		break;
+	case TGPU_FMT_F64FMA:
+		sfx = "[.rnd]";
+		ops = " rd, ra, rb, rc   (pairs)";
+		break;
+	case TGPU_FMT_PAIR1:
+		ops = " rd, ra   (pairs)";
+		break;
+	case TGPU_FMT_DSETP:
+		sfx = ".cmp";
+		ops = " pd, ra, rb   (pairs)";
+		break;
+	case TGPU_FMT_CVT:
+		sfx = op == TGPU_OP_F2D ? "" : "[.rnd]";
+		ops = " rd, ra";
+		break;
 	case TGPU_FMT_VOTE:
 		sfx = ".mode";
 		ops = " pd, [!]pa";
@@ -777,6 +798,8 @@ static int parse_mnemonic(struct as *s, unsigned int *opp, unsigned int *sub)
 					d->mnem, shown(sn), sfx, s->syntax);
 	} else {
 		suffix_list(t, list, sizeof(list));
+		if (!sfx && t->optional)
+			goto done;
 		if (!sfx)
 			return error_at(s, tok + n, "%s needs a %s suffix: one of %s (syntax: %s)",
 					d->mnem, t->what, list, s->syntax);
@@ -787,7 +810,11 @@ static int parse_mnemonic(struct as *s, unsigned int *opp, unsigned int *sub)
 			return error_at(s, sfx - 1, "bad %s suffix '.%.*s' for %s: expected one of %s",
 					t->what, shown(sn), sfx, d->mnem, list);
 		*sub = i;
+		if (*opp == TGPU_OP_F2D && i)
+			return error_at(s, sfx - 1, "f2d is exact: it takes no rounding suffix "
+					"(syntax: %s)", s->syntax);
 	}
+done:
 	if (s->p < s->end && !is_blank(*s->p))
 		return error_at(s, s->p, "unexpected '%c' after the mnemonic (syntax: %s)",
 				*s->p, s->syntax);
@@ -866,9 +893,34 @@ static int parse_insn(struct as *s)
 		err = err ?: need_comma(s, "b, a register or an immediate");
 		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
 		break;
+	case TGPU_FMT_F64:
+	case TGPU_FMT_PAIRS:
+		err = need_operand(s, "rd");
+		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
+		err = err ?: need_comma(s, "ra");
+		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
+		err = err ?: need_comma(s, "rb");
+		err = err ?: parse_reg(s, &rb, "rb", &rb_at);
+		break;
+	case TGPU_FMT_PAIR1:
+	case TGPU_FMT_CVT:
+		err = need_operand(s, "rd");
+		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
+		err = err ?: need_comma(s, "ra");
+		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
+		break;
+	case TGPU_FMT_DSETP:
+		err = need_operand(s, "pd");
+		err = err ?: parse_pred(s, &rd, NULL, "pd");
+		err = err ?: need_comma(s, "ra");
+		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
+		err = err ?: need_comma(s, "rb");
+		err = err ?: parse_reg(s, &rb, "rb", &rb_at);
+		break;
 	case TGPU_FMT_RABC:
 	case TGPU_FMT_PRMT:
 	case TGPU_FMT_FSH:
+	case TGPU_FMT_F64FMA:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");
@@ -1011,7 +1063,8 @@ static int parse_insn(struct as *s)
 
 	if (d->akind == TGPU_A64 && d->fmt != TGPU_FMT_TARGET) {
 		err = check_pair(s, ra, ra_at,
-				 d->fmt == TGPU_FMT_RAB ? "reads ra as" : "takes its address as");
+				 d->fmt == TGPU_FMT_LD || d->fmt == TGPU_FMT_ST ||
+				 d->fmt == TGPU_FMT_ATOM ? "takes its address as" : "reads ra as");
 		if (err)
 			return err;
 	}

@@ -121,7 +121,7 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 	}
 	put(t, "%s", d->mnem);
 	st = tu_subtab(d->fmt);
-	if (st)
+	if (st && !(st->optional && sub == 0))
 		put(t, ".%s", st->names[sub]);
 
 	switch (d->fmt) {
@@ -140,6 +140,11 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 	case TGPU_FMT_PRMT:
 	case TGPU_FMT_FSH:
 	case TGPU_FMT_SEL:
+	case TGPU_FMT_F64:
+	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_PAIRS:
+	case TGPU_FMT_PAIR1:
+	case TGPU_FMT_CVT:
 		put(t, " ");
 		put_reg(t, TGPU_INSN_RD(w));
 		put(t, ", ");
@@ -148,7 +153,11 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 		    d->fmt == TGPU_FMT_SEL) {
 			put(t, ", ");
 			put_b(t, w, tu_op_b_is_float(op));
-		} else if (d->fmt != TGPU_FMT_RA) {
+		} else if (d->fmt == TGPU_FMT_F64 || d->fmt == TGPU_FMT_PAIRS) {
+			put(t, ", ");
+			put_reg(t, TGPU_INSN_RB(w));
+		} else if (d->fmt != TGPU_FMT_RA && d->fmt != TGPU_FMT_PAIR1 &&
+			   d->fmt != TGPU_FMT_CVT) {
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 			put(t, ", ");
@@ -189,6 +198,7 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 		}
 		break;
 	case TGPU_FMT_SETP:
+	case TGPU_FMT_DSETP:
 		put(t, " ");
 		put_pred(t, TGPU_INSN_RD(w));
 		put(t, ", ");

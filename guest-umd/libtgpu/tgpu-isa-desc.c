@@ -30,6 +30,7 @@ static const char *const prmt_names[] = TGPU_PRMT_NAMES;
 static const char *const fsh_names[] = TGPU_FSH_NAMES;
 static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
+static const char *const rnd_names[] = TGPU_RND_NAMES;
 const char *const tu_sr_names[] = TGPU_SR_NAMES;
 
 _Static_assert(ARRAY_SIZE(cmp_names) == TGPU_CMP_COUNT, "TGPU_CMP_NAMES vs _COUNT");
@@ -42,21 +43,23 @@ _Static_assert(ARRAY_SIZE(prmt_names) == TGPU_PRMT_COUNT, "TGPU_PRMT_NAMES vs _C
 _Static_assert(ARRAY_SIZE(fsh_names) == TGPU_FSH_COUNT, "TGPU_FSH_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(vote_names) == TGPU_VOTE_COUNT, "TGPU_VOTE_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(shfl_names) == TGPU_SHFL_COUNT, "TGPU_SHFL_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(rnd_names) == TGPU_RND_COUNT, "TGPU_RND_NAMES vs _COUNT");
 /* The sub field is 3 bits wide. */
 _Static_assert(TGPU_CMP_COUNT <= 8 && TGPU_W_COUNT <= 8 && TGPU_ATOM_COUNT <= 8 &&
 	       TGPU_PLOP_COUNT <= 8 && TGPU_SIGN_COUNT <= 8 && TGPU_PRMT_COUNT <= 8 &&
 	       TGPU_FSH_COUNT <= 8 && TGPU_VOTE_COUNT <= 8 && TGPU_SHFL_COUNT <= 8,
 	       "a sub-field table outgrew the sub field");
 
-static const struct tu_subtab cmp_tab = { "comparison", cmp_names, TGPU_CMP_COUNT };
-static const struct tu_subtab w_tab = { "width", w_names, TGPU_W_COUNT };
-static const struct tu_subtab atom_tab = { "atomic operation", atom_names, TGPU_ATOM_COUNT };
-static const struct tu_subtab plop_tab = { "predicate operation", plop_names, TGPU_PLOP_COUNT };
-static const struct tu_subtab sign_tab = { "signedness", sign_names, TGPU_SIGN_COUNT };
-static const struct tu_subtab prmt_tab = { "permute mode", prmt_names, TGPU_PRMT_COUNT };
-static const struct tu_subtab fsh_tab = { "shift-count mode", fsh_names, TGPU_FSH_COUNT };
-static const struct tu_subtab vote_tab = { "vote mode", vote_names, TGPU_VOTE_COUNT };
-static const struct tu_subtab shfl_tab = { "shuffle mode", shfl_names, TGPU_SHFL_COUNT };
+static const struct tu_subtab cmp_tab = { "comparison", cmp_names, TGPU_CMP_COUNT, false };
+static const struct tu_subtab w_tab = { "width", w_names, TGPU_W_COUNT, false };
+static const struct tu_subtab atom_tab = { "atomic operation", atom_names, TGPU_ATOM_COUNT, false };
+static const struct tu_subtab plop_tab = { "predicate operation", plop_names, TGPU_PLOP_COUNT, false };
+static const struct tu_subtab sign_tab = { "signedness", sign_names, TGPU_SIGN_COUNT, false };
+static const struct tu_subtab prmt_tab = { "permute mode", prmt_names, TGPU_PRMT_COUNT, false };
+static const struct tu_subtab fsh_tab = { "shift-count mode", fsh_names, TGPU_FSH_COUNT, false };
+static const struct tu_subtab vote_tab = { "vote mode", vote_names, TGPU_VOTE_COUNT, false };
+static const struct tu_subtab shfl_tab = { "shuffle mode", shfl_names, TGPU_SHFL_COUNT, false };
+static const struct tu_subtab rnd_tab = { "rounding mode", rnd_names, TGPU_RND_COUNT, true };
 
 const struct tu_op *tu_op_by_code(unsigned int op)
 {
@@ -80,7 +83,12 @@ const struct tu_subtab *tu_subtab(unsigned int fmt)
 {
 	switch (fmt) {
 	case TGPU_FMT_SETP:
+	case TGPU_FMT_DSETP:
 		return &cmp_tab;
+	case TGPU_FMT_F64:
+	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_CVT:
+		return &rnd_tab;
 	case TGPU_FMT_LD:
 	case TGPU_FMT_ST:
 		return &w_tab;
@@ -108,20 +116,25 @@ bool tu_rd_is_pair(unsigned int op, unsigned int sub)
 
 	if (!d)
 		return false;
-	/* isa.h has no destination-width column: these two are by name. */
-	if (op == TGPU_OP_IADD64 || op == TGPU_OP_IMADW)
+	/* isa.h has no destination-width column: these are by name. */
+	if (op == TGPU_OP_IADD64 || op == TGPU_OP_IMADW || tgpu_isa_rd_pair(op))
 		return true;
 	return (d->fmt == TGPU_FMT_LD || d->fmt == TGPU_FMT_ST) && sub == TGPU_W_64;
 }
 
 bool tu_rb_is_pair(unsigned int op)
 {
-	return op == TGPU_OP_IADD64;
+	const struct tu_op *d = tu_op_by_code(op);
+
+	if (op == TGPU_OP_IADD64)
+		return true;
+	return d && (d->fmt == TGPU_FMT_F64 || d->fmt == TGPU_FMT_F64FMA ||
+		     d->fmt == TGPU_FMT_PAIRS || d->fmt == TGPU_FMT_DSETP);
 }
 
 bool tu_rc_is_pair(unsigned int op)
 {
-	return op == TGPU_OP_IMADW;
+	return op == TGPU_OP_IMADW || op == TGPU_OP_DFMA;
 }
 
 bool tu_op_b_is_float(unsigned int op)
@@ -185,6 +198,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_SETP:
 	case TGPU_FMT_PLOP:
 	case TGPU_FMT_VOTE:
+	case TGPU_FMT_DSETP:
 		MUST_BE_PRED("pd", rd);
 		break;
 	default:
@@ -220,6 +234,8 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 
 	/* sub */
 	st = tu_subtab(d->fmt);
+	if (op == TGPU_OP_F2D && sub)
+		return no(why, len, "%s: sub must be 0: float32 to float64 is exact", d->mnem);
 	if (st) {
 		if (sub >= st->count)
 			return no(why, len, "%s: sub %u is not a %s", d->mnem, sub, st->what);
@@ -246,9 +262,30 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 		return true;
 	case TGPU_FMT_NONE:
 	case TGPU_FMT_RA:
+	case TGPU_FMT_PAIR1:
+	case TGPU_FMT_CVT:
 		MUST_BE_ZERO("the immediate-B bit", bimm);
 		MUST_BE_ZERO("rb", rb);
 		MUST_BE_ZERO("rc", rc);
+		MUST_BE_ZERO("imm16", imm16);
+		return true;
+	case TGPU_FMT_F64:
+	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_PAIRS:
+	case TGPU_FMT_DSETP:
+		MUST_BE_ZERO("the immediate-B bit", bimm);
+		MUST_BE_REG("rb", rb);
+		if (!tu_pair_ok(rb))
+			return no(why, len, "%s: rb r%u is odd, a 64-bit pair must be even",
+				  d->mnem, rb);
+		if (d->fmt == TGPU_FMT_F64FMA) {
+			MUST_BE_REG("rc", rc);
+			if (!tu_pair_ok(rc))
+				return no(why, len, "%s: rc r%u is odd, a 64-bit pair must be "
+					  "even", d->mnem, rc);
+		} else {
+			MUST_BE_ZERO("rc", rc);
+		}
 		MUST_BE_ZERO("imm16", imm16);
 		return true;
 	case TGPU_FMT_RABC:

@@ -32,6 +32,7 @@ struct tu_subtab {
 	const char *what;           /* "comparison", for messages */
 	const char *const *names;
 	unsigned int count;
+	bool optional;              /* no suffix is value 0, which prints none */
 };
 
 /* The descriptor of an opcode, NULL when it is not in the table. */

@@ -388,6 +388,7 @@ static void gr_start(TGPUState *s, TGPUChannel *ch)
     k->x.time_ns = now;
     k->x.time_cycles = k->x.cycles;
     k->x.clock_khz = MAX(khz / s->sm_clock_divider, 1);
+    k->x.f64_cost = s->model->f64_cost;
     WITH_QEMU_LOCK_GUARD(&gr->e.lock) {
         gr->k = k;
         gr->chid = ch->id;

@@ -41,6 +41,7 @@ static const TGPUModel tgpu_models[] = {
         .clk_sm_slowdown_mhz = 810, .clk_sm_min_mhz = 544,
         .power_cap_min_mw = 125000, .therm_slowdown_mc = 85000,
         .therm_shutdown_mc = 90000, .therm_tau_ms = 20000,
+        .f64_cost = 2,                  /* GP100: FP64 at half the FP32 rate */
     }, {
         .name = "p40", .device_id = TGPU_PCI_DEVICE_ID_P40,
         .arch = TGPU_ARCH_PASCAL, .impl = TGPU_IMPL_GP102,
@@ -50,6 +51,7 @@ static const TGPUModel tgpu_models[] = {
         .clk_sm_slowdown_mhz = 900, .clk_sm_min_mhz = 544,
         .power_cap_min_mw = 125000, .therm_slowdown_mc = 83000,
         .therm_shutdown_mc = 88000, .therm_tau_ms = 25000,
+        .f64_cost = 32,                 /* GP102: FP64 at 1/32 */
     }, {
         .name = "m40", .device_id = TGPU_PCI_DEVICE_ID_M40,
         .arch = TGPU_ARCH_MAXWELL, .impl = TGPU_IMPL_GM200,
@@ -59,6 +61,7 @@ static const TGPUModel tgpu_models[] = {
         .clk_sm_slowdown_mhz = 700, .clk_sm_min_mhz = 405,
         .power_cap_min_mw = 180000, .therm_slowdown_mc = 87000,
         .therm_shutdown_mc = 92000, .therm_tau_ms = 30000,
+        .f64_cost = 32,                 /* GM200: FP64 at 1/32 */
     },
 };
 

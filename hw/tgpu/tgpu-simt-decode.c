@@ -43,6 +43,9 @@ static uint8_t row(unsigned int r)
 /* Does the instruction write a 64-bit pair at rd? */
 static bool rd_is_pair(unsigned int op, unsigned int sub)
 {
+    if (tgpu_isa_rd_pair(op)) {
+        return true;
+    }
     switch (op) {
     case TGPU_OP_IADD64:
     case TGPU_OP_IMADW:
@@ -147,6 +150,28 @@ GrInsn tgpu_simt_decode(uint64_t i)
              (bimm ? !(d.imm32 & ~TGPU_SHFL_IMM_VALID)
                    : reg_ok(rb, false) && reg_ok(rc, false) && !d.imm16);
         break;
+    case TGPU_FMT_F64:
+    case TGPU_FMT_F64FMA:
+    case TGPU_FMT_PAIRS:
+    case TGPU_FMT_DSETP:
+        /* pairs, registers only; rc only with F64FMA */
+        no_imm = true;
+        max_sub = gr_ops[op].fmt == TGPU_FMT_PAIRS ? 0 :
+                  gr_ops[op].fmt == TGPU_FMT_DSETP ? TGPU_CMP_COUNT - 1
+                                                   : TGPU_RND_COUNT - 1;
+        ok = ok && (gr_ops[op].fmt == TGPU_FMT_DSETP ? rd <= TGPU_PRED_PT
+                                                      : reg_ok(rd, true)) &&
+             reg_ok(ra, true) && reg_ok(rb, true) && !d.imm16 &&
+             (gr_ops[op].fmt == TGPU_FMT_F64FMA ? reg_ok(rc, true) : !rc);
+        break;
+    case TGPU_FMT_PAIR1:
+    case TGPU_FMT_CVT:
+        /* F2D is exact: no rounding to choose */
+        max_sub = gr_ops[op].fmt == TGPU_FMT_PAIR1 || op == TGPU_OP_F2D ? 0
+                  : TGPU_RND_COUNT - 1;
+        ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, a64) &&
+             !bimm && !rb && !rc && !d.imm16;
+        break;
     case TGPU_FMT_PLOP:
         no_imm = true;
         max_sub = TGPU_PLOP_COUNT - 1;
@@ -180,7 +205,8 @@ GrInsn tgpu_simt_decode(uint64_t i)
     }
     /* predicates stay numbers; registers become rows */
     d.rd = gr_ops[op].fmt == TGPU_FMT_SETP || gr_ops[op].fmt == TGPU_FMT_PLOP ||
-           gr_ops[op].fmt == TGPU_FMT_VOTE ? rd : row(rd);
+           gr_ops[op].fmt == TGPU_FMT_VOTE || gr_ops[op].fmt == TGPU_FMT_DSETP
+           ? rd : row(rd);
     d.ra = gr_ops[op].fmt == TGPU_FMT_PLOP || gr_ops[op].fmt == TGPU_FMT_VOTE ||
            gr_ops[op].fmt == TGPU_FMT_BALLOT ? ra : row(ra);
     d.rb = gr_ops[op].fmt == TGPU_FMT_PLOP ? rb : row(rb);
@@ -200,6 +226,7 @@ unsigned int tgpu_simt_rows(const GrInsn *in)
 
     if (in->op == OP_ILLEGAL || fmt == TGPU_FMT_SETP ||
         fmt == TGPU_FMT_PLOP || fmt == TGPU_FMT_VOTE || fmt == TGPU_FMT_B ||
+        fmt == TGPU_FMT_DSETP ||
         in->rd >= TGPU_NR_REGS) {
         return 0;
     }

@@ -17,21 +17,6 @@
 #include <math.h>
 #include "tgpu-simt.h"
 
-static float f32(uint32_t v)
-{
-    float f;
-
-    memcpy(&f, &v, 4);
-    return f;
-}
-
-static uint32_t u32f(float f)
-{
-    uint32_t v;
-
-    memcpy(&v, &f, 4);
-    return v;
-}
 
 /* V in every lane */
 static inline SIMT_ALWAYS_INLINE
@@ -137,17 +122,17 @@ GrVec8 vec8_nans(GrVec8 v)
 static uint32_t float_lane(unsigned int op, uint32_t a, uint32_t b,
                            uint32_t c)
 {
-    float x = f32(a), y = f32(b), z = f32(c);
+    float x = simt_flt(a), y = simt_flt(b), z = simt_flt(c);
 
     switch (op) {
     case TGPU_OP_FADD:
-        return nan_first(u32f(x + y), b, a, a);
+        return nan_first(simt_flt_bits(x + y), b, a, a);
     case TGPU_OP_FSUB:
-        return nan_first(u32f(x - y), a, b, b);
+        return nan_first(simt_flt_bits(x - y), a, b, b);
     case TGPU_OP_FMUL:
-        return nan_first(u32f(x * y), b, a, a);
+        return nan_first(simt_flt_bits(x * y), b, a, a);
     }
-    return nan_first(u32f(fmaf(x, y, z)), a, b, c);
+    return nan_first(simt_flt_bits(fmaf(x, y, z)), a, b, c);
 }
 
 /*
@@ -158,7 +143,7 @@ static uint32_t float_lane(unsigned int op, uint32_t a, uint32_t b,
  */
 static uint32_t fminmax(uint32_t a, uint32_t b, bool is_max)
 {
-    float x = f32(b), y = f32(a);
+    float x = simt_flt(b), y = simt_flt(a);
 
     if (!is_nan32(a) && !is_nan32(b)) {
         return (is_max ? x > y : x < y) ? b : a;
@@ -768,9 +753,9 @@ void gr_setp(GrWarp *w, const GrInsn *in, uint32_t exec, const uint32_t *a,
 
     if (in->op == TGPU_OP_FSETP) {
         for (int l = 0; l < W; l++) {
-            lt |= (uint32_t)(f32(a[l]) < f32(b[l])) << l;
-            eq |= (uint32_t)(f32(a[l]) == f32(b[l])) << l;
-            un |= (uint32_t)isunordered(f32(a[l]), f32(b[l])) << l;
+            lt |= (uint32_t)(simt_flt(a[l]) < simt_flt(b[l])) << l;
+            eq |= (uint32_t)(simt_flt(a[l]) == simt_flt(b[l])) << l;
+            un |= (uint32_t)isunordered(simt_flt(a[l]), simt_flt(b[l])) << l;
         }
     } else {
         for (int l = 0; l < W; l++) {
@@ -818,7 +803,7 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
     GrKernel *k = r->k;
     const GrInsn *code = k->code;
     uint32_t ninsns = k->ninsns, pc = w->pc, *res = r->res, *hi = r->hi;
-    uint64_t budget = r->budget, lane_ops = 0, n;
+    uint64_t budget = r->budget, lane_ops = 0, n, extra = 0;
     bool ok = true;
 
     while (budget && r->translations < TGPU_GR_STEP_TRANSLATIONS) {
@@ -1013,6 +998,44 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_FSHR:
             LANES(bit_fsh(A[l], B[l], C[l], in->op == TGPU_OP_FSHR, in->sub));
             break;
+        case TGPU_OP_DADD:
+        case TGPU_OP_DSUB:
+        case TGPU_OP_DMUL:
+        case TGPU_OP_DFMA:
+        case TGPU_OP_DMIN:
+        case TGPU_OP_DMAX:
+        case TGPU_OP_DABS:
+        case TGPU_OP_DNEG:
+        case TGPU_OP_DSETP: {
+            /* the float64 rate: the rest of the instruction's cycles */
+            uint64_t more = tgpu_isa_cost(in->op, MAX(k->f64_cost, 1)) - 1;
+
+            if (in->op == TGPU_OP_DSETP) {
+                simt_dsetp(w, in, exec);
+            } else {
+                simt_f64(r, w, in, exec);
+            }
+            more = MIN(more, budget);
+            budget -= more;
+            extra += more;
+            break;
+        }
+        case TGPU_OP_F2D:
+        case TGPU_OP_D2F:
+        case TGPU_OP_I2D:
+        case TGPU_OP_U2D:
+        case TGPU_OP_L2D:
+        case TGPU_OP_UL2D:
+        case TGPU_OP_D2I:
+        case TGPU_OP_D2U:
+        case TGPU_OP_D2L:
+        case TGPU_OP_D2UL:
+        case TGPU_OP_L2F:
+        case TGPU_OP_UL2F:
+        case TGPU_OP_F2L:
+        case TGPU_OP_F2UL:
+            simt_cvt(r, w, in, exec);
+            break;
         case TGPU_OP_WSYNC:
             if (exec && !warp_sync(r, w, exec, B)) {
                 ok = false;
@@ -1087,16 +1110,16 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             VLANES(a ^ 0x80000000u);
             break;
         case TGPU_OP_I2F:
-            LANES(u32f((float)(int32_t)A[l]));
+            LANES(simt_flt_bits((float)(int32_t)A[l]));
             break;
         case TGPU_OP_U2F:
-            LANES(u32f((float)A[l]));
+            LANES(simt_flt_bits((float)A[l]));
             break;
         case TGPU_OP_F2I:
-            LANES(f2i(f32(A[l]), false));
+            LANES(f2i(simt_flt(A[l]), false));
             break;
         case TGPU_OP_F2U:
-            LANES(f2i(f32(A[l]), true));
+            LANES(f2i(simt_flt(A[l]), true));
             break;
         case TGPU_OP_LDG:
         case TGPU_OP_STG:
@@ -1138,9 +1161,10 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
     }
     w->pc = pc;
 out:
+    /* N cycles: the instructions, and what float64 ones cost more */
     n = r->budget - budget;
     r->budget = budget;
-    r->warp_insns += n;
+    r->warp_insns += n - extra;
     r->lane_ops += lane_ops;
     k->cycles += n;
     return ok;

@@ -14,6 +14,8 @@
  */
 
 /* Builds without QEMU (see tgpu-simt.h): no qemu/osdep.h. */
+#include <fenv.h>
+#include <math.h>
 #include "tgpu-simt.h"
 
 /* ---- memory -------------------------------------------------------------- */
@@ -148,6 +150,281 @@ static uint64_t load_extend(const uint8_t *p, unsigned int w)
         return simt_ldl(p);
     }
     return simt_ldq(p);
+}
+
+/* ---- float64 (docs/hw/isa.md, "Float64") --------------------------------- */
+
+static const int rnd_modes[TGPU_RND_COUNT] = {
+    FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD,
+};
+
+/*
+ * The compiler assumes the default rounding: V goes through memory here,
+ * so that an operation on it is neither done before the mode is set nor
+ * after it is restored.
+ */
+#define FP_FENCE(v) __asm__ volatile("" : "+m"(v))
+
+static bool is_nan64(uint64_t v)
+{
+    return (v & INT64_MAX) > 0x7ff0000000000000ull;
+}
+
+#define QNAN64      (1ull << 51)
+
+/* As nan_first() for float32: the first NaN operand, quieted, else R. */
+static uint64_t nan_first64(uint64_t r, uint64_t x, uint64_t y, uint64_t z)
+{
+    if (is_nan64(x)) {
+        return x | QNAN64;
+    }
+    if (is_nan64(y)) {
+        return y | QNAN64;
+    }
+    return is_nan64(z) ? z | QNAN64 : r;
+}
+
+/* dmin, dmax: IEEE minNum/maxNum, as fminmax() does for float32 */
+static uint64_t dminmax(uint64_t a, uint64_t b, bool is_max)
+{
+    double x = simt_dbl(b), y = simt_dbl(a);
+
+    if (!is_nan64(a) && !is_nan64(b)) {
+        return (is_max ? x > y : x < y) ? b : a;
+    }
+    if (is_nan64(a) && is_nan64(b)) {
+        return nan_first64(0, b, a, a);
+    }
+    if (is_nan64(b)) {
+        return b & QNAN64 ? a : b | QNAN64;
+    }
+    return a & QNAN64 ? b : a | QNAN64;
+}
+
+/* A lane's pair at ROW (row + 1 the high word) */
+static uint64_t pair(GrWarp *w, unsigned int row, int l)
+{
+    return (uint64_t)w->r[row + 1][l] << 32 | w->r[row][l];
+}
+
+static void wr_pair(GrRun *r, GrWarp *w, unsigned int rd, uint32_t exec)
+{
+    wr32(w, rd, r->res, exec);
+    wr32(w, rd + 1, r->hi, exec);
+}
+
+/* One lane of DADD, DSUB, DMUL, DFMA in the rounding mode in force */
+static uint64_t f64_lane(unsigned int op, uint64_t a, uint64_t b, uint64_t c)
+{
+    double x = simt_dbl(a), y = simt_dbl(b), z = simt_dbl(c), d;
+
+    FP_FENCE(x);
+    FP_FENCE(y);
+    FP_FENCE(z);
+    switch (op) {
+    case TGPU_OP_DADD:
+        d = x + y;
+        break;
+    case TGPU_OP_DSUB:
+        d = x - y;
+        break;
+    case TGPU_OP_DMUL:
+        d = x * y;
+        break;
+    default:
+        d = fma(x, y, z);
+        break;
+    }
+    FP_FENCE(d);
+    if (isnan(d)) {
+        return nan_first64(simt_dbl_bits(d), a, b, op == TGPU_OP_DFMA ? c : b);
+    }
+    return simt_dbl_bits(d);
+}
+
+void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    int mode = in->sub && (in->op == TGPU_OP_DADD || in->op == TGPU_OP_DSUB ||
+                           in->op == TGPU_OP_DMUL || in->op == TGPU_OP_DFMA)
+               ? rnd_modes[in->sub] : -1;
+
+    if (mode >= 0) {
+        fesetround(mode);
+    }
+    for (int l = 0; l < W; l++) {
+        uint64_t a = pair(w, in->ra, l), b = pair(w, in->rb, l), v;
+
+        switch (in->op) {
+        case TGPU_OP_DMIN:
+        case TGPU_OP_DMAX:
+            v = dminmax(a, b, in->op == TGPU_OP_DMAX);
+            break;
+        case TGPU_OP_DABS:
+            v = a & INT64_MAX;
+            break;
+        case TGPU_OP_DNEG:
+            v = a ^ (1ull << 63);
+            break;
+        default:
+            v = f64_lane(in->op, a, b, pair(w, in->rc, l));
+            break;
+        }
+        r->res[l] = v;
+        r->hi[l] = v >> 32;
+    }
+    if (mode >= 0) {
+        fesetround(FE_TONEAREST);
+    }
+    wr_pair(r, w, in->rd, exec);
+}
+
+/* DSETP: as FSETP, ordered except NE */
+void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    uint32_t m = 0;
+
+    for (int l = 0; l < W; l++) {
+        double x = simt_dbl(pair(w, in->ra, l));
+        double y = simt_dbl(pair(w, in->rb, l));
+        bool v;
+
+        switch (in->sub) {
+        case TGPU_CMP_EQ:
+            v = x == y;
+            break;
+        case TGPU_CMP_NE:
+            v = !(x == y);
+            break;
+        case TGPU_CMP_LT:
+            v = x < y;
+            break;
+        case TGPU_CMP_LE:
+            v = x <= y;
+            break;
+        case TGPU_CMP_GT:
+            v = x > y;
+            break;
+        default:
+            v = x >= y;
+            break;
+        }
+        m |= (uint32_t)v << l;
+    }
+    if (in->rd < TGPU_PRED_PT) {
+        w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
+    }
+}
+
+/* X rounded to an integer value in mode SUB, without the environment */
+static double round_int(double x, unsigned int sub)
+{
+    switch (sub) {
+    case TGPU_RND_RZ:
+        return trunc(x);
+    case TGPU_RND_RM:
+        return floor(x);
+    case TGPU_RND_RP:
+        return ceil(x);
+    }
+    return rint(x);             /* the thread's mode is always RN here */
+}
+
+/* Float to integer (PTX cvt.rni and friends): saturating, NaN gives 0 */
+static uint64_t to_int(double x, unsigned int sub, bool is_signed,
+                       unsigned int bits)
+{
+    double lo = is_signed ? -ldexp(1, bits - 1) : 0;
+    double hi = ldexp(1, bits - (is_signed ? 1 : 0));
+
+    if (isnan(x)) {
+        return 0;
+    }
+    x = round_int(x, sub);
+    if (x <= lo) {
+        return is_signed ? (uint64_t)(int64_t)lo : 0;
+    }
+    if (x >= hi) {
+        return is_signed ? (uint64_t)hi - 1 : (bits == 64 ? UINT64_MAX
+                                                          : (uint64_t)hi - 1);
+    }
+    return is_signed ? (uint64_t)(int64_t)x : (uint64_t)x;
+}
+
+void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    unsigned int op = in->op;
+    bool env = in->sub && (op == TGPU_OP_D2F || op == TGPU_OP_L2D ||
+                           op == TGPU_OP_UL2D || op == TGPU_OP_L2F ||
+                           op == TGPU_OP_UL2F);
+
+    if (env) {
+        fesetround(rnd_modes[in->sub]);
+    }
+    for (int l = 0; l < W; l++) {
+        uint64_t a = pair(w, in->ra, l), v;
+        uint32_t a32 = a;
+        double d = simt_dbl(a);
+        float f;
+
+        switch (op) {
+        case TGPU_OP_F2D:
+            v = simt_dbl_bits(simt_flt(a32));
+            if (is_nan64(v)) {
+                v |= QNAN64;
+            }
+            break;
+        case TGPU_OP_D2F:
+            FP_FENCE(d);
+            f = d;
+            FP_FENCE(f);
+            v = simt_flt_bits(f);
+            break;
+        case TGPU_OP_I2D:
+            v = simt_dbl_bits((int32_t)a32);
+            break;
+        case TGPU_OP_U2D:
+            v = simt_dbl_bits(a32);
+            break;
+        case TGPU_OP_L2D:
+        case TGPU_OP_UL2D: {
+            double x;
+
+            FP_FENCE(a);
+            x = op == TGPU_OP_L2D ? (double)(int64_t)a : (double)a;
+            FP_FENCE(x);
+            v = simt_dbl_bits(x);
+            break;
+        }
+        case TGPU_OP_L2F:
+        case TGPU_OP_UL2F:
+            FP_FENCE(a);
+            f = op == TGPU_OP_L2F ? (float)(int64_t)a : (float)a;
+            FP_FENCE(f);
+            v = simt_flt_bits(f);
+            break;
+        case TGPU_OP_D2I:
+        case TGPU_OP_D2U:
+            v = (uint32_t)to_int(d, in->sub, op == TGPU_OP_D2I, 32);
+            break;
+        case TGPU_OP_D2L:
+        case TGPU_OP_D2UL:
+            v = to_int(d, in->sub, op == TGPU_OP_D2L, 64);
+            break;
+        default:                        /* F2L, F2UL */
+            v = to_int(simt_flt(a32), in->sub, op == TGPU_OP_F2L, 64);
+            break;
+        }
+        r->res[l] = v;
+        r->hi[l] = v >> 32;
+    }
+    if (env) {
+        fesetround(FE_TONEAREST);
+    }
+    if (tgpu_isa_rd_pair(op)) {
+        wr_pair(r, w, in->rd, exec);
+    } else {
+        wr32(w, in->rd, r->res, exec);
+    }
 }
 
 /* S2R: special register SR of every lane into V; CYCLES: the clock now */

@@ -102,6 +102,7 @@ typedef struct GrKernel {
      */
     uint64_t time_ns, time_cycles;
     uint32_t clock_khz;
+    uint32_t f64_cost;      /* a float64 instruction's cycles (0: 1) */
 
     /* where it is: the CTA in progress and its state */
     uint64_t ncta, cta;
@@ -165,6 +166,39 @@ typedef struct GrRun {
     uint64_t v64[W] SIMT_ALIGNED;
 } GrRun;
 
+/* The float whose bits are V, and a float's bits (float32, float64). */
+static inline float simt_flt(uint32_t v)
+{
+    float f;
+
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static inline uint32_t simt_flt_bits(float f)
+{
+    uint32_t v;
+
+    memcpy(&v, &f, 4);
+    return v;
+}
+
+static inline double simt_dbl(uint64_t v)
+{
+    double d;
+
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static inline uint64_t simt_dbl_bits(double d)
+{
+    uint64_t v;
+
+    memcpy(&v, &d, 8);
+    return v;
+}
+
 /* ---- the interface ------------------------------------------------------- */
 
 /* N zeroed objects of SIZE bytes, SIMT_ALIGN aligned; free() frees them. */
@@ -220,6 +254,10 @@ bool simt_mem(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
 void simt_atomic32(uint32_t *p, uint32_t *io, uint32_t b, uint32_t c,
                    unsigned int op);
 bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+/* float64 arithmetic, DSETP and the conversions (sub: TGPU_RND_*) */
+void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec);
+void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
               uint32_t *v);
 /*

@@ -50,6 +50,8 @@ typedef struct TGPUModel {
     uint32_t power_cap_min_mw;
     uint32_t therm_slowdown_mc, therm_shutdown_mc;
     uint32_t therm_tau_ms;          /* the board's thermal time constant */
+    /* cycles of a float64 instruction: 1 / the FP64 rate (docs/hw/isa.md) */
+    uint32_t f64_cost;
 } TGPUModel;
 
 /*

@@ -94,6 +94,13 @@ enum {
     TGPU_FMT_VOTE,      /* OP.mode pd, [!]pa   pa in ra, imm16 bit 0: ! */
     TGPU_FMT_BALLOT,    /* OP rd, [!]pa        pa in ra, imm16 bit 0: ! */
     TGPU_FMT_SHFL,      /* OP.mode rd, ra, b, c  b, c: rb, rc; or imm32 */
+    /* float64: every operand a pair; [.rnd] optional, TGPU_RND_* */
+    TGPU_FMT_F64,       /* OP[.rnd] rd, ra, rb */
+    TGPU_FMT_F64FMA,    /* OP[.rnd] rd, ra, rb, rc */
+    TGPU_FMT_PAIRS,     /* OP rd, ra, rb */
+    TGPU_FMT_PAIR1,     /* OP rd, ra */
+    TGPU_FMT_DSETP,     /* OP.cmp pd, ra, rb */
+    TGPU_FMT_CVT,       /* OP[.rnd] rd, ra     pairs: by the opcode */
 };
 
 /* Operand kinds of the first source register (how wide ra is read). */
@@ -165,6 +172,31 @@ enum {
     X(U2F,       0x3a, TGPU_FMT_RA,     TGPU_A32, "u2f") \
     X(F2I,       0x3b, TGPU_FMT_RA,     TGPU_A32, "f2i") \
     X(F2U,       0x3c, TGPU_FMT_RA,     TGPU_A32, "f2u") \
+    /* float64 (PTX add/sub/mul/fma/min/max/abs/neg/setp.f64) */ \
+    X(DADD,      0x58, TGPU_FMT_F64,    TGPU_A64, "dadd") \
+    X(DSUB,      0x59, TGPU_FMT_F64,    TGPU_A64, "dsub") \
+    X(DMUL,      0x5a, TGPU_FMT_F64,    TGPU_A64, "dmul") \
+    X(DFMA,      0x5b, TGPU_FMT_F64FMA, TGPU_A64, "dfma") \
+    X(DMIN,      0x5c, TGPU_FMT_PAIRS,  TGPU_A64, "dmin") \
+    X(DMAX,      0x5d, TGPU_FMT_PAIRS,  TGPU_A64, "dmax") \
+    X(DABS,      0x5e, TGPU_FMT_PAIR1,  TGPU_A64, "dabs") \
+    X(DNEG,      0x5f, TGPU_FMT_PAIR1,  TGPU_A64, "dneg") \
+    X(DSETP,     0x60, TGPU_FMT_DSETP,  TGPU_A64, "dsetp") \
+    /* conversions (PTX cvt): l = s64, ul = u64, d = f64 */ \
+    X(F2D,       0x61, TGPU_FMT_CVT,    TGPU_A32, "f2d") \
+    X(D2F,       0x62, TGPU_FMT_CVT,    TGPU_A64, "d2f") \
+    X(I2D,       0x63, TGPU_FMT_CVT,    TGPU_A32, "i2d") \
+    X(U2D,       0x64, TGPU_FMT_CVT,    TGPU_A32, "u2d") \
+    X(L2D,       0x65, TGPU_FMT_CVT,    TGPU_A64, "l2d") \
+    X(UL2D,      0x66, TGPU_FMT_CVT,    TGPU_A64, "ul2d") \
+    X(D2I,       0x67, TGPU_FMT_CVT,    TGPU_A64, "d2i") \
+    X(D2U,       0x68, TGPU_FMT_CVT,    TGPU_A64, "d2u") \
+    X(D2L,       0x69, TGPU_FMT_CVT,    TGPU_A64, "d2l") \
+    X(D2UL,      0x6a, TGPU_FMT_CVT,    TGPU_A64, "d2ul") \
+    X(L2F,       0x6b, TGPU_FMT_CVT,    TGPU_A64, "l2f") \
+    X(UL2F,      0x6c, TGPU_FMT_CVT,    TGPU_A64, "ul2f") \
+    X(F2L,       0x6d, TGPU_FMT_CVT,    TGPU_A32, "f2l") \
+    X(F2UL,      0x6e, TGPU_FMT_CVT,    TGPU_A32, "f2ul") \
     /* memory */ \
     X(LDG,       0x40, TGPU_FMT_LD,     TGPU_A64, "ldg") \
     X(STG,       0x41, TGPU_FMT_ST,     TGPU_A64, "stg") \
@@ -205,6 +237,48 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 #define TGPU_PLOP_COUNT             3
 #define TGPU_PLOP_NEG_A             1
 #define TGPU_PLOP_NEG_B             2
+
+/*
+ * float64 arithmetic and conversions: IEEE rounding (PTX .rn .rz .rm
+ * .rp; to integer: .rni .rzi .rmi .rpi).  RN is the default: no suffix.
+ */
+#define TGPU_RND_RN                 0
+#define TGPU_RND_RZ                 1
+#define TGPU_RND_RM                 2
+#define TGPU_RND_RP                 3
+#define TGPU_RND_NAMES              { "rn", "rz", "rm", "rp" }
+#define TGPU_RND_COUNT              4
+
+/* Does opcode OP write a 64-bit pair at rd (beyond iadd64, imad.wide)? */
+static inline int tgpu_isa_rd_pair(unsigned int op)
+{
+    switch (op) {
+    case TGPU_OP_DADD: case TGPU_OP_DSUB: case TGPU_OP_DMUL:
+    case TGPU_OP_DFMA: case TGPU_OP_DMIN: case TGPU_OP_DMAX:
+    case TGPU_OP_DABS: case TGPU_OP_DNEG: case TGPU_OP_F2D:
+    case TGPU_OP_I2D: case TGPU_OP_U2D: case TGPU_OP_L2D:
+    case TGPU_OP_UL2D: case TGPU_OP_D2L: case TGPU_OP_D2UL:
+    case TGPU_OP_F2L: case TGPU_OP_F2UL:
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The cost of a warp instruction in the engine's cycle model: 1, or
+ * F64 (the model's float64 rate: 2 on a P100, 32 on a P40 or M40) for
+ * the float64 arithmetic.  Conversions cost 1.
+ */
+static inline unsigned int tgpu_isa_cost(unsigned int op, unsigned int f64)
+{
+    switch (op) {
+    case TGPU_OP_DADD: case TGPU_OP_DSUB: case TGPU_OP_DMUL:
+    case TGPU_OP_DFMA: case TGPU_OP_DMIN: case TGPU_OP_DMAX:
+    case TGPU_OP_DSETP:
+        return f64;
+    }
+    return 1;
+}
 
 /* IMULHI, BFE: how the operands are read */
 #define TGPU_SIGN_S32               0

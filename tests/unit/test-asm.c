@@ -39,6 +39,7 @@ static const char *const prmt_names[] = TGPU_PRMT_NAMES;
 static const char *const fsh_names[] = TGPU_FSH_NAMES;
 static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
+static const char *const rnd_names[] = TGPU_RND_NAMES;
 
 /* Assemble src; on success the first word (or 0) in *w. */
 static int asm_one(const char *src, uint64_t *w, char *err, size_t errlen)
@@ -142,6 +143,13 @@ static const char *sub_name(unsigned int fmt, unsigned int sub)
 		return sub < TGPU_VOTE_COUNT ? vote_names[sub] : NULL;
 	case TGPU_FMT_SHFL:
 		return sub < TGPU_SHFL_COUNT ? shfl_names[sub] : NULL;
+	case TGPU_FMT_DSETP:
+		return sub < TGPU_CMP_COUNT ? cmp_names[sub] : NULL;
+	case TGPU_FMT_F64:
+	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_CVT:
+		/* rn is the default: no suffix */
+		return sub == 0 ? "" : sub < TGPU_RND_COUNT ? rnd_names[sub] : NULL;
 	}
 	return sub == 0 ? "" : NULL;
 }
@@ -246,6 +254,39 @@ static void check_op(unsigned int i, unsigned int sub)
 			SRC("%s%s rz, !pt", gt, mn);
 			check_insn(src, R(255, 7, 0, 0, 0, TGPU_VOTE_NEG));
 			break;
+		case TGPU_FMT_F64:
+		case TGPU_FMT_PAIRS:
+			SRC("%s%s r10, r20, r32", gt, mn);
+			check_insn(src, R(10, 20, sub, 32, 0, 0));
+			SRC("%s%s rz, rz, r62", gt, mn);
+			check_insn(src, R(255, 255, sub, 62, 0, 0));
+			break;
+		case TGPU_FMT_F64FMA:
+			SRC("%s%s r10, r20, r32, r62", gt, mn);
+			check_insn(src, R(10, 20, sub, 32, 62, 0));
+			SRC("%s%s rz, rz, rz, rz", gt, mn);
+			check_insn(src, R(255, 255, sub, 255, 255, 0));
+			break;
+		case TGPU_FMT_PAIR1:
+			SRC("%s%s r10, r20", gt, mn);
+			check_insn(src, R(10, 20, sub, 0, 0, 0));
+			break;
+		case TGPU_FMT_DSETP:
+			SRC("%s%s p2, r20, r32", gt, mn);
+			check_insn(src, R(2, 20, sub, 32, 0, 0));
+			SRC("%s%s pt, rz, r62", gt, mn);
+			check_insn(src, R(7, 255, sub, 62, 0, 0));
+			break;
+		case TGPU_FMT_CVT: {
+			unsigned int rd = tgpu_isa_rd_pair(op) ? 10 : 11;
+			unsigned int ra = ops[i].akind == TGPU_A64 ? 20 : 21;
+
+			SRC("%s%s r%u, r%u", gt, mn, rd, ra);
+			check_insn(src, R(rd, ra, sub, 0, 0, 0));
+			SRC("%s%s rz, rz", gt, mn);
+			check_insn(src, R(255, 255, sub, 0, 0, 0));
+			break;
+		}
 		case TGPU_FMT_SHFL:
 			SRC("%s%s r10, r21, r33, r63", gt, mn);
 			check_insn(src, R(10, 21, sub, 33, 63, 0));
@@ -332,9 +373,17 @@ static void check_op(unsigned int i, unsigned int sub)
 	}
 }
 
-static unsigned int sub_count(unsigned int fmt)
+static unsigned int sub_count(unsigned int fmt, unsigned int op)
 {
+	if (op == TGPU_OP_F2D)
+		return 1;       /* exact: rn only */
 	switch (fmt) {
+	case TGPU_FMT_DSETP:
+		return TGPU_CMP_COUNT;
+	case TGPU_FMT_F64:
+	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_CVT:
+		return TGPU_RND_COUNT;
 	case TGPU_FMT_SETP:
 		return TGPU_CMP_COUNT;
 	case TGPU_FMT_LD:
@@ -374,7 +423,7 @@ static void test_every_opcode(void)
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		insns_before = checked;
-		for (sub = 0; sub < sub_count(ops[i].fmt); sub++)
+		for (sub = 0; sub < sub_count(ops[i].fmt, ops[i].op); sub++)
 			check_op(i, sub);
 		ok(checked > insns_before, "%s (%s): %u instructions checked", ops[i].name,
 		   ops[i].mnem, checked - insns_before);
@@ -947,6 +996,12 @@ static void test_errors(void)
 	check_err("plop p0, p1, p2",
 		  "1:5: plop needs a predicate operation suffix: one of .and .or .xor "
 		  "(syntax: plop.op pd, [!]pa, [!]pb)");
+	check_err("f2d.rz r0, r1", "1:4: f2d is exact: it takes no rounding suffix "
+		  "(syntax: f2d rd, ra)");
+	check_err("dadd r0, r3, r4", "1:10: odd register r3: dadd reads ra as a 64-bit pair, "
+		  "expected an even register (r2n:r2n+1) or rz");
+	check_err("dadd.rq r0, r2, r4",
+		  "1:5: bad rounding mode suffix '.rq' for dadd: expected one of .rn .rz .rm .rp");
 	check_err("shfl.down r0, r1, 32, 0x1f",
 		  "1:19: shfl: b 0x20 is not a lane or offset (0..31)");
 	check_err("shfl.down r0, r1, r2, 0x1f",

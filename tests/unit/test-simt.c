@@ -12,6 +12,8 @@
  * memory and the same end.
  */
 #include <errno.h>
+#include <fenv.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -113,6 +115,7 @@ static int run(const struct launch *l, struct result *res)
 	/* globaltimer: RUN_TIME_NS at cycle 0, one ns a cycle */
 	k->time_ns = RUN_TIME_NS;
 	k->clock_khz = 1000000;
+	k->f64_cost = 2;                /* a P100's */
 	if (l->param_size)
 		memcpy(k->param, l->param, l->param_size);
 	tgpu_simt_load(k, img.insns);
@@ -971,6 +974,340 @@ static void test_sr(const char *build)
 	is_int(bad, 0, "%s: lane masks, nsmid, warpsize, smem.total, globaltimer", build);
 }
 
+/* ---- float64 and the conversions, against the host FPU --------------------- */
+
+#define F64_N           1024            /* inputs a round */
+#define F64_ROUNDS      4
+#define F64_IN          0x10000u        /* x[], y[], z[]: F64_N pairs each */
+#define F64_OUT         0x20000u
+
+enum f64_kind { K_ARITH, K_FMA, K_MINMAX, K_UNARY, K_SETP, K_CVT };
+
+static const struct f64_case {
+	const char *mnem;
+	enum f64_kind kind;
+	int modes;              /* rounding modes tested: 1 (rn) or 4 */
+	bool wide;              /* the result is a pair */
+} f64_cases[] = {
+	{ "dadd", K_ARITH, 4, true }, { "dsub", K_ARITH, 4, true },
+	{ "dmul", K_ARITH, 4, true }, { "dfma", K_FMA, 4, true },
+	{ "dmin", K_MINMAX, 1, true }, { "dmax", K_MINMAX, 1, true },
+	{ "dabs", K_UNARY, 1, true }, { "dneg", K_UNARY, 1, true },
+	{ "dsetp", K_SETP, 1, false },
+	{ "d2f", K_CVT, 4, false }, { "f2d", K_CVT, 1, true },
+	{ "i2d", K_CVT, 1, true }, { "u2d", K_CVT, 1, true },
+	{ "l2d", K_CVT, 4, true }, { "ul2d", K_CVT, 4, true },
+	{ "d2i", K_CVT, 4, false }, { "d2u", K_CVT, 4, false },
+	{ "d2l", K_CVT, 4, true }, { "d2ul", K_CVT, 4, true },
+	{ "l2f", K_CVT, 4, false }, { "ul2f", K_CVT, 4, false },
+	{ "f2l", K_CVT, 4, true }, { "f2ul", K_CVT, 4, true },
+};
+
+static const char *const f64_rnd[] = TGPU_RND_NAMES;
+static const char *const f64_cmp[] = TGPU_CMP_NAMES;
+static const int f64_fe[] = { FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD };
+
+/* Results a thread stores: each case, by mode (dsetp: by comparison). */
+static unsigned int f64_nres(void)
+{
+	unsigned int n = 0;
+
+	for (size_t c = 0; c < G_N_ELEMENTS(f64_cases); c++)
+		n += f64_cases[c].kind == K_SETP ? TGPU_CMP_COUNT : f64_cases[c].modes;
+	return n;
+}
+
+static char *f64_kernel(void)
+{
+	GString *g = g_string_new(NULL);
+	unsigned int k = 0;
+
+	g_string_append_printf(g,
+		".param 16\n"
+		"	s2r	r0, tid.x\n"
+		"	s2r	r1, ctaid.x\n"
+		"	shl	r1, r1, 5\n"
+		"	iadd	r0, r0, r1\n"
+		"	ldc.64	r2, c[rz + 0]\n"
+		"	ldc.64	r4, c[rz + 8]\n"
+		"	mov	r6, 8\n"
+		"	imad.wide r8, r0, r6, r2\n"
+		"	ldg.64	r10, [r8]\n"
+		"	ldg.64	r12, [r8 + 0x%x]\n"
+		"	ldg.64	r14, [r8 + 0x%x]\n"
+		"	mov	r6, %u\n"
+		"	imad.wide r16, r0, r6, r4\n"
+		"	mov	r18, 1\n", F64_N * 8, F64_N * 16, 8 * f64_nres());
+	for (size_t c = 0; c < G_N_ELEMENTS(f64_cases); c++) {
+		const struct f64_case *fc = &f64_cases[c];
+		int n = fc->kind == K_SETP ? TGPU_CMP_COUNT : fc->modes;
+
+		for (int m = 0; m < n; m++, k++) {
+			const char *sfx = fc->kind == K_SETP ? f64_cmp[m] : m ? f64_rnd[m] : "";
+			const char *dot = sfx[0] ? "." : "";
+
+			switch (fc->kind) {
+			case K_ARITH:
+			case K_MINMAX:
+				g_string_append_printf(g, "	%s%s%s r20, r10, r12\n", fc->mnem, dot,
+						       sfx);
+				break;
+			case K_FMA:
+				g_string_append_printf(g, "	%s%s%s r20, r10, r12, r14\n", fc->mnem,
+						       dot, sfx);
+				break;
+			case K_UNARY:
+				g_string_append_printf(g, "	%s r20, r10\n", fc->mnem);
+				break;
+			case K_SETP:
+				g_string_append_printf(g, "	dsetp.%s p0, r10, r12\n"
+						       "	sel	r20, r18, 0, p0\n", sfx);
+				break;
+			case K_CVT:
+				/* a 32-bit source is x's low word, r10 */
+				g_string_append_printf(g, "	%s%s%s r20, r10\n", fc->mnem, dot, sfx);
+				break;
+			}
+			g_string_append_printf(g, "	stg.%s	[r16 + %u], r20\n",
+					       fc->wide ? "64" : "32", 8 * k);
+		}
+	}
+	g_string_append(g, "	exit\n");
+	return g_string_free(g, false);
+}
+
+static bool nan64(uint64_t v)
+{
+	return (v & INT64_MAX) > 0x7ff0000000000000ull;
+}
+
+/* The documented NaN rule: the first NaN operand, quieted; else R. */
+static uint64_t ref_nan(uint64_t r, uint64_t x, uint64_t y, uint64_t z)
+{
+	if (nan64(x))
+		return x | 1ull << 51;
+	if (nan64(y))
+		return y | 1ull << 51;
+	return nan64(z) ? z | 1ull << 51 : r;
+}
+
+/* Float to integer by the host's nearbyint() in MODE, saturated as PTX. */
+static uint64_t ref_toint(long double x, int mode, bool is_signed, int bits)
+{
+	long double lo = is_signed ? -ldexpl(1, bits - 1) : 0;
+	long double hi = ldexpl(1, bits - (is_signed ? 1 : 0)) - 1;
+
+	if (isnan(x))
+		return 0;
+	fesetround(f64_fe[mode]);
+	x = nearbyintl(x);
+	fesetround(FE_TONEAREST);
+	if (x < lo)
+		x = lo;
+	if (x > hi)
+		x = hi;
+	return is_signed ? (uint64_t)(int64_t)x : (uint64_t)x;
+}
+
+static uint64_t ref_f64(const struct f64_case *fc, int m, uint64_t a, uint64_t b, uint64_t c)
+{
+	volatile double x = simt_dbl(a), y = simt_dbl(b), z = simt_dbl(c), d = 0;
+	volatile float f = 0, fa;
+	uint32_t a32 = a, fb;
+	uint64_t v;
+
+	memcpy((float *)&fa, &a32, 4);
+	if (fc->kind == K_SETP) {
+		bool t = m == TGPU_CMP_EQ ? x == y : m == TGPU_CMP_NE ? !(x == y) :
+			 m == TGPU_CMP_LT ? x < y : m == TGPU_CMP_LE ? x <= y :
+			 m == TGPU_CMP_GT ? x > y : x >= y;
+
+		return t;
+	}
+	if (!strcmp(fc->mnem, "dabs"))
+		return a & INT64_MAX;
+	if (!strcmp(fc->mnem, "dneg"))
+		return a ^ 1ull << 63;
+	if (fc->kind == K_MINMAX) {
+		bool mx = !strcmp(fc->mnem, "dmax");
+
+		/* IEEE maxNum/minNum, b first on equal operands (glibc's fmax) */
+		if (nan64(a) && nan64(b))
+			return ref_nan(0, b, a, a);
+		if (nan64(a) || nan64(b)) {
+			uint64_t n = nan64(a) ? a : b, o = nan64(a) ? b : a;
+
+			return n & 1ull << 51 ? o : n | 1ull << 51;
+		}
+		return (mx ? y > x : y < x) ? b : a;
+	}
+	if (!strcmp(fc->mnem, "d2i"))
+		return (uint32_t)ref_toint(x, m, true, 32);
+	if (!strcmp(fc->mnem, "d2u"))
+		return (uint32_t)ref_toint(x, m, false, 32);
+	if (!strcmp(fc->mnem, "d2l"))
+		return ref_toint(x, m, true, 64);
+	if (!strcmp(fc->mnem, "d2ul"))
+		return ref_toint(x, m, false, 64);
+	if (!strcmp(fc->mnem, "f2l"))
+		return ref_toint(fa, m, true, 64);
+	if (!strcmp(fc->mnem, "f2ul"))
+		return ref_toint(fa, m, false, 64);
+	if (!strcmp(fc->mnem, "i2d"))
+		return simt_dbl_bits((int32_t)a32);
+	if (!strcmp(fc->mnem, "u2d"))
+		return simt_dbl_bits(a32);
+	if (!strcmp(fc->mnem, "f2d")) {
+		v = simt_dbl_bits(fa);
+		return nan64(v) ? v | 1ull << 51 : v;
+	}
+	fesetround(f64_fe[m]);
+	if (!strcmp(fc->mnem, "dadd"))
+		d = x + y;
+	else if (!strcmp(fc->mnem, "dsub"))
+		d = x - y;
+	else if (!strcmp(fc->mnem, "dmul"))
+		d = x * y;
+	else if (!strcmp(fc->mnem, "dfma"))
+		d = fma(x, y, z);
+	else if (!strcmp(fc->mnem, "d2f"))
+		f = x;
+	else if (!strcmp(fc->mnem, "l2d"))
+		d = (double)(int64_t)a;
+	else if (!strcmp(fc->mnem, "ul2d"))
+		d = (double)a;
+	else if (!strcmp(fc->mnem, "l2f"))
+		f = (float)(int64_t)a;
+	else if (!strcmp(fc->mnem, "ul2f"))
+		f = (float)a;
+	fesetround(FE_TONEAREST);
+	if (!fc->wide) {
+		memcpy(&fb, (const float *)&f, 4);
+		return fb;
+	}
+	v = simt_dbl_bits(d);
+	if (fc->kind == K_ARITH || fc->kind == K_FMA)
+		return isnan(d) ? ref_nan(v, a, b, fc->kind == K_FMA ? c : b) : v;
+	return v;
+}
+
+/* Special values, numbers near rounding and integer edges, random bits. */
+static uint64_t f64_input(uint32_t *x, unsigned int i)
+{
+	static const uint64_t special[] = {
+		0, 1ull << 63, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+		0x7ff8000000000000ull, 0x7ff0000000000123ull, 0xfff8000000000456ull,
+		1, 0x000fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull,
+		0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3fe0000000000000ull,
+		0x4330000000000001ull, 0x43e0000000000000ull, 0xc3e0000000000000ull,
+		0x43f0000000000000ull, 0x41dfffffffc00000ull, 0x41e0000000000000ull,
+		0xc1e0000000000000ull, 0x41efffffffe00000ull, 0x4004000000000000ull,
+		0xc004000000000000ull, 0x3ff8000000000000ull, 0x400c000000000000ull,
+	};
+	uint64_t r = (uint64_t)xs32(x) << 32 | xs32(x);
+
+	if (i < G_N_ELEMENTS(special))
+		return special[i];
+	switch (i % 4) {
+	case 0:
+		return r;                       /* any bits: NaNs, subnormals too */
+	case 1:                                 /* a number of moderate size */
+		return (r & 0x800fffffffffffffull) | (uint64_t)(1023 - 40 + r % 110) << 52;
+	case 2:                                 /* a multiple of 1/2 near an integer */
+		return simt_dbl_bits((double)(int64_t)(r % 4000001 - 2000000) / 2);
+	}
+	return (r & 0x800fffffffffffffull) | (uint64_t)(1023 + r % 66) << 52;
+}
+
+static void test_f64(const char *build)
+{
+	g_autofree char *src = f64_kernel();
+	unsigned int nres = f64_nres(), bad[G_N_ELEMENTS(f64_cases)] = { 0 };
+	struct p2 p = { .a = F64_IN, .b = F64_OUT };
+	struct launch l = { src, F64_N / 32, 32, &p, 16, 0 };
+	static uint64_t a[F64_N], b[F64_N], c[F64_N];
+	uint64_t insns = 0;
+	uint32_t x = 777;
+
+	for (int round = 0; round < F64_ROUNDS; round++) {
+		struct result res;
+		int rc;
+
+		for (unsigned int i = 0; i < F64_N; i++) {
+			unsigned int j = round * F64_N + i;
+
+			/* pairs of specials meet each other: x and y run apart */
+			a[i] = f64_input(&x, j);
+			b[i] = f64_input(&x, j < 26 * 26 ? (j / 26 + j) % 26 : j);
+			c[i] = f64_input(&x, j ^ 5);
+			simt_stq(mem + F64_IN + 8 * i, a[i]);
+			simt_stq(mem + F64_IN + F64_N * 8 + 8 * i, b[i]);
+			simt_stq(mem + F64_IN + F64_N * 16 + 8 * i, c[i]);
+		}
+		memset(mem + F64_OUT, 0xee, (size_t)F64_N * 8 * nres);
+		rc = run(&l, &res);
+		if (!ok(rc == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+			"%s: the float64 kernel ran, round %d (error %u)", build, round,
+			rc ? 0 : res.k.error))
+			return;
+		insns += res.warp_insns;
+		for (unsigned int i = 0; i < F64_N; i++) {
+			unsigned int k = 0;
+
+			for (size_t cs = 0; cs < G_N_ELEMENTS(f64_cases); cs++) {
+				const struct f64_case *fc = &f64_cases[cs];
+				int n = fc->kind == K_SETP ? TGPU_CMP_COUNT : fc->modes;
+
+				for (int m = 0; m < n; m++, k++) {
+					uint64_t at = F64_OUT + (uint64_t)8 * (nres * i + k);
+					uint64_t got = fc->wide ? simt_ldq(mem + at) : rd32(at);
+					uint64_t want = ref_f64(fc, m, a[i], b[i], c[i]);
+
+					if (got != want && !bad[cs]++)
+						diag("%s.%s(0x%016llx, 0x%016llx, 0x%016llx) = 0x%llx, "
+						     "want 0x%llx", fc->mnem,
+						     fc->kind == K_SETP ? f64_cmp[m] : f64_rnd[m],
+						     (unsigned long long)a[i], (unsigned long long)b[i],
+						     (unsigned long long)c[i], (unsigned long long)got,
+						     (unsigned long long)want);
+				}
+			}
+		}
+	}
+	for (size_t cs = 0; cs < G_N_ELEMENTS(f64_cases); cs++)
+		is_int(bad[cs], 0, "%s: %s: %u inputs in each of its modes, as the host FPU "
+		       "rounds", build, f64_cases[cs].mnem, F64_N * F64_ROUNDS);
+	(void)insns;
+}
+
+/* The cycle model: a float64 instruction costs f64_cost cycles. */
+static void test_f64_cost(const char *build)
+{
+	static const char src[] =
+		"	s2r	r0, clock.lo\n"
+		"	dadd	r2, r4, r6\n"
+		"	s2r	r1, clock.lo\n"
+		"	iadd	r8, r1, 0\n"
+		"	s2r	r9, clock.lo\n"
+		"	isub	r10, r1, r0\n"
+		"	isub	r11, r9, r1\n"
+		"	usetp.ne p0, r10, 3\n"
+		"	@p0 trap 1\n"
+		"	usetp.ne p0, r11, 2\n"
+		"	@p0 trap 2\n"
+		"	exit\n";
+	struct launch l = { src, 1, 32, NULL, 0, 0 };
+	struct result res;
+
+	if (!ok(run(&l, &res) == 0 && res.ended, "%s: the cost kernel ran", build))
+		return;
+	/* f64_cost 2: dadd (2) and s2r (1) from clock to clock; iadd and s2r 2 */
+	ok(res.k.error == TGPU_KERR_NONE,
+	   "%s: a dadd costs a P100's 2 cycles, an iadd 1 (error %u, trap %u)", build,
+	   res.k.error, res.k.err_info);
+	is_int(res.warp_insns, 12, "%s: ... and counts as one warp instruction", build);
+}
+
 /* A run that checkpoint() stops returns false; the kernel goes on later. */
 static const char loop_src[] =
 	".param 8\n"
@@ -1086,6 +1423,8 @@ static void suite(const char *build)
 	test_warp(build);
 	test_warp_mask(build);
 	test_sr(build);
+	test_f64(build);
+	test_f64_cost(build);
 }
 
 int main(void)

@@ -126,7 +126,7 @@ bool tu_rb_is_pair(unsigned int op)
 {
 	const struct tu_op *d = tu_op_by_code(op);
 
-	if (op == TGPU_OP_IADD64)
+	if (op == TGPU_OP_IADD64 || op == TGPU_OP_ISUB64)
 		return true;
 	return d && (d->fmt == TGPU_FMT_F64 || d->fmt == TGPU_FMT_F64FMA ||
 		     d->fmt == TGPU_FMT_PAIRS || d->fmt == TGPU_FMT_DSETP);

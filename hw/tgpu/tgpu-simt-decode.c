@@ -195,7 +195,8 @@ GrInsn tgpu_simt_decode(uint64_t i)
         ok = false;
     }
     if (regs_b) {
-        ok = ok && (bimm || (reg_ok(rb, a64 && op == TGPU_OP_IADD64) &&
+        ok = ok && (bimm || (reg_ok(rb, a64 && (op == TGPU_OP_IADD64 ||
+                                                op == TGPU_OP_ISUB64)) &&
                              !rc && !d.imm16));
     }
     ok = ok && sub <= max_sub && !(need_imm && !bimm) && !(no_imm && bimm);

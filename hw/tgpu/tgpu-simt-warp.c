@@ -1020,6 +1020,27 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             extra += more;
             break;
         }
+        case TGPU_OP_ISETP64:
+        case TGPU_OP_USETP64:
+            simt_dsetp(w, in, exec);
+            break;
+        case TGPU_OP_ISUB64:
+        case TGPU_OP_IMUL64:
+        case TGPU_OP_IMULHI_S64:
+        case TGPU_OP_IMULHI_U64:
+        case TGPU_OP_SHL64:
+        case TGPU_OP_SHR64:
+        case TGPU_OP_SAR64:
+            simt_int64(r, w, in, exec);
+            break;
+        case TGPU_OP_IADD_CO:
+        case TGPU_OP_IADD_CIO:
+        case TGPU_OP_IADD_CI:
+        case TGPU_OP_ISUB_CO:
+        case TGPU_OP_ISUB_CIO:
+        case TGPU_OP_ISUB_CI:
+            simt_carry(w, in, exec, B, res);
+            break;
         case TGPU_OP_F2D:
         case TGPU_OP_D2F:
         case TGPU_OP_I2D:

@@ -278,16 +278,24 @@ void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
     wr_pair(r, w, in->rd, exec);
 }
 
-/* DSETP: as FSETP, ordered except NE */
+/* DSETP (as FSETP, ordered except NE), ISETP64, USETP64 on pairs */
 void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec)
 {
     uint32_t m = 0;
 
     for (int l = 0; l < W; l++) {
-        double x = simt_dbl(pair(w, in->ra, l));
-        double y = simt_dbl(pair(w, in->rb, l));
+        uint64_t a = pair(w, in->ra, l), b = pair(w, in->rb, l);
+        double x = simt_dbl(a), y = simt_dbl(b);
         bool v;
 
+        if (in->op != TGPU_OP_DSETP) {
+            /* integers compare as doubles would not: as integers */
+            bool lt = in->op == TGPU_OP_ISETP64 ? (int64_t)a < (int64_t)b
+                                                 : a < b;
+
+            x = lt ? -1 : a == b ? 0 : 1;
+            y = 0;
+        }
         switch (in->sub) {
         case TGPU_CMP_EQ:
             v = x == y;
@@ -312,6 +320,81 @@ void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec)
     }
     if (in->rd < TGPU_PRED_PT) {
         w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
+    }
+}
+
+/* ---- 64-bit integers and carries ------------------------------------- */
+
+/* ISUB64, IMUL64, IMULHI.S64/U64, SHL64, SHR64, SAR64 */
+void simt_int64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    for (int l = 0; l < W; l++) {
+        uint64_t a = pair(w, in->ra, l), b, v;
+        uint32_t n = w->r[in->rb][l];
+
+        if (in->bimm) {
+            /* an immediate: sign-extended (ISUB64), or the shift count */
+            n = in->imm32;
+            b = (uint64_t)(int64_t)(int32_t)in->imm32;
+        } else {
+            b = pair(w, in->rb, l);
+        }
+        switch (in->op) {
+        case TGPU_OP_ISUB64:
+            v = a - b;
+            break;
+        case TGPU_OP_IMUL64:
+            v = a * b;
+            break;
+        case TGPU_OP_IMULHI_S64:
+            v = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64);
+            break;
+        case TGPU_OP_IMULHI_U64:
+            v = (uint64_t)(((unsigned __int128)a * b) >> 64);
+            break;
+        case TGPU_OP_SHL64:
+            v = n >= 64 ? 0 : a << n;
+            break;
+        case TGPU_OP_SHR64:
+            v = n >= 64 ? 0 : a >> n;
+            break;
+        default:                        /* SAR64 */
+            v = (uint64_t)((int64_t)a >> MIN(n, 63u));
+            break;
+        }
+        r->res[l] = v;
+        r->hi[l] = v >> 32;
+    }
+    wr_pair(r, w, in->rd, exec);
+}
+
+/*
+ * IADD.CO/CIO/CI, ISUB.CO/CIO/CI rd, ra, b, p: the carry (of a sum) or
+ * the borrow (of a difference) in predicate p, as PTX's CC.CF
+ */
+void simt_carry(GrWarp *w, const GrInsn *in, uint32_t exec,
+                const uint32_t *B, uint32_t *res)
+{
+    const uint32_t *A = w->r[in->ra];
+    bool sub = in->op >= TGPU_OP_ISUB_CO;
+    unsigned int kind = (in->op - TGPU_OP_IADD_CO) % 3;  /* CO, CIO, CI */
+    uint32_t p = w->p[in->sub], out = 0;
+
+    for (int l = 0; l < W; l++) {
+        uint64_t cin = kind != 0 && (p >> l & 1), v;
+
+        if (sub) {
+            v = (uint64_t)A[l] - B[l] - cin;
+            out |= (uint32_t)(v >> 32 & 1) << l;       /* the borrow */
+        } else {
+            v = (uint64_t)A[l] + B[l] + cin;
+            out |= (uint32_t)(v >> 32) << l;
+        }
+        res[l] = v;
+    }
+    wr32(w, in->rd, res, exec);
+    if (kind != 2 && in->sub < TGPU_PRED_PT) {
+        w->p[in->sub] = (w->p[in->sub] & ~exec) | (out & exec);
     }
 }
 

@@ -258,6 +258,10 @@ bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+/* 64-bit integers (pairs), and the carries in a predicate */
+void simt_int64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+void simt_carry(GrWarp *w, const GrInsn *in, uint32_t exec,
+                const uint32_t *B, uint32_t *res);
 void simt_s2r(GrRun *r, GrWarp *w, unsigned int sr, uint64_t cycles,
               uint32_t *v);
 /*

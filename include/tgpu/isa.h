@@ -197,6 +197,23 @@ enum {
     X(UL2F,      0x6c, TGPU_FMT_CVT,    TGPU_A64, "ul2f") \
     X(F2L,       0x6d, TGPU_FMT_CVT,    TGPU_A32, "f2l") \
     X(F2UL,      0x6e, TGPU_FMT_CVT,    TGPU_A32, "f2ul") \
+    /* 64-bit integer (PTX sub/mul.lo/mul.hi/shl/shr/setp .s64 .u64) */ \
+    X(ISUB64,    0x70, TGPU_FMT_RAB,    TGPU_A64, "isub64") \
+    X(IMUL64,    0x71, TGPU_FMT_PAIRS,  TGPU_A64, "imul64") \
+    X(IMULHI_S64, 0x72, TGPU_FMT_PAIRS, TGPU_A64, "imulhi.s64") \
+    X(IMULHI_U64, 0x73, TGPU_FMT_PAIRS, TGPU_A64, "imulhi.u64") \
+    X(SHL64,     0x74, TGPU_FMT_RAB,    TGPU_A64, "shl64") \
+    X(SHR64,     0x75, TGPU_FMT_RAB,    TGPU_A64, "shr64") \
+    X(SAR64,     0x76, TGPU_FMT_RAB,    TGPU_A64, "sar64") \
+    X(ISETP64,   0x77, TGPU_FMT_DSETP,  TGPU_A64, "isetp64") \
+    X(USETP64,   0x78, TGPU_FMT_DSETP,  TGPU_A64, "usetp64") \
+    /* carries (PTX add.cc/addc/sub.cc/subc): the carry is predicate p */ \
+    X(IADD_CO,   0x79, TGPU_FMT_SEL,    TGPU_A32, "iadd.co") \
+    X(IADD_CIO,  0x7a, TGPU_FMT_SEL,    TGPU_A32, "iadd.cio") \
+    X(IADD_CI,   0x7b, TGPU_FMT_SEL,    TGPU_A32, "iadd.ci") \
+    X(ISUB_CO,   0x7c, TGPU_FMT_SEL,    TGPU_A32, "isub.co") \
+    X(ISUB_CIO,  0x7d, TGPU_FMT_SEL,    TGPU_A32, "isub.cio") \
+    X(ISUB_CI,   0x7e, TGPU_FMT_SEL,    TGPU_A32, "isub.ci") \
     /* memory */ \
     X(LDG,       0x40, TGPU_FMT_LD,     TGPU_A64, "ldg") \
     X(STG,       0x41, TGPU_FMT_ST,     TGPU_A64, "stg") \
@@ -258,7 +275,9 @@ static inline int tgpu_isa_rd_pair(unsigned int op)
     case TGPU_OP_DABS: case TGPU_OP_DNEG: case TGPU_OP_F2D:
     case TGPU_OP_I2D: case TGPU_OP_U2D: case TGPU_OP_L2D:
     case TGPU_OP_UL2D: case TGPU_OP_D2L: case TGPU_OP_D2UL:
-    case TGPU_OP_F2L: case TGPU_OP_F2UL:
+    case TGPU_OP_F2L: case TGPU_OP_F2UL: case TGPU_OP_ISUB64:
+    case TGPU_OP_IMUL64: case TGPU_OP_IMULHI_S64: case TGPU_OP_IMULHI_U64:
+    case TGPU_OP_SHL64: case TGPU_OP_SHR64: case TGPU_OP_SAR64:
         return 1;
     }
     return 0;

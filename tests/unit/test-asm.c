@@ -160,7 +160,8 @@ static void check_op(unsigned int i, unsigned int sub)
 	const char *m = ops[i].mnem, *sn = sub_name(ops[i].fmt, sub);
 	unsigned int op = ops[i].op, k;
 	/* b of iadd64 and rc of imad.wide are pairs (docs/hw/isa.md) */
-	unsigned int pb = op == TGPU_OP_IADD64 ? 32 : 33, pc = op == TGPU_OP_IMADW ? 62 : 63;
+	unsigned int pb = op == TGPU_OP_IADD64 || op == TGPU_OP_ISUB64 ? 32 : 33;
+	unsigned int pc = op == TGPU_OP_IMADW ? 62 : 63;
 	char src[160], mn[32];
 
 	snprintf(mn, sizeof(mn), "%s%s%s", m, sn && sn[0] ? "." : "", sn ? sn : "");
@@ -831,13 +832,22 @@ static void test_random(void)
 	for (i = 0; i < N; i++) {
 		uint64_t r = next_rand();
 
-		/* Some any word, most built from fields, many of them legal. */
-		switch (i % 4) {
+		/*
+		 * Some any word, most built from fields, many of them legal;
+		 * some with every field but the guard 0 (nop, exit and sync
+		 * are legal only so: with 100 opcodes, random fields may
+		 * never hit them)
+		 */
+		switch (i % 5) {
 		case 0:
 			w[i] = r;
 			break;
 		case 1:
 			w[i] = (r & ~0xffull) | ops[r % ARRAY_SIZE(ops)].op;
+			break;
+		case 4:
+			w[i] = TGPU_INSN(ops[r % ARRAY_SIZE(ops)].op, (r >> 8) & 7, (r >> 11) & 1,
+					 0, 0, 0);
 			break;
 		default:
 			w[i] = random_insn();
@@ -869,8 +879,11 @@ static void test_random(void)
 	}
 	ok(decoded > N / 20 && decoded < N, "random: %zu of %d words are instructions",
 	   decoded, N);
-	for (i = 0, nseen = 0; i < ARRAY_SIZE(ops); i++)
+	for (i = 0, nseen = 0; i < ARRAY_SIZE(ops); i++) {
 		nseen += seen[i];
+		if (!seen[i])
+			diag("random: %s was never decoded", ops[i].mnem);
+	}
 	is_int(nseen, ARRAY_SIZE(ops), "random: every opcode decoded at least once");
 	rc = tgpu_assemble(t, &img, err, sizeof(err));
 	ok(rc == 0 && img.ninsns == N && memcmp(img.insns, w, N * sizeof(*w)) == 0,

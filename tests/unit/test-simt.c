@@ -1308,6 +1308,149 @@ static void test_f64_cost(const char *build)
 	is_int(res.warp_insns, 12, "%s: ... and counts as one warp instruction", build);
 }
 
+/* ---- 64-bit integers and carries ----------------------------------------------- */
+
+#define I64_N           1024
+#define I64_IN          0x10000u        /* x[], y[]: pairs; s[]: words */
+#define I64_OUT         0x20000u        /* 16 pairs a thread */
+
+/*
+ * Each thread: x, y (64-bit) and a shift s; 64-bit ops, then x:y as
+ * 128-bit numbers added to and subtracted from y:x with carry chains.
+ */
+static const char int64_src[] =
+	".param 16\n"
+	"	s2r	r0, tid.x\n"
+	"	s2r	r1, ctaid.x\n"
+	"	shl	r1, r1, 5\n"
+	"	iadd	r0, r0, r1\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	ldc.64	r4, c[rz + 8]\n"
+	"	mov	r6, 8\n"
+	"	imad.wide r8, r0, r6, r2\n"
+	"	ldg.64	r10, [r8]\n"
+	"	ldg.64	r12, [r8 + 0x2000]\n"
+	"	mov	r6, 4\n"
+	"	imad.wide r8, r0, r6, r2\n"
+	"	ldg.32	r14, [r8 + 0x4000]\n"
+	"	mov	r6, 128\n"
+	"	imad.wide r16, r0, r6, r4\n"
+	"	isub64	r20, r10, r12\n"
+	"	stg.64	[r16 + 0], r20\n"
+	"	isub64	r20, r10, -7\n"
+	"	stg.64	[r16 + 8], r20\n"
+	"	imul64	r20, r10, r12\n"
+	"	stg.64	[r16 + 16], r20\n"
+	"	imulhi.s64 r20, r10, r12\n"
+	"	stg.64	[r16 + 24], r20\n"
+	"	imulhi.u64 r20, r10, r12\n"
+	"	stg.64	[r16 + 32], r20\n"
+	"	shl64	r20, r10, r14\n"
+	"	stg.64	[r16 + 40], r20\n"
+	"	shr64	r20, r10, r14\n"
+	"	stg.64	[r16 + 48], r20\n"
+	"	sar64	r20, r10, r14\n"
+	"	stg.64	[r16 + 56], r20\n"
+	"	sar64	r20, r10, 63\n"
+	"	stg.64	[r16 + 64], r20\n"
+	"	mov	r18, 1\n"
+	"	isetp64.lt p0, r10, r12\n"
+	"	sel	r20, r18, 0, p0\n"
+	"	usetp64.lt p1, r10, r12\n"
+	"	sel	r21, r18, 0, p1\n"
+	"	isetp64.ge p0, r10, r12\n"
+	"	sel	r22, r18, 0, p0\n"
+	"	usetp64.eq p1, r10, r10\n"
+	"	sel	r23, r18, 0, p1\n"
+	"	stg.32	[r16 + 72], r20\n"
+	"	stg.32	[r16 + 76], r21\n"
+	"	stg.32	[r16 + 80], r22\n"
+	"	stg.32	[r16 + 84], r23\n"
+	/* (x.hi:x.lo:y.hi:y.lo) + (y.hi:y.lo:x.hi:x.lo), words low first */
+	"	iadd.co	r24, r12, r10, p2\n"
+	"	iadd.cio r25, r13, r11, p2\n"
+	"	iadd.cio r26, r10, r12, p2\n"
+	"	iadd.ci	r27, r11, r13, p2\n"
+	"	stg.64	[r16 + 88], r24\n"
+	"	stg.64	[r16 + 96], r26\n"
+	"	isub.co	r24, r12, r10, p3\n"
+	"	isub.cio r25, r13, r11, p3\n"
+	"	isub.cio r26, r10, r12, p3\n"
+	"	isub.ci	r27, r11, r13, p3\n"
+	"	stg.64	[r16 + 104], r24\n"
+	"	stg.64	[r16 + 112], r26\n"
+	/* the carry out of the top word, as a value */
+	"	iadd.co	r24, r11, r13, p4\n"
+	"	sel	r20, r18, 0, p4\n"
+	"	stg.32	[r16 + 120], r20\n"
+	"	exit\n";
+
+static void test_int64(const char *build)
+{
+	struct p2 p = { .a = I64_IN, .b = I64_OUT };
+	struct launch l = { int64_src, I64_N / 32, 32, &p, 16, 0 };
+	static uint64_t xv[I64_N], yv[I64_N];
+	static uint32_t sv[I64_N];
+	static const uint64_t edge[] = {
+		0, 1, UINT64_MAX, INT64_MAX, (uint64_t)INT64_MIN, 0xffffffffull,
+		0x100000000ull, 0x8000000000000001ull,
+	};
+	unsigned int bad = 0;
+	struct result res;
+	uint32_t x = 4242;
+	int rc;
+
+	for (unsigned int i = 0; i < I64_N; i++) {
+		xv[i] = i < 64 ? edge[i % 8] : (uint64_t)xs32(&x) << 32 | xs32(&x);
+		yv[i] = i < 64 ? edge[i / 8] : (uint64_t)xs32(&x) << 32 | xs32(&x);
+		sv[i] = i < 70 ? i : xs32(&x) % 80;
+		simt_stq(mem + I64_IN + 8 * i, xv[i]);
+		simt_stq(mem + I64_IN + 0x2000 + 8 * i, yv[i]);
+		wr32m(I64_IN + 0x4000 + 4 * i, sv[i]);
+	}
+	memset(mem + I64_OUT, 0xee, I64_N * 128);
+	rc = run(&l, &res);
+	if (!ok(rc == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+		"%s: the 64-bit integer kernel ran", build))
+		return;
+	for (unsigned int i = 0; i < I64_N; i++) {
+		uint64_t a = xv[i], b = yv[i], want[16];
+		unsigned int n = sv[i];
+		unsigned __int128 u = (unsigned __int128)a << 64 | b;
+		unsigned __int128 v = (unsigned __int128)b << 64 | a;
+		unsigned __int128 sum = u + v, dif = u - v;
+		uint64_t at = I64_OUT + 128 * i;
+
+		want[0] = a - b;
+		want[1] = a + 7;
+		want[2] = a * b;
+		want[3] = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64);
+		want[4] = (uint64_t)(((unsigned __int128)a * b) >> 64);
+		want[5] = n >= 64 ? 0 : a << n;
+		want[6] = n >= 64 ? 0 : a >> n;
+		want[7] = (uint64_t)((int64_t)a >> (n > 63 ? 63 : n));
+		want[8] = (uint64_t)((int64_t)a >> 63);
+		want[9] = ((uint64_t)((int64_t)a < (int64_t)b)) |
+			  (uint64_t)(a < b) << 32;
+		want[10] = ((uint64_t)((int64_t)a >= (int64_t)b)) | 1ull << 32;
+		want[11] = (uint64_t)sum;
+		want[12] = (uint64_t)(sum >> 64);
+		want[13] = (uint64_t)dif;
+		want[14] = (uint64_t)(dif >> 64);
+		want[15] = (a >> 32) + (b >> 32) > UINT32_MAX;
+		for (unsigned int k = 0; k < 16; k++) {
+			uint64_t got = k == 15 ? rd32(at + 120) : simt_ldq(mem + at + 8 * k);
+
+			if (got != want[k] && !bad++)
+				diag("x 0x%016llx y 0x%016llx s %u: result %u = 0x%016llx, want "
+				     "0x%016llx", (unsigned long long)a, (unsigned long long)b, n, k,
+				     (unsigned long long)got, (unsigned long long)want[k]);
+		}
+	}
+	is_int(bad, 0, "%s: isub64, imul64, imulhi.s64/u64, shl64/shr64/sar64, isetp64, "
+	       "usetp64 and 128-bit carry chains over %u inputs", build, I64_N);
+}
+
 /* A run that checkpoint() stops returns false; the kernel goes on later. */
 static const char loop_src[] =
 	".param 8\n"
@@ -1425,6 +1568,7 @@ static void suite(const char *build)
 	test_sr(build);
 	test_f64(build);
 	test_f64_cost(build);
+	test_int64(build);
 }
 
 int main(void)

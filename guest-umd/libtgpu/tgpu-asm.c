@@ -687,6 +687,10 @@ static void syntax_of(char *buf, size_t len, const char *mnem, unsigned int op,
 	case TGPU_FMT_PAIR1:
 		ops = " rd, ra   (pairs)";
 		break;
+	case TGPU_FMT_MUFU:
+		sfx = ".fn";
+		ops = " rd, ra";
+		break;
 	case TGPU_FMT_DSETP:
 		sfx = ".cmp";
 		ops = " pd, ra, rb   (pairs)";
@@ -904,6 +908,7 @@ static int parse_insn(struct as *s)
 		break;
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_MUFU:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");

@@ -145,6 +145,7 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 	case TGPU_FMT_PAIRS:
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_MUFU:
 		put(t, " ");
 		put_reg(t, TGPU_INSN_RD(w));
 		put(t, ", ");
@@ -157,7 +158,7 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 		} else if (d->fmt != TGPU_FMT_RA && d->fmt != TGPU_FMT_PAIR1 &&
-			   d->fmt != TGPU_FMT_CVT) {
+			   d->fmt != TGPU_FMT_CVT && d->fmt != TGPU_FMT_MUFU) {
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 			put(t, ", ");

@@ -31,6 +31,7 @@ static const char *const fsh_names[] = TGPU_FSH_NAMES;
 static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 static const char *const rnd_names[] = TGPU_RND_NAMES;
+static const char *const mufu_names[] = TGPU_MUFU_NAMES;
 const char *const tu_sr_names[] = TGPU_SR_NAMES;
 
 _Static_assert(ARRAY_SIZE(cmp_names) == TGPU_CMP_COUNT, "TGPU_CMP_NAMES vs _COUNT");
@@ -44,6 +45,7 @@ _Static_assert(ARRAY_SIZE(fsh_names) == TGPU_FSH_COUNT, "TGPU_FSH_NAMES vs _COUN
 _Static_assert(ARRAY_SIZE(vote_names) == TGPU_VOTE_COUNT, "TGPU_VOTE_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(shfl_names) == TGPU_SHFL_COUNT, "TGPU_SHFL_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(rnd_names) == TGPU_RND_COUNT, "TGPU_RND_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(mufu_names) == TGPU_MUFU_COUNT, "TGPU_MUFU_NAMES vs _COUNT");
 /* The sub field is 3 bits wide. */
 _Static_assert(TGPU_CMP_COUNT <= 8 && TGPU_W_COUNT <= 8 && TGPU_ATOM_COUNT <= 8 &&
 	       TGPU_PLOP_COUNT <= 8 && TGPU_SIGN_COUNT <= 8 && TGPU_PRMT_COUNT <= 8 &&
@@ -60,6 +62,7 @@ static const struct tu_subtab fsh_tab = { "shift-count mode", fsh_names, TGPU_FS
 static const struct tu_subtab vote_tab = { "vote mode", vote_names, TGPU_VOTE_COUNT, false };
 static const struct tu_subtab shfl_tab = { "shuffle mode", shfl_names, TGPU_SHFL_COUNT, false };
 static const struct tu_subtab rnd_tab = { "rounding mode", rnd_names, TGPU_RND_COUNT, true };
+static const struct tu_subtab mufu_tab = { "function", mufu_names, TGPU_MUFU_COUNT, false };
 
 const struct tu_op *tu_op_by_code(unsigned int op)
 {
@@ -89,6 +92,8 @@ const struct tu_subtab *tu_subtab(unsigned int fmt)
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:
 		return &rnd_tab;
+	case TGPU_FMT_MUFU:
+		return &mufu_tab;
 	case TGPU_FMT_LD:
 	case TGPU_FMT_ST:
 		return &w_tab;
@@ -264,6 +269,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_RA:
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_MUFU:
 		MUST_BE_ZERO("the immediate-B bit", bimm);
 		MUST_BE_ZERO("rb", rb);
 		MUST_BE_ZERO("rc", rc);

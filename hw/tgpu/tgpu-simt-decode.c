@@ -164,6 +164,11 @@ GrInsn tgpu_simt_decode(uint64_t i)
              reg_ok(ra, true) && reg_ok(rb, true) && !d.imm16 &&
              (gr_ops[op].fmt == TGPU_FMT_F64FMA ? reg_ok(rc, true) : !rc);
         break;
+    case TGPU_FMT_MUFU:
+        max_sub = TGPU_MUFU_COUNT - 1;
+        ok = ok && reg_ok(rd, false) && reg_ok(ra, false) && !bimm && !rb &&
+             !rc && !d.imm16;
+        break;
     case TGPU_FMT_PAIR1:
     case TGPU_FMT_CVT:
         /* F2D is exact: no rounding to choose */

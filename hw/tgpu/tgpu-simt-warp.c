@@ -998,6 +998,15 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
         case TGPU_OP_FSHR:
             LANES(bit_fsh(A[l], B[l], C[l], in->op == TGPU_OP_FSHR, in->sub));
             break;
+        case TGPU_OP_MUFU: {
+            /* the SFU's rate: the rest of the instruction's cycles */
+            uint64_t more = MIN(tgpu_isa_cost(in->op, 1) - 1, budget);
+
+            simt_mufu(r, w, in, exec);
+            budget -= more;
+            extra += more;
+            break;
+        }
         case TGPU_OP_DADD:
         case TGPU_OP_DSUB:
         case TGPU_OP_DMUL:

@@ -323,6 +323,47 @@ void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec)
     }
 }
 
+/*
+ * MUFU: computed in double and rounded once to float, which is within
+ * half an ulp and a hair of the exact value (docs/hw/isa.md gives the
+ * bounds the tests hold it to); NaN operands come back quieted.
+ */
+void simt_mufu(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
+{
+    const uint32_t *A = w->r[in->ra];
+
+    for (int l = 0; l < W; l++) {
+        double x = simt_flt(A[l]), d;
+
+        switch (in->sub) {
+        case TGPU_MUFU_RCP:
+            d = 1 / x;
+            break;
+        case TGPU_MUFU_RSQ:
+            d = 1 / sqrt(x);
+            break;
+        case TGPU_MUFU_SQRT:
+            d = sqrt(x);
+            break;
+        case TGPU_MUFU_EX2:
+            d = exp2(x);
+            break;
+        case TGPU_MUFU_LG2:
+            d = log2(x);
+            break;
+        case TGPU_MUFU_SIN:
+            d = sin(x);
+            break;
+        default:
+            d = cos(x);
+            break;
+        }
+        r->res[l] = (A[l] & 0x7fffffffu) > 0x7f800000u ? A[l] | 0x400000u
+                                                       : simt_flt_bits(d);
+    }
+    wr32(w, in->rd, r->res, exec);
+}
+
 /* ---- 64-bit integers and carries ------------------------------------- */
 
 /* ISUB64, IMUL64, IMULHI.S64/U64, SHL64, SHR64, SAR64 */

@@ -258,6 +258,8 @@ bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+/* MUFU: the float32 special functions (sub: TGPU_MUFU_*) */
+void simt_mufu(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 /* 64-bit integers (pairs), and the carries in a predicate */
 void simt_int64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_carry(GrWarp *w, const GrInsn *in, uint32_t exec,

@@ -101,6 +101,7 @@ enum {
     TGPU_FMT_PAIR1,     /* OP rd, ra */
     TGPU_FMT_DSETP,     /* OP.cmp pd, ra, rb */
     TGPU_FMT_CVT,       /* OP[.rnd] rd, ra     pairs: by the opcode */
+    TGPU_FMT_MUFU,      /* OP.fn rd, ra        sub: TGPU_MUFU_* */
 };
 
 /* Operand kinds of the first source register (how wide ra is read). */
@@ -172,6 +173,8 @@ enum {
     X(U2F,       0x3a, TGPU_FMT_RA,     TGPU_A32, "u2f") \
     X(F2I,       0x3b, TGPU_FMT_RA,     TGPU_A32, "f2i") \
     X(F2U,       0x3c, TGPU_FMT_RA,     TGPU_A32, "f2u") \
+    /* special functions (PTX rcp, rsqrt, sqrt, ex2, lg2, sin, cos .f32) */ \
+    X(MUFU,      0x3d, TGPU_FMT_MUFU,   TGPU_A32, "mufu") \
     /* float64 (PTX add/sub/mul/fma/min/max/abs/neg/setp.f64) */ \
     X(DADD,      0x58, TGPU_FMT_F64,    TGPU_A64, "dadd") \
     X(DSUB,      0x59, TGPU_FMT_F64,    TGPU_A64, "dsub") \
@@ -286,7 +289,8 @@ static inline int tgpu_isa_rd_pair(unsigned int op)
 /*
  * The cost of a warp instruction in the engine's cycle model: 1, or
  * F64 (the model's float64 rate: 2 on a P100, 32 on a P40 or M40) for
- * the float64 arithmetic.  Conversions cost 1.
+ * the float64 arithmetic, or 4 for the special functions (MUFU).
+ * Conversions cost 1.
  */
 static inline unsigned int tgpu_isa_cost(unsigned int op, unsigned int f64)
 {
@@ -295,9 +299,26 @@ static inline unsigned int tgpu_isa_cost(unsigned int op, unsigned int f64)
     case TGPU_OP_DFMA: case TGPU_OP_DMIN: case TGPU_OP_DMAX:
     case TGPU_OP_DSETP:
         return f64;
+    case TGPU_OP_MUFU:
+        return 4;               /* the SFU: a quarter of the FP32 rate */
     }
     return 1;
 }
+
+/*
+ * MUFU.fn rd, ra: float32 special functions, each within the error
+ * bound docs/hw/isa.md states (PTX's .approx bounds or better)
+ */
+#define TGPU_MUFU_RCP               0
+#define TGPU_MUFU_RSQ               1
+#define TGPU_MUFU_SQRT              2
+#define TGPU_MUFU_EX2               3
+#define TGPU_MUFU_LG2               4
+#define TGPU_MUFU_SIN               5
+#define TGPU_MUFU_COS               6
+#define TGPU_MUFU_NAMES \
+    { "rcp", "rsq", "sqrt", "ex2", "lg2", "sin", "cos" }
+#define TGPU_MUFU_COUNT             7
 
 /* IMULHI, BFE: how the operands are read */
 #define TGPU_SIGN_S32               0

@@ -40,6 +40,7 @@ static const char *const fsh_names[] = TGPU_FSH_NAMES;
 static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 static const char *const rnd_names[] = TGPU_RND_NAMES;
+static const char *const mufu_names[] = TGPU_MUFU_NAMES;
 
 /* Assemble src; on success the first word (or 0) in *w. */
 static int asm_one(const char *src, uint64_t *w, char *err, size_t errlen)
@@ -145,6 +146,8 @@ static const char *sub_name(unsigned int fmt, unsigned int sub)
 		return sub < TGPU_SHFL_COUNT ? shfl_names[sub] : NULL;
 	case TGPU_FMT_DSETP:
 		return sub < TGPU_CMP_COUNT ? cmp_names[sub] : NULL;
+	case TGPU_FMT_MUFU:
+		return sub < TGPU_MUFU_COUNT ? mufu_names[sub] : NULL;
 	case TGPU_FMT_F64:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:
@@ -272,6 +275,12 @@ static void check_op(unsigned int i, unsigned int sub)
 			SRC("%s%s r10, r20", gt, mn);
 			check_insn(src, R(10, 20, sub, 0, 0, 0));
 			break;
+		case TGPU_FMT_MUFU:
+			SRC("%s%s r11, r21", gt, mn);
+			check_insn(src, R(11, 21, sub, 0, 0, 0));
+			SRC("%s%s rz, r63", gt, mn);
+			check_insn(src, R(255, 63, sub, 0, 0, 0));
+			break;
 		case TGPU_FMT_DSETP:
 			SRC("%s%s p2, r20, r32", gt, mn);
 			check_insn(src, R(2, 20, sub, 32, 0, 0));
@@ -381,6 +390,8 @@ static unsigned int sub_count(unsigned int fmt, unsigned int op)
 	switch (fmt) {
 	case TGPU_FMT_DSETP:
 		return TGPU_CMP_COUNT;
+	case TGPU_FMT_MUFU:
+		return TGPU_MUFU_COUNT;
 	case TGPU_FMT_F64:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:

@@ -1451,6 +1451,154 @@ static void test_int64(const char *build)
 	       "usetp64 and 128-bit carry chains over %u inputs", build, I64_N);
 }
 
+/* ---- the special functions, against long double ------------------------------ */
+
+#define MUFU_N          8192            /* inputs a round */
+#define MUFU_ROUNDS     13              /* 106,496 inputs, all through each */
+#define MUFU_IN         0x10000u
+#define MUFU_OUT        0x20000u        /* 8 words a thread */
+
+static const char *const mufu_fn[] = TGPU_MUFU_NAMES;
+
+static const char mufu_src[] =
+	".param 16\n"
+	"	s2r	r0, tid.x\n"
+	"	s2r	r1, ctaid.x\n"
+	"	shl	r1, r1, 5\n"
+	"	iadd	r0, r0, r1\n"
+	"	ldc.64	r2, c[rz + 0]\n"
+	"	ldc.64	r4, c[rz + 8]\n"
+	"	mov	r6, 4\n"
+	"	imad.wide r8, r0, r6, r2\n"
+	"	ldg.32	r10, [r8]\n"
+	"	mov	r6, 32\n"
+	"	imad.wide r16, r0, r6, r4\n"
+	"	mufu.rcp r20, r10\n"
+	"	stg.32	[r16 + 0], r20\n"
+	"	mufu.rsq r20, r10\n"
+	"	stg.32	[r16 + 4], r20\n"
+	"	mufu.sqrt r20, r10\n"
+	"	stg.32	[r16 + 8], r20\n"
+	"	mufu.ex2 r20, r10\n"
+	"	stg.32	[r16 + 12], r20\n"
+	"	mufu.lg2 r20, r10\n"
+	"	stg.32	[r16 + 16], r20\n"
+	"	mufu.sin r20, r10\n"
+	"	stg.32	[r16 + 20], r20\n"
+	"	mufu.cos r20, r10\n"
+	"	stg.32	[r16 + 24], r20\n"
+	"	exit\n";
+
+static long double mufu_ref(unsigned int fn, long double x)
+{
+	switch (fn) {
+	case TGPU_MUFU_RCP:
+		return 1 / x;
+	case TGPU_MUFU_RSQ:
+		return 1 / sqrtl(x);
+	case TGPU_MUFU_SQRT:
+		return sqrtl(x);
+	case TGPU_MUFU_EX2:
+		return exp2l(x);
+	case TGPU_MUFU_LG2:
+		return log2l(x);
+	case TGPU_MUFU_SIN:
+		return sinl(x);
+	}
+	return cosl(x);
+}
+
+/* |GOT - REF| in ulps of REF as a float (subnormal ulps below 2^-126) */
+static double mufu_ulps(float got, long double ref)
+{
+	float r = (float)ref;
+	int e;
+
+	if (isnan(ref))
+		return isnan(got) ? 0 : INFINITY;
+	if (isinf(r))
+		return got == r ? 0 : INFINITY;
+	frexpl(ref, &e);
+	if (e < -125)
+		e = -125;
+	return fabsl((long double)got - ref) / ldexpl(1, e - 24);
+}
+
+static float mufu_input(uint32_t *x, unsigned int i)
+{
+	static const uint32_t special[] = {
+		0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f812345u,
+		1, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0x3f800000u, 0xbf800000u,
+		0x40490fdbu, 0xc0490fdbu, 0x43000000u, 0xc3150000u, 0x42fe0000u,
+	};
+	uint32_t r = xs32(x);
+	float f;
+
+	if (i < G_N_ELEMENTS(special))
+		r = special[i];
+	else if (i % 4 == 1)
+		return -150 + (r >> 8) * (280.0f / (1 << 24));         /* ex2's range */
+	else if (i % 4 == 2)
+		return -6.2831855f + (r >> 8) * (12.566371f / (1 << 24)); /* +-2 pi */
+	else if (i % 4 == 3)
+		r = (r & 0x007fffffu) | ((1 + r % 254) << 23);          /* normal, > 0 */
+	memcpy(&f, &r, 4);
+	return f;
+}
+
+static void test_mufu(const char *build)
+{
+	struct p2 p = { .a = MUFU_IN, .b = MUFU_OUT };
+	struct launch l = { mufu_src, MUFU_N / 32, 32, &p, 16, 0 };
+	double worst[TGPU_MUFU_COUNT] = { 0 };
+	unsigned int bad[TGPU_MUFU_COUNT] = { 0 }, n = 0;
+	static float in[MUFU_N];
+	uint32_t x = 99;
+
+	for (int round = 0; round < MUFU_ROUNDS; round++) {
+		struct result res;
+		int rc;
+
+		for (unsigned int i = 0; i < MUFU_N; i++) {
+			uint32_t v;
+
+			in[i] = mufu_input(&x, round * MUFU_N + i);
+			memcpy(&v, &in[i], 4);
+			wr32m(MUFU_IN + 4 * i, v);
+		}
+		rc = run(&l, &res);
+		if (!ok(rc == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+			"%s: the special-function kernel ran, round %d", build, round))
+			return;
+		for (unsigned int i = 0; i < MUFU_N; i++, n++) {
+			for (unsigned int fn = 0; fn < TGPU_MUFU_COUNT; fn++) {
+				uint32_t gb = rd32(MUFU_OUT + 32 * i + 4 * fn);
+				long double ref = mufu_ref(fn, in[i]);
+				float got;
+				double e;
+
+				memcpy(&got, &gb, 4);
+				e = mufu_ulps(got, ref);
+				/* rcp and sqrt round correctly: exactly the reference */
+				if ((fn == TGPU_MUFU_RCP || fn == TGPU_MUFU_SQRT) &&
+				    !isnan(ref) && got != (float)ref)
+					e = INFINITY;
+				if (isnan(ref) && isnan(in[i]) &&
+				    gb != (simt_flt_bits(in[i]) | 0x400000u))
+					e = INFINITY;   /* a NaN operand comes back quieted */
+				if (e > worst[fn])
+					worst[fn] = e;
+				if (e > 0.501 && !bad[fn]++)
+					diag("mufu.%s(%a = 0x%08x) = %a, reference %La: %g ulp",
+					     mufu_fn[fn], in[i], simt_flt_bits(in[i]), got, ref, e);
+			}
+		}
+	}
+	for (unsigned int fn = 0; fn < TGPU_MUFU_COUNT; fn++)
+		is_int(bad[fn], 0, "%s: mufu.%s within 0.501 ulp of long double over %u inputs "
+		       "(worst %.4f ulp)", build, mufu_fn[fn], n, worst[fn]);
+}
+
 /* A run that checkpoint() stops returns false; the kernel goes on later. */
 static const char loop_src[] =
 	".param 8\n"
@@ -1569,6 +1717,7 @@ static void suite(const char *build)
 	test_f64(build);
 	test_f64_cost(build);
 	test_int64(build);
+	test_mufu(build);
 }
 
 int main(void)

@@ -557,15 +557,23 @@ static const char *const bitop_names[B_NOPS] = {
 	"fshr.wrap", "clz", "popc", "brev", "imulhi.s32", "imulhi.u32",
 };
 
+/*
+ * The start of a kernel of 32-thread CTAs, one input each: r0 the
+ * thread's index, r2:r3 and r4:r5 the two 64-bit parameters (where the
+ * inputs and the outputs are).
+ */
+#define ONE_THREAD_AN_INPUT \
+	".param 16\n" \
+	"	s2r	r0, tid.x\n" \
+	"	s2r	r1, ctaid.x\n" \
+	"	shl	r1, r1, 5\n" \
+	"	iadd	r0, r0, r1\n" \
+	"	ldc.64	r2, c[rz + 0]\n" \
+	"	ldc.64	r4, c[rz + 8]\n"
+
 /* Each thread: a, b, c from BIT_IN, every operation into its BIT_OUT row. */
 static const char bitops_src[] =
-	".param 16\n"
-	"	s2r	r0, tid.x\n"
-	"	s2r	r1, ctaid.x\n"
-	"	shl	r1, r1, 5\n"
-	"	iadd	r0, r0, r1\n"
-	"	ldc.64	r2, c[rz + 0]\n"
-	"	ldc.64	r4, c[rz + 8]\n"
+	ONE_THREAD_AN_INPUT
 	"	mov	r6, 4\n"
 	"	imad.wide r8, r0, r6, r2\n"
 	"	ldg.32	r10, [r8]\n"
@@ -1022,14 +1030,7 @@ static char *f64_kernel(void)
 	GString *g = g_string_new(NULL);
 	unsigned int k = 0;
 
-	g_string_append_printf(g,
-		".param 16\n"
-		"	s2r	r0, tid.x\n"
-		"	s2r	r1, ctaid.x\n"
-		"	shl	r1, r1, 5\n"
-		"	iadd	r0, r0, r1\n"
-		"	ldc.64	r2, c[rz + 0]\n"
-		"	ldc.64	r4, c[rz + 8]\n"
+	g_string_append_printf(g, ONE_THREAD_AN_INPUT
 		"	mov	r6, 8\n"
 		"	imad.wide r8, r0, r6, r2\n"
 		"	ldg.64	r10, [r8]\n"
@@ -1319,13 +1320,7 @@ static void test_f64_cost(const char *build)
  * 128-bit numbers added to and subtracted from y:x with carry chains.
  */
 static const char int64_src[] =
-	".param 16\n"
-	"	s2r	r0, tid.x\n"
-	"	s2r	r1, ctaid.x\n"
-	"	shl	r1, r1, 5\n"
-	"	iadd	r0, r0, r1\n"
-	"	ldc.64	r2, c[rz + 0]\n"
-	"	ldc.64	r4, c[rz + 8]\n"
+	ONE_THREAD_AN_INPUT
 	"	mov	r6, 8\n"
 	"	imad.wide r8, r0, r6, r2\n"
 	"	ldg.64	r10, [r8]\n"
@@ -1461,13 +1456,7 @@ static void test_int64(const char *build)
 static const char *const mufu_fn[] = TGPU_MUFU_NAMES;
 
 static const char mufu_src[] =
-	".param 16\n"
-	"	s2r	r0, tid.x\n"
-	"	s2r	r1, ctaid.x\n"
-	"	shl	r1, r1, 5\n"
-	"	iadd	r0, r0, r1\n"
-	"	ldc.64	r2, c[rz + 0]\n"
-	"	ldc.64	r4, c[rz + 8]\n"
+	ONE_THREAD_AN_INPUT
 	"	mov	r6, 4\n"
 	"	imad.wide r8, r0, r6, r2\n"
 	"	ldg.32	r10, [r8]\n"

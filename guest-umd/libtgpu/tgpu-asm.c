@@ -655,6 +655,18 @@ static void syntax_of(char *buf, size_t len, const char *mnem, unsigned int op,
 	case TGPU_FMT_RAB:
 		ops = " rd, ra, b";
 		break;
+	case TGPU_FMT_RABR:
+		sfx = "[.rnd]";
+		ops = " rd, ra, b";
+		break;
+	case TGPU_FMT_RABCR:
+		sfx = "[.rnd]";
+		ops = " rd, ra, rb, rc";
+		break;
+	case TGPU_FMT_CVTZ:
+		sfx = "[.rnd]";
+		ops = " rd, ra";
+		break;
 	case TGPU_FMT_RABC:
 		ops = op == TGPU_OP_BFI ? " rd, ra, rb, rc   (rb: pos | len << 8)"
 					: " rd, ra, rb, rc";
@@ -890,6 +902,7 @@ static int parse_insn(struct as *s)
 		break;
 	case TGPU_FMT_RAB:
 	case TGPU_FMT_RABS:
+	case TGPU_FMT_RABR:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");
@@ -908,6 +921,7 @@ static int parse_insn(struct as *s)
 		break;
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_CVTZ:
 	case TGPU_FMT_MUFU:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
@@ -926,6 +940,7 @@ static int parse_insn(struct as *s)
 	case TGPU_FMT_PRMT:
 	case TGPU_FMT_FSH:
 	case TGPU_FMT_F64FMA:
+	case TGPU_FMT_RABCR:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");

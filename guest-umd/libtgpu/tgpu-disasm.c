@@ -145,20 +145,24 @@ static void format_insn(struct text *t, uint64_t w, size_t nlabel)
 	case TGPU_FMT_PAIRS:
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_CVTZ:
 	case TGPU_FMT_MUFU:
+	case TGPU_FMT_RABR:
+	case TGPU_FMT_RABCR:
 		put(t, " ");
 		put_reg(t, TGPU_INSN_RD(w));
 		put(t, ", ");
 		put_reg(t, TGPU_INSN_RA(w));
 		if (d->fmt == TGPU_FMT_RAB || d->fmt == TGPU_FMT_RABS ||
-		    d->fmt == TGPU_FMT_SEL) {
+		    d->fmt == TGPU_FMT_RABR || d->fmt == TGPU_FMT_SEL) {
 			put(t, ", ");
 			put_b(t, w, tu_op_b_is_float(op));
 		} else if (d->fmt == TGPU_FMT_F64 || d->fmt == TGPU_FMT_PAIRS) {
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 		} else if (d->fmt != TGPU_FMT_RA && d->fmt != TGPU_FMT_PAIR1 &&
-			   d->fmt != TGPU_FMT_CVT && d->fmt != TGPU_FMT_MUFU) {
+			   d->fmt != TGPU_FMT_CVT && d->fmt != TGPU_FMT_CVTZ &&
+			   d->fmt != TGPU_FMT_MUFU) {
 			put(t, ", ");
 			put_reg(t, TGPU_INSN_RB(w));
 			put(t, ", ");

@@ -32,6 +32,7 @@ static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 static const char *const rnd_names[] = TGPU_RND_NAMES;
 static const char *const mufu_names[] = TGPU_MUFU_NAMES;
+static const char *const f2i_names[] = TGPU_F2I_NAMES;
 const char *const tu_sr_names[] = TGPU_SR_NAMES;
 
 _Static_assert(ARRAY_SIZE(cmp_names) == TGPU_CMP_COUNT, "TGPU_CMP_NAMES vs _COUNT");
@@ -46,6 +47,7 @@ _Static_assert(ARRAY_SIZE(vote_names) == TGPU_VOTE_COUNT, "TGPU_VOTE_NAMES vs _C
 _Static_assert(ARRAY_SIZE(shfl_names) == TGPU_SHFL_COUNT, "TGPU_SHFL_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(rnd_names) == TGPU_RND_COUNT, "TGPU_RND_NAMES vs _COUNT");
 _Static_assert(ARRAY_SIZE(mufu_names) == TGPU_MUFU_COUNT, "TGPU_MUFU_NAMES vs _COUNT");
+_Static_assert(ARRAY_SIZE(f2i_names) == TGPU_F2I_COUNT, "TGPU_F2I_NAMES vs _COUNT");
 /* The sub field is 3 bits wide. */
 _Static_assert(TGPU_CMP_COUNT <= 8 && TGPU_W_COUNT <= 8 && TGPU_ATOM_COUNT <= 8 &&
 	       TGPU_PLOP_COUNT <= 8 && TGPU_SIGN_COUNT <= 8 && TGPU_PRMT_COUNT <= 8 &&
@@ -63,6 +65,7 @@ static const struct tu_subtab vote_tab = { "vote mode", vote_names, TGPU_VOTE_CO
 static const struct tu_subtab shfl_tab = { "shuffle mode", shfl_names, TGPU_SHFL_COUNT, false };
 static const struct tu_subtab rnd_tab = { "rounding mode", rnd_names, TGPU_RND_COUNT, true };
 static const struct tu_subtab mufu_tab = { "function", mufu_names, TGPU_MUFU_COUNT, false };
+static const struct tu_subtab f2i_tab = { "rounding mode", f2i_names, TGPU_F2I_COUNT, true };
 
 const struct tu_op *tu_op_by_code(unsigned int op)
 {
@@ -91,7 +94,11 @@ const struct tu_subtab *tu_subtab(unsigned int fmt)
 	case TGPU_FMT_F64:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_RABR:
+	case TGPU_FMT_RABCR:
 		return &rnd_tab;
+	case TGPU_FMT_CVTZ:
+		return &f2i_tab;
 	case TGPU_FMT_MUFU:
 		return &mufu_tab;
 	case TGPU_FMT_LD:
@@ -148,7 +155,7 @@ bool tu_op_b_is_float(unsigned int op)
 
 	if (!d || d->mnem[0] != 'f')
 		return false;
-	return d->fmt == TGPU_FMT_RAB || d->fmt == TGPU_FMT_SETP;
+	return d->fmt == TGPU_FMT_RAB || d->fmt == TGPU_FMT_RABR || d->fmt == TGPU_FMT_SETP;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -253,6 +260,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_RB:
 	case TGPU_FMT_RAB:
 	case TGPU_FMT_RABS:
+	case TGPU_FMT_RABR:
 	case TGPU_FMT_SETP:
 	case TGPU_FMT_SEL:
 	case TGPU_FMT_B:
@@ -269,6 +277,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_RA:
 	case TGPU_FMT_PAIR1:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_CVTZ:
 	case TGPU_FMT_MUFU:
 		MUST_BE_ZERO("the immediate-B bit", bimm);
 		MUST_BE_ZERO("rb", rb);
@@ -297,6 +306,7 @@ bool tu_isa_canonical(uint64_t w, char *why, size_t len)
 	case TGPU_FMT_RABC:
 	case TGPU_FMT_PRMT:
 	case TGPU_FMT_FSH:
+	case TGPU_FMT_RABCR:
 		MUST_BE_ZERO("the immediate-B bit", bimm);
 		MUST_BE_REG("rb", rb);
 		MUST_BE_REG("rc", rc);

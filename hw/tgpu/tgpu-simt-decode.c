@@ -101,7 +101,9 @@ GrInsn tgpu_simt_decode(uint64_t i)
              !rc && !d.imm16;
         break;
     case TGPU_FMT_RABS:
-        max_sub = TGPU_SIGN_COUNT - 1;
+    case TGPU_FMT_RABR:
+        max_sub = gr_ops[op].fmt == TGPU_FMT_RABS ? TGPU_SIGN_COUNT - 1
+                                                   : TGPU_RND_COUNT - 1;
         /* fall through */
     case TGPU_FMT_RAB:
         ok = ok && reg_ok(rd, rd_is_pair(op, sub)) && reg_ok(ra, a64);
@@ -109,8 +111,10 @@ GrInsn tgpu_simt_decode(uint64_t i)
         break;
     case TGPU_FMT_PRMT:
     case TGPU_FMT_FSH:
-        max_sub = gr_ops[op].fmt == TGPU_FMT_PRMT ? TGPU_PRMT_COUNT - 1
-                                                  : TGPU_FSH_COUNT - 1;
+    case TGPU_FMT_RABCR:
+        max_sub = gr_ops[op].fmt == TGPU_FMT_PRMT ? TGPU_PRMT_COUNT - 1 :
+                  gr_ops[op].fmt == TGPU_FMT_FSH ? TGPU_FSH_COUNT - 1
+                                                 : TGPU_RND_COUNT - 1;
         /* fall through */
     case TGPU_FMT_RABC:
         no_imm = true;
@@ -171,6 +175,7 @@ GrInsn tgpu_simt_decode(uint64_t i)
         break;
     case TGPU_FMT_PAIR1:
     case TGPU_FMT_CVT:
+    case TGPU_FMT_CVTZ:
         /* F2D is exact: no rounding to choose */
         max_sub = gr_ops[op].fmt == TGPU_FMT_PAIR1 || op == TGPU_OP_F2D ? 0
                   : TGPU_RND_COUNT - 1;

@@ -56,27 +56,8 @@ GrVec8 vec8_sel(GrVec8 m, GrVec8 x, GrVec8 y)
 
 typedef float GrVec8f __attribute__((vector_size(32)));
 
-static bool is_nan32(uint32_t v)
-{
-    return (v & 0x7fffffffu) > 0x7f800000u;
-}
-
-/*
- * Which NaN a float operation gives, as the interpreter has always
- * given it (the x86 scalar SSE and FMA units it was built for): the
- * first NaN operand in the order X, Y, Z, quieted; with none, the NaN
- * the operation made (R).  Vector units and compilers may pick another.
- */
-static uint32_t nan_first(uint32_t r, uint32_t x, uint32_t y, uint32_t z)
-{
-    if (is_nan32(x)) {
-        return x | 0x400000u;
-    }
-    if (is_nan32(y)) {
-        return y | 0x400000u;
-    }
-    return is_nan32(z) ? z | 0x400000u : r;
-}
+#define is_nan32 simt_is_nan32
+#define nan_first simt_nan_first
 
 /*
  * IEEE-754 single arithmetic on the lanes, each rounded once (their NaN
@@ -1116,12 +1097,24 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             break;
         }
         case TGPU_OP_FADD:
+            if (in->sub) {
+                simt_f32_rounded(r, w, in, exec, B);
+                break;
+            }
             FLANES(vec8_fadd(a, b));
             break;
         case TGPU_OP_FSUB:
+            if (in->sub) {
+                simt_f32_rounded(r, w, in, exec, B);
+                break;
+            }
             FLANES(vec8_fsub(a, b));
             break;
         case TGPU_OP_FMUL:
+            if (in->sub) {
+                simt_f32_rounded(r, w, in, exec, B);
+                break;
+            }
             FLANES(vec8_fmul(a, b));
             break;
         case TGPU_OP_FMIN:
@@ -1131,6 +1124,10 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             LANES(fminmax(A[l], B[l], true));
             break;
         case TGPU_OP_FFMA:
+            if (in->sub) {
+                simt_f32_rounded(r, w, in, exec, B);
+                break;
+            }
             FLANES(vec8_ffma(a, b, c));
             break;
         case TGPU_OP_FABS:
@@ -1140,16 +1137,19 @@ static inline SIMT_ALWAYS_INLINE bool gr_warp_body(GrRun *r, GrWarp *w)
             VLANES(a ^ 0x80000000u);
             break;
         case TGPU_OP_I2F:
-            LANES(simt_flt_bits((float)(int32_t)A[l]));
-            break;
         case TGPU_OP_U2F:
-            LANES(simt_flt_bits((float)A[l]));
-            break;
         case TGPU_OP_F2I:
-            LANES(f2i(simt_flt(A[l]), false));
-            break;
         case TGPU_OP_F2U:
-            LANES(f2i(simt_flt(A[l]), true));
+            /* the default: i2f, u2f round to nearest; f2i, f2u truncate */
+            if (in->sub) {
+                simt_f32_rounded(r, w, in, exec, B);
+            } else if (in->op == TGPU_OP_I2F) {
+                LANES(simt_flt_bits((float)(int32_t)A[l]));
+            } else if (in->op == TGPU_OP_U2F) {
+                LANES(simt_flt_bits((float)A[l]));
+            } else {
+                LANES(f2i(simt_flt(A[l]), in->op == TGPU_OP_F2U));
+            }
             break;
         case TGPU_OP_LDG:
         case TGPU_OP_STG:

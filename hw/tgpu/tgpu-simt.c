@@ -236,10 +236,18 @@ static uint64_t f64_lane(unsigned int op, uint64_t a, uint64_t b, uint64_t c)
         break;
     }
     FP_FENCE(d);
-    if (isnan(d)) {
-        return nan_first64(simt_dbl_bits(d), a, b, op == TGPU_OP_DFMA ? c : b);
+    if (!isnan(d)) {
+        return simt_dbl_bits(d);
     }
-    return simt_dbl_bits(d);
+    /* the operand order of the float32 NaN rule (simt_nan_first) */
+    switch (op) {
+    case TGPU_OP_DADD:
+    case TGPU_OP_DMUL:
+        return nan_first64(simt_dbl_bits(d), b, a, a);
+    case TGPU_OP_DSUB:
+        return nan_first64(simt_dbl_bits(d), a, b, b);
+    }
+    return nan_first64(simt_dbl_bits(d), a, b, c);
 }
 
 void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
@@ -472,6 +480,70 @@ static uint64_t to_int(double x, unsigned int sub, bool is_signed,
                                                           : (uint64_t)hi - 1);
     }
     return is_signed ? (uint64_t)(int64_t)x : (uint64_t)x;
+}
+
+/* F2I, F2U's modes: sub 0 is RZ (truncation), then RN, RM, RP */
+static const unsigned int f2i_rnd[TGPU_RND_COUNT] = {
+    TGPU_RND_RZ, TGPU_RND_RN, TGPU_RND_RM, TGPU_RND_RP,
+};
+
+void simt_f32_rounded(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
+                      const uint32_t *B)
+{
+    const uint32_t *A = w->r[in->ra], *C = w->r[in->rc];
+    bool is_to_int = in->op == TGPU_OP_F2I || in->op == TGPU_OP_F2U;
+
+    if (!is_to_int) {
+        fesetround(rnd_modes[in->sub]);
+    }
+    for (int l = 0; l < W; l++) {
+        float x = simt_flt(A[l]), y = simt_flt(B[l]), z = simt_flt(C[l]), d;
+        uint32_t v;
+
+        FP_FENCE(x);
+        FP_FENCE(y);
+        FP_FENCE(z);
+        switch (in->op) {
+        case TGPU_OP_FADD:
+            d = x + y;
+            break;
+        case TGPU_OP_FSUB:
+            d = x - y;
+            break;
+        case TGPU_OP_FMUL:
+            d = x * y;
+            break;
+        case TGPU_OP_FFMA:
+            d = fmaf(x, y, z);
+            break;
+        case TGPU_OP_I2F:
+            d = (float)(int32_t)A[l];
+            break;
+        case TGPU_OP_U2F:
+            d = (float)A[l];
+            break;
+        default:
+            d = 0;
+            break;
+        }
+        FP_FENCE(d);
+        if (is_to_int) {
+            v = to_int(x, f2i_rnd[in->sub], in->op == TGPU_OP_F2I, 32);
+        } else if (in->op == TGPU_OP_I2F || in->op == TGPU_OP_U2F) {
+            v = simt_flt_bits(d);
+        } else if (in->op == TGPU_OP_FADD || in->op == TGPU_OP_FMUL) {
+            /* float_lane()'s order: b's NaN first for the commutative */
+            v = simt_nan_first(simt_flt_bits(d), B[l], A[l], A[l]);
+        } else {
+            v = simt_nan_first(simt_flt_bits(d), A[l], B[l],
+                               in->op == TGPU_OP_FFMA ? C[l] : B[l]);
+        }
+        r->res[l] = v;
+    }
+    if (!is_to_int) {
+        fesetround(FE_TONEAREST);
+    }
+    wr32(w, in->rd, r->res, exec);
 }
 
 void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)

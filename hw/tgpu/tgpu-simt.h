@@ -199,6 +199,29 @@ static inline uint64_t simt_dbl_bits(double d)
     return v;
 }
 
+static inline bool simt_is_nan32(uint32_t v)
+{
+    return (v & 0x7fffffffu) > 0x7f800000u;
+}
+
+/*
+ * Which NaN a float operation gives, as the interpreter has always
+ * given it (the x86 scalar SSE and FMA units it was built for): the
+ * first NaN operand in the order X, Y, Z, quieted; with none, the NaN
+ * the operation made (R).  Vector units and compilers may pick another.
+ */
+static inline uint32_t simt_nan_first(uint32_t r, uint32_t x, uint32_t y,
+                                      uint32_t z)
+{
+    if (simt_is_nan32(x)) {
+        return x | 0x400000u;
+    }
+    if (simt_is_nan32(y)) {
+        return y | 0x400000u;
+    }
+    return simt_is_nan32(z) ? z | 0x400000u : r;
+}
+
 /* ---- the interface ------------------------------------------------------- */
 
 /* N zeroed objects of SIZE bytes, SIMT_ALIGN aligned; free() frees them. */
@@ -258,6 +281,12 @@ bool simt_atom(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec);
 void simt_cvt(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
+/*
+ * FADD, FSUB, FMUL, FFMA, I2F, U2F, F2I, F2U in a rounding mode other
+ * than their default (sub not 0); B as the warp loop found it
+ */
+void simt_f32_rounded(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec,
+                      const uint32_t *B);
 /* MUFU: the float32 special functions (sub: TGPU_MUFU_*) */
 void simt_mufu(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec);
 /* 64-bit integers (pairs), and the carries in a predicate */

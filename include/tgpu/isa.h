@@ -102,6 +102,9 @@ enum {
     TGPU_FMT_DSETP,     /* OP.cmp pd, ra, rb */
     TGPU_FMT_CVT,       /* OP[.rnd] rd, ra     pairs: by the opcode */
     TGPU_FMT_MUFU,      /* OP.fn rd, ra        sub: TGPU_MUFU_* */
+    TGPU_FMT_RABR,      /* OP[.rnd] rd, ra, b  sub: TGPU_RND_* */
+    TGPU_FMT_RABCR,     /* OP[.rnd] rd, ra, rb, rc */
+    TGPU_FMT_CVTZ,      /* OP[.rnd] rd, ra     sub: TGPU_F2I_* (rz first) */
 };
 
 /* Operand kinds of the first source register (how wide ra is read). */
@@ -160,19 +163,19 @@ enum {
     X(FSHL,      0x2d, TGPU_FMT_FSH,    TGPU_A32, "fshl") \
     X(FSHR,      0x2e, TGPU_FMT_FSH,    TGPU_A32, "fshr") \
     /* float32 */ \
-    X(FADD,      0x30, TGPU_FMT_RAB,    TGPU_A32, "fadd") \
-    X(FSUB,      0x31, TGPU_FMT_RAB,    TGPU_A32, "fsub") \
-    X(FMUL,      0x32, TGPU_FMT_RAB,    TGPU_A32, "fmul") \
-    X(FFMA,      0x33, TGPU_FMT_RABC,   TGPU_A32, "ffma") \
+    X(FADD,      0x30, TGPU_FMT_RABR,   TGPU_A32, "fadd") \
+    X(FSUB,      0x31, TGPU_FMT_RABR,   TGPU_A32, "fsub") \
+    X(FMUL,      0x32, TGPU_FMT_RABR,   TGPU_A32, "fmul") \
+    X(FFMA,      0x33, TGPU_FMT_RABCR,  TGPU_A32, "ffma") \
     X(FMIN,      0x34, TGPU_FMT_RAB,    TGPU_A32, "fmin") \
     X(FMAX,      0x35, TGPU_FMT_RAB,    TGPU_A32, "fmax") \
     X(FABS,      0x36, TGPU_FMT_RA,     TGPU_A32, "fabs") \
     X(FNEG,      0x37, TGPU_FMT_RA,     TGPU_A32, "fneg") \
     X(FSETP,     0x38, TGPU_FMT_SETP,   TGPU_A32, "fsetp") \
-    X(I2F,       0x39, TGPU_FMT_RA,     TGPU_A32, "i2f") \
-    X(U2F,       0x3a, TGPU_FMT_RA,     TGPU_A32, "u2f") \
-    X(F2I,       0x3b, TGPU_FMT_RA,     TGPU_A32, "f2i") \
-    X(F2U,       0x3c, TGPU_FMT_RA,     TGPU_A32, "f2u") \
+    X(I2F,       0x39, TGPU_FMT_CVT,    TGPU_A32, "i2f") \
+    X(U2F,       0x3a, TGPU_FMT_CVT,    TGPU_A32, "u2f") \
+    X(F2I,       0x3b, TGPU_FMT_CVTZ,   TGPU_A32, "f2i") \
+    X(F2U,       0x3c, TGPU_FMT_CVTZ,   TGPU_A32, "f2u") \
     /* special functions (PTX rcp, rsqrt, sqrt, ex2, lg2, sin, cos .f32) */ \
     X(MUFU,      0x3d, TGPU_FMT_MUFU,   TGPU_A32, "mufu") \
     /* float64 (PTX add/sub/mul/fma/min/max/abs/neg/setp.f64) */ \
@@ -268,6 +271,17 @@ TGPU_ISA_OPCODES(TGPU_ISA_ENUM)
 #define TGPU_RND_RP                 3
 #define TGPU_RND_NAMES              { "rn", "rz", "rm", "rp" }
 #define TGPU_RND_COUNT              4
+
+/*
+ * F2I, F2U: float32 to int32/uint32, truncating by default as they
+ * always have: sub 0 is rz, then rn, rm, rp (PTX .rzi .rni .rmi .rpi)
+ */
+#define TGPU_F2I_RZ                 0
+#define TGPU_F2I_RN                 1
+#define TGPU_F2I_RM                 2
+#define TGPU_F2I_RP                 3
+#define TGPU_F2I_NAMES              { "rz", "rn", "rm", "rp" }
+#define TGPU_F2I_COUNT              4
 
 /* Does opcode OP write a 64-bit pair at rd (beyond iadd64, imad.wide)? */
 static inline int tgpu_isa_rd_pair(unsigned int op)

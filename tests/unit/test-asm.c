@@ -41,6 +41,7 @@ static const char *const vote_names[] = TGPU_VOTE_NAMES;
 static const char *const shfl_names[] = TGPU_SHFL_NAMES;
 static const char *const rnd_names[] = TGPU_RND_NAMES;
 static const char *const mufu_names[] = TGPU_MUFU_NAMES;
+static const char *const f2i_names[] = TGPU_F2I_NAMES;
 
 /* Assemble src; on success the first word (or 0) in *w. */
 static int asm_one(const char *src, uint64_t *w, char *err, size_t errlen)
@@ -151,8 +152,13 @@ static const char *sub_name(unsigned int fmt, unsigned int sub)
 	case TGPU_FMT_F64:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_RABR:
+	case TGPU_FMT_RABCR:
 		/* rn is the default: no suffix */
 		return sub == 0 ? "" : sub < TGPU_RND_COUNT ? rnd_names[sub] : NULL;
+	case TGPU_FMT_CVTZ:
+		/* rz is f2i's default */
+		return sub == 0 ? "" : sub < TGPU_F2I_COUNT ? f2i_names[sub] : NULL;
 	}
 	return sub == 0 ? "" : NULL;
 }
@@ -197,6 +203,7 @@ static void check_op(unsigned int i, unsigned int sub)
 			break;
 		case TGPU_FMT_RAB:
 		case TGPU_FMT_RABS:
+		case TGPU_FMT_RABR:
 			SRC("%s%s r10, r20, r%u", gt, mn, pb);
 			check_insn(src, R(10, 20, sub, pb, 0, 0));
 			SRC("%s%s r10, r20, 0x89abcdef", gt, mn);
@@ -209,6 +216,7 @@ static void check_op(unsigned int i, unsigned int sub)
 		case TGPU_FMT_RABC:
 		case TGPU_FMT_PRMT:
 		case TGPU_FMT_FSH:
+		case TGPU_FMT_RABCR:
 			SRC("%s%s r10, r21, r33, r%u", gt, mn, pc);
 			check_insn(src, R(10, 21, sub, 33, pc, 0));
 			SRC("%s%s rz, rz, rz, rz", gt, mn);
@@ -287,7 +295,8 @@ static void check_op(unsigned int i, unsigned int sub)
 			SRC("%s%s pt, rz, r62", gt, mn);
 			check_insn(src, R(7, 255, sub, 62, 0, 0));
 			break;
-		case TGPU_FMT_CVT: {
+		case TGPU_FMT_CVT:
+		case TGPU_FMT_CVTZ: {
 			unsigned int rd = tgpu_isa_rd_pair(op) ? 10 : 11;
 			unsigned int ra = ops[i].akind == TGPU_A64 ? 20 : 21;
 
@@ -395,6 +404,9 @@ static unsigned int sub_count(unsigned int fmt, unsigned int op)
 	case TGPU_FMT_F64:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_CVT:
+	case TGPU_FMT_CVTZ:
+	case TGPU_FMT_RABR:
+	case TGPU_FMT_RABCR:
 		return TGPU_RND_COUNT;
 	case TGPU_FMT_SETP:
 		return TGPU_CMP_COUNT;

@@ -1187,9 +1187,12 @@ static uint64_t ref_f64(const struct f64_case *fc, int m, uint64_t a, uint64_t b
 		return fb;
 	}
 	v = simt_dbl_bits(d);
-	if (fc->kind == K_ARITH || fc->kind == K_FMA)
-		return isnan(d) ? ref_nan(v, a, b, fc->kind == K_FMA ? c : b) : v;
-	return v;
+	if (!isnan(d) || (fc->kind != K_ARITH && fc->kind != K_FMA))
+		return v;
+	/* the documented order: b's NaN first for add and mul */
+	if (!strcmp(fc->mnem, "dadd") || !strcmp(fc->mnem, "dmul"))
+		return ref_nan(v, b, a, a);
+	return ref_nan(v, a, b, fc->kind == K_FMA ? c : b);
 }
 
 /* Special values, numbers near rounding and integer edges, random bits. */
@@ -1307,6 +1310,129 @@ static void test_f64_cost(const char *build)
 	   "%s: a dadd costs a P100's 2 cycles, an iadd 1 (error %u, trap %u)", build,
 	   res.k.error, res.k.err_info);
 	is_int(res.warp_insns, 12, "%s: ... and counts as one warp instruction", build);
+}
+
+/* ---- float32 rounding modes, against the host FPU --------------------------- */
+
+#define F32_N           2048
+#define F32_ROUNDS      2
+#define F32_IN          0x10000u        /* a[], b[], c[]: words, 0x4000 apart */
+#define F32_OUT         0x20000u        /* 32 words a thread */
+
+static const char *const f32_ops[] = {
+	"fadd", "fsub", "fmul", "ffma", "i2f", "u2f", "f2i", "f2u",
+};
+
+static char *f32_kernel(void)
+{
+	static const char *const rn_first[] = TGPU_RND_NAMES, *const rz_first[] = TGPU_F2I_NAMES;
+	GString *g = g_string_new(ONE_THREAD_AN_INPUT
+		"	mov	r6, 4\n"
+		"	imad.wide r8, r0, r6, r2\n"
+		"	ldg.32	r10, [r8]\n"
+		"	ldg.32	r11, [r8 + 0x4000]\n"
+		"	ldg.32	r12, [r8 + 0x8000]\n"
+		"	mov	r6, 128\n"
+		"	imad.wide r16, r0, r6, r4\n");
+
+	for (unsigned int o = 0; o < G_N_ELEMENTS(f32_ops); o++) {
+		for (unsigned int m = 0; m < 4; m++) {
+			const char *sfx = o >= 6 ? rz_first[m] : rn_first[m];
+			const char *args = o == 3 ? "r10, r11, r12" : o >= 4 ? "r10" : "r10, r11";
+
+			g_string_append_printf(g, "	%s%s%s r20, %s\n	stg.32	[r16 + %u], r20\n",
+					       f32_ops[o], m ? "." : "", m ? sfx : "", args,
+					       16 * o + 4 * m);
+		}
+	}
+	g_string_append(g, "	exit\n");
+	return g_string_free(g, false);
+}
+
+/* The float32 reference: the host FPU in MODE (FE_*), NaNs as documented. */
+static uint32_t ref_f32(unsigned int o, unsigned int m, uint32_t a, uint32_t b, uint32_t c)
+{
+	volatile float x = simt_flt(a), y = simt_flt(b), z = simt_flt(c), d = 0;
+
+	if (o >= 6) {
+		/* f2i, f2u: modes rz, rn, rm, rp */
+		static const int f2i_mode[] = { 1, 0, 2, 3 };
+
+		return (uint32_t)ref_toint(x, f2i_mode[m], o == 6, 32);
+	}
+	fesetround(f64_fe[m]);
+	switch (o) {
+	case 0:
+		d = x + y;
+		break;
+	case 1:
+		d = x - y;
+		break;
+	case 2:
+		d = x * y;
+		break;
+	case 3:
+		d = fmaf(x, y, z);
+		break;
+	case 4:
+		d = (float)(int32_t)a;
+		break;
+	case 5:
+		d = (float)a;
+		break;
+	}
+	fesetround(FE_TONEAREST);
+	if (o >= 4)
+		return simt_flt_bits(d);
+	if (o == 0 || o == 2)
+		return simt_nan_first(simt_flt_bits(d), b, a, a);
+	return simt_nan_first(simt_flt_bits(d), a, b, o == 3 ? c : b);
+}
+
+static void test_f32_rounding(const char *build)
+{
+	g_autofree char *src = f32_kernel();
+	struct p2 p = { .a = F32_IN, .b = F32_OUT };
+	struct launch l = { src, F32_N / 32, 32, &p, 16, 0 };
+	unsigned int bad[G_N_ELEMENTS(f32_ops)] = { 0 };
+	static uint32_t a[F32_N], b[F32_N], c[F32_N];
+	uint32_t x = 31337;
+
+	for (int round = 0; round < F32_ROUNDS; round++) {
+		struct result res;
+		int rc;
+
+		for (unsigned int i = 0; i < F32_N; i++) {
+			/* the float64 inputs' high words: specials, edges, random */
+			a[i] = f64_input(&x, round * F32_N + i) >> 32;
+			b[i] = i % 3 ? xs32(&x) : f64_input(&x, i) >> 29;
+			c[i] = xs32(&x) & 0x807fffffu;
+			c[i] |= (uint32_t)(100 + xs32(&x) % 60) << 23;
+			wr32m(F32_IN + 4 * i, a[i]);
+			wr32m(F32_IN + 0x4000 + 4 * i, b[i]);
+			wr32m(F32_IN + 0x8000 + 4 * i, c[i]);
+		}
+		rc = run(&l, &res);
+		if (!ok(rc == 0 && res.ended && res.k.error == TGPU_KERR_NONE,
+			"%s: the float32 rounding kernel ran, round %d", build, round))
+			return;
+		for (unsigned int i = 0; i < F32_N; i++) {
+			for (unsigned int o = 0; o < G_N_ELEMENTS(f32_ops); o++) {
+				for (unsigned int m = 0; m < 4; m++) {
+					uint32_t got = rd32(F32_OUT + 128 * i + 16 * o + 4 * m);
+					uint32_t want = ref_f32(o, m, a[i], b[i], c[i]);
+
+					if (got != want && !bad[o]++)
+						diag("%s mode %u (0x%08x, 0x%08x, 0x%08x) = 0x%08x, "
+						     "want 0x%08x", f32_ops[o], m, a[i], b[i], c[i],
+						     got, want);
+				}
+			}
+		}
+	}
+	for (unsigned int o = 0; o < G_N_ELEMENTS(f32_ops); o++)
+		is_int(bad[o], 0, "%s: %s in its four rounding modes over %u inputs, as the "
+		       "host FPU", build, f32_ops[o], F32_N * F32_ROUNDS);
 }
 
 /* ---- 64-bit integers and carries ----------------------------------------------- */
@@ -1707,6 +1833,7 @@ static void suite(const char *build)
 	test_f64_cost(build);
 	test_int64(build);
 	test_mufu(build);
+	test_f32_rounding(build);
 }
 
 int main(void)

@@ -213,6 +213,59 @@ static void wr_pair(GrRun *r, GrWarp *w, unsigned int rd, uint32_t exec)
     wr32(w, rd + 1, r->hi, exec);
 }
 
+/* The result D of OP on A, B, C; a NaN as the float32 rule picks it */
+static inline uint64_t f64_nan(unsigned int op, double d, uint64_t a,
+                               uint64_t b, uint64_t c)
+{
+    if (G_LIKELY(!isnan(d))) {
+        return simt_dbl_bits(d);
+    }
+    /* the operand order of the float32 NaN rule (simt_nan_first) */
+    switch (op) {
+    case TGPU_OP_DADD:
+    case TGPU_OP_DMUL:
+        return nan_first64(simt_dbl_bits(d), b, a, a);
+    case TGPU_OP_DSUB:
+        return nan_first64(simt_dbl_bits(d), a, b, b);
+    }
+    return nan_first64(simt_dbl_bits(d), a, b, c);
+}
+
+/*
+ * DADD, DSUB, DMUL, DFMA rounding to nearest (the default mode, the
+ * thread's own): one loop an operation, nothing to fence
+ */
+#define F64_RN_LANES(expr) \
+    for (int l = 0; l < W; l++) { \
+        uint64_t a = pair(w, in->ra, l), b = pair(w, in->rb, l); \
+        uint64_t c = in->op == TGPU_OP_DFMA ? pair(w, in->rc, l) : 0, v; \
+        double x = simt_dbl(a), y = simt_dbl(b), z = simt_dbl(c); \
+        \
+        (void)z; \
+        v = f64_nan(in->op, (expr), a, b, c); \
+        r->res[l] = v; \
+        r->hi[l] = v >> 32; \
+    }
+
+static bool f64_rn(GrRun *r, GrWarp *w, const GrInsn *in)
+{
+    switch (in->op) {
+    case TGPU_OP_DADD:
+        F64_RN_LANES(x + y);
+        return true;
+    case TGPU_OP_DSUB:
+        F64_RN_LANES(x - y);
+        return true;
+    case TGPU_OP_DMUL:
+        F64_RN_LANES(x * y);
+        return true;
+    case TGPU_OP_DFMA:
+        F64_RN_LANES(fma(x, y, z));
+        return true;
+    }
+    return false;
+}
+
 /* One lane of DADD, DSUB, DMUL, DFMA in the rounding mode in force */
 static uint64_t f64_lane(unsigned int op, uint64_t a, uint64_t b, uint64_t c)
 {
@@ -236,18 +289,7 @@ static uint64_t f64_lane(unsigned int op, uint64_t a, uint64_t b, uint64_t c)
         break;
     }
     FP_FENCE(d);
-    if (!isnan(d)) {
-        return simt_dbl_bits(d);
-    }
-    /* the operand order of the float32 NaN rule (simt_nan_first) */
-    switch (op) {
-    case TGPU_OP_DADD:
-    case TGPU_OP_DMUL:
-        return nan_first64(simt_dbl_bits(d), b, a, a);
-    case TGPU_OP_DSUB:
-        return nan_first64(simt_dbl_bits(d), a, b, b);
-    }
-    return nan_first64(simt_dbl_bits(d), a, b, c);
+    return f64_nan(op, d, a, b, c);
 }
 
 void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
@@ -256,6 +298,10 @@ void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
                            in->op == TGPU_OP_DMUL || in->op == TGPU_OP_DFMA)
                ? rnd_modes[in->sub] : -1;
 
+    if (!in->sub && f64_rn(r, w, in)) {
+        wr_pair(r, w, in->rd, exec);
+        return;
+    }
     if (mode >= 0) {
         fesetround(mode);
     }

@@ -1,8 +1,9 @@
 /*
  * tgpu compute benchmark: interpreter throughput in lane operations per
- * second of host time on SAXPY (memory-bound), a 256x256 SGEMM with
- * shared-memory tiling (compute-bound) and a divergent kernel, beside the
- * same SGEMM in native C on this host, measured in the same run.
+ * second of host time on SAXPY (memory-bound), a 256x256 SGEMM and DGEMM
+ * with shared-memory tiling (compute-bound), a warp-shuffle reduction
+ * and a divergent kernel, beside the GEMMs and the reduction in native C
+ * on this host, measured in the same run.
  *
  * A lane operation is one instruction on one active lane (GR_LANE_OPS);
  * time is the wall clock from the doorbell to the launch's semaphore.
@@ -120,6 +121,122 @@ static const uint64_t sgemm[] = {
     OPR(IMAD, 23, 10, 25, 11, 0, 0),            /* row * N + col */
     OPR(IMADW, 12, 23, 26, 8, 0, 0),
     ST(STG, 32, 12, 0, 20),
+    EXIT,
+};
+
+/*
+ * The same in float64: 8-byte elements in pairs, As[16][16] at 0 and
+ * Bs[16][16] at 2048, the accumulator r20:r21.
+ */
+#define DGEMM_LOOP          24      /* index of the tile loop */
+
+static const uint64_t dgemm[] = {
+    S2R(0, TID_X), S2R(1, TID_Y), S2R(2, CTAID_X), S2R(3, CTAID_Y),  /* 0 */
+    LD(LDC, 64, 4, RZ, 0), LD(LDC, 64, 6, RZ, 8),                    /* 4 */
+    LD(LDC, 64, 8, RZ, 16),                                          /* 6 */
+    MOVI(24, TILE), MOVI(25, SGEMM_N), MOVI(26, 8),                  /* 7 */
+    OPR(IMAD, 10, 3, 24, 1, 0, 0),              /* 10: row */
+    OPR(IMAD, 11, 2, 24, 0, 0, 0),              /* 11: col */
+    OPR(IMAD, 23, 10, 25, 0, 0, 0),             /* 12: row * N + tx */
+    OPR(IMADW, 12, 23, 26, 4, 0, 0),            /* 13: pA */
+    OPR(IMAD, 23, 1, 25, 11, 0, 0),             /* 14: ty * N + col */
+    OPR(IMADW, 14, 23, 26, 6, 0, 0),            /* 15: pB */
+    OPR(IMAD, 16, 1, 24, 0, 0, 0),              /* 16: ty * 16 + tx */
+    RI(SHL, 16, 16, 3),                         /* 17 */
+    RI(SHL, 17, 1, 7),                          /* 18: &As[ty][0] */
+    RI(SHL, 18, 0, 3),                          /* 19 */
+    RI(IADD, 18, 18, 2048),                     /* 20: &Bs[0][tx] */
+    MOVI(19, 0), MOVI(20, 0), MOVI(21, 0),      /* 21-23 */
+    /* 24: the tile loop */
+    LD(LDG, 64, 22, 12, 0), ST(STS, 64, 16, 0, 22),
+    LD(LDG, 64, 22, 14, 0), ST(STS, 64, 16, 2048, 22),
+    BAR(0),
+    /* acc += As[ty][k] * Bs[k][tx], k = 0..15 */
+    LD(LDS, 64, 28, 17, 0), LD(LDS, 64, 30, 18, 0),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 8), LD(LDS, 64, 30, 18, 128),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 16), LD(LDS, 64, 30, 18, 256),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 24), LD(LDS, 64, 30, 18, 384),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 32), LD(LDS, 64, 30, 18, 512),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 40), LD(LDS, 64, 30, 18, 640),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 48), LD(LDS, 64, 30, 18, 768),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 56), LD(LDS, 64, 30, 18, 896),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 64), LD(LDS, 64, 30, 18, 1024),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 72), LD(LDS, 64, 30, 18, 1152),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 80), LD(LDS, 64, 30, 18, 1280),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 88), LD(LDS, 64, 30, 18, 1408),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 96), LD(LDS, 64, 30, 18, 1536),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 104), LD(LDS, 64, 30, 18, 1664),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 112), LD(LDS, 64, 30, 18, 1792),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    LD(LDS, 64, 28, 17, 120), LD(LDS, 64, 30, 18, 1920),
+    OPR(DFMA, 20, 28, 30, 20, 0, 0),
+    BAR(0),
+    RI(IADD64, 12, 12, 8 * TILE),
+    RI(IADD64, 14, 14, 8 * TILE * SGEMM_N),
+    RI(IADD, 19, 19, 1),
+    SETPI(ISETP, LT, 0, 19, SGEMM_N / TILE),
+    IF(0, BRA(DGEMM_LOOP)),
+    OPR(IMAD, 23, 10, 25, 11, 0, 0),            /* row * N + col */
+    OPR(IMADW, 12, 23, 26, 8, 0, 0),
+    ST(STG, 64, 12, 0, 20),
+    EXIT,
+};
+
+/*
+ * A warp-shuffle reduction: thread i of n sums x[i], x[i + n], ... (its
+ * REDUCE_PER terms), the warp adds its 32 sums with shfl.down in five
+ * steps (CUDA's __shfl_down_sync tree), and lane 0 stores the warp's
+ * total at out[i / 32].  Parameters: x, out, n.
+ */
+#define REDUCE_PER          64
+#define REDUCE_LOOP         13
+
+static const uint64_t shfl_reduce[] = {
+    S2R(0, TID_X), S2R(1, CTAID_X), S2R(10, NTID_X),         /* 0 */
+    OPR(IMAD, 0, 1, 10, 0, 0, 0),                            /* 3: i */
+    LD(LDC, 64, 2, RZ, 0), LD(LDC, 64, 4, RZ, 8),            /* 4, 5 */
+    LD(LDC, 32, 6, RZ, 16),                                  /* 6: n */
+    MOVI(10, 4), OPR(IMADW, 12, 0, 10, 2, 0, 0),             /* 7, 8: &x[i] */
+    RI(SHL, 20, 6, 2), MOVI(21, 0),                          /* 9, 10: 4n */
+    MOVI(8, 0), MOVI(9, 0),                                  /* 11, 12 */
+    /* 13: sum += x[j], j += n */
+    LD(LDG, 32, 22, 12, 0),
+    RR(FADD, 8, 8, 22),
+    RR(IADD64, 12, 12, 20),
+    RI(IADD, 9, 9, 1),
+    SETPI(ISETP, LT, 0, 9, REDUCE_PER),
+    IF(0, BRA(REDUCE_LOOP)),
+    /* the warp's tree: v += v of lane + 16, 8, 4, 2, 1 */
+    OPI(SHFL, 15, 8, TGPU_SHFL_DOWN, TGPU_SHFL_IMM(16, 0x1f)),
+    RR(FADD, 8, 8, 15),
+    OPI(SHFL, 15, 8, TGPU_SHFL_DOWN, TGPU_SHFL_IMM(8, 0x1f)),
+    RR(FADD, 8, 8, 15),
+    OPI(SHFL, 15, 8, TGPU_SHFL_DOWN, TGPU_SHFL_IMM(4, 0x1f)),
+    RR(FADD, 8, 8, 15),
+    OPI(SHFL, 15, 8, TGPU_SHFL_DOWN, TGPU_SHFL_IMM(2, 0x1f)),
+    RR(FADD, 8, 8, 15),
+    OPI(SHFL, 15, 8, TGPU_SHFL_DOWN, TGPU_SHFL_IMM(1, 0x1f)),
+    RR(FADD, 8, 8, 15),
+    S2R(16, LANEID),
+    SETPI(ISETP, NE, 1, 16, 0),
+    IF(1, EXIT),
+    RI(SHR, 17, 0, 5), MOVI(18, 4),
+    OPR(IMADW, 12, 17, 18, 4, 0, 0),
+    ST(STG, 32, 12, 0, 8),
     EXIT,
 };
 
@@ -244,6 +361,44 @@ static void native_sgemm(float *c, const float *a, const float *b)
     }
 }
 
+static void native_dgemm(double *c, const double *a, const double *b)
+{
+    for (int i = 0; i < SGEMM_N; i++) {
+        for (int j = 0; j < SGEMM_N; j++) {
+            double acc = 0;
+
+            for (int k = 0; k < SGEMM_N; k++) {
+                acc = fma(a[i * SGEMM_N + k], b[k * SGEMM_N + j], acc);
+            }
+            c[i * SGEMM_N + j] = acc;
+        }
+    }
+}
+
+/* The reduction as the kernel does it, in its order: OUT[w], warp w. */
+static void native_reduce(float *out, const float *x, uint32_t n)
+{
+    float s[32];
+
+    for (uint32_t w = 0; w < n / 32; w++) {
+        for (int l = 0; l < 32; l++) {
+            uint32_t i = w * 32 + l;
+
+            s[l] = 0;
+            for (int k = 0; k < REDUCE_PER; k++) {
+                s[l] += x[i + (size_t)k * n];
+            }
+        }
+        for (int off = 16; off; off /= 2) {
+            for (int l = 0; l < 32; l++) {
+                /* lanes whose source is past the clamp add themselves */
+                s[l] += s[l + off < 32 ? l + off : l];
+            }
+        }
+        out[w] = s[0];
+    }
+}
+
 static void test_compute_bench(void)
 {
     enum { NN = SGEMM_N * SGEMM_N, NSAXPY = 1 << 20 };
@@ -268,8 +423,31 @@ static void test_compute_bench(void)
                   &ps, sizeof(ps) };
     Kernel kd = { divergent, ARRAY_SIZE(divergent), { 512 }, { 256 }, 0,
                   &pm.c, 8 };
+    g_autofree double *da = g_new(double, NN), *db = g_new(double, NN);
+    g_autofree double *dc = g_new(double, NN), *dref = g_new(double, NN);
+    uint32_t nred = g_test_perf() ? 1 << 14 : 1 << 10;
+    g_autofree float *rx = g_new(float, (size_t)nred * REDUCE_PER);
+    g_autofree float *rout = g_new(float, nred / 32);
+    g_autofree float *rref = g_new(float, nred / 32);
+    uint64_t ops_dgemm, ops_red;
+    double t_dgemm, t_red, t_dnative, t_rnative;
+    struct {
+        uint64_t x, out;
+        uint32_t n, pad;
+    } pr = { 0, 0, 0, 0 };
+    Kernel kdg = { dgemm, ARRAY_SIZE(dgemm), { SGEMM_N / TILE,
+                   SGEMM_N / TILE }, { TILE, TILE }, 4096, &pm, sizeof(pm) };
+    Kernel kr = { shfl_reduce, ARRAY_SIZE(shfl_reduce), { nred / 256 },
+                  { 256 }, 0, &pr, sizeof(pr) };
     T t;
 
+    for (int i = 0; i < NN; i++) {
+        da[i] = (double)((i * 7919) % 1000) / 1000.0 - 0.5 + i / 1e9;
+        db[i] = (double)((i * 104729) % 997) / 997.0 - 0.5 - i / 1e9;
+    }
+    for (size_t i = 0; i < (size_t)nred * REDUCE_PER; i++) {
+        rx[i] = (float)((i * 2654435761u) % 10007) / 10007.0f - 0.25f;
+    }
     for (int i = 0; i < NN; i++) {
         a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
         b[i] = (float)((i * 104729) % 997) / 997.0f - 0.5f;
@@ -289,6 +467,24 @@ static void test_compute_bench(void)
     words(&t, L.c, c, NN, false);
     native_sgemm(ref, a, b);
     g_assert_cmpmem(c, 4 * NN, ref, 4 * NN);
+
+    /* DGEMM: bit-exact against fma() in the same order */
+    words(&t, L.a, (float *)da, 2 * NN, true);
+    words(&t, L.b, (float *)db, 2 * NN, true);
+    t_dgemm = median_run(&t, &kdg, &ops_dgemm);
+    words(&t, L.c, (float *)dc, 2 * NN, false);
+    native_dgemm(dref, da, db);
+    g_assert_cmpmem(dc, 8 * NN, dref, 8 * NN);
+
+    /* the reduction: bit-exact against the same tree */
+    pr.x = cpu_to_le64(L.a);
+    pr.out = cpu_to_le64(L.c);
+    pr.n = cpu_to_le32(nred);
+    words(&t, L.a, rx, (size_t)nred * REDUCE_PER, true);
+    t_red = median_run(&t, &kr, &ops_red);
+    words(&t, L.c, rout, nred / 32, false);
+    native_reduce(rref, rx, nred);
+    g_assert_cmpmem(rout, 4 * (nred / 32), rref, 4 * (nred / 32));
 
     words(&t, L.a, x, nsaxpy, true);
     words(&t, L.b, y, nsaxpy, true);
@@ -322,6 +518,30 @@ static void test_compute_bench(void)
         secs[i] = (g_get_monotonic_time() - t0) / 1e6;
     }
     t_native = median(secs, BENCH_RUNS);
+    for (int i = 0; i < BENCH_RUNS; i++) {
+        gint64 t0 = g_get_monotonic_time();
+
+        native_dgemm(dref, da, db);
+        secs[i] = (g_get_monotonic_time() - t0) / 1e6;
+    }
+    t_dnative = median(secs, BENCH_RUNS);
+    for (int i = 0; i < BENCH_RUNS; i++) {
+        gint64 t0 = g_get_monotonic_time();
+
+        native_reduce(rref, rx, nred);
+        secs[i] = (g_get_monotonic_time() - t0) / 1e6;
+    }
+    t_rnative = median(secs, BENCH_RUNS);
+    g_print("bench: compute.dgemm_lane_ops_per_s %.4g lane-ops/s\n",
+            ops_dgemm / t_dgemm);
+    g_print("bench: compute.dgemm_native_ratio %.4g x\n", t_dnative / t_dgemm);
+    g_print("bench: compute.dgemm_ms %.2f ms\n", t_dgemm * 1e3);
+    g_print("bench: compute.dgemm_native_ms %.2f ms\n", t_dnative * 1e3);
+    g_print("bench: compute.shfl_reduce_lane_ops_per_s %.4g lane-ops/s\n",
+            ops_red / t_red);
+    g_print("bench: compute.shfl_reduce_native_ratio %.4g x\n",
+            t_rnative / t_red);
+    g_print("bench: compute.shfl_reduce_native_ms %.3f ms\n", t_rnative * 1e3);
     g_print("bench: compute.sgemm_lane_ops_per_s %.4g lane-ops/s\n",
             ops_sgemm / t_sgemm);
     g_print("ref: compute.sgemm_lane_ops_per_s 1e9 lane-ops/s\n");

@@ -62,10 +62,11 @@ check-sanitize: all
 # QEMU's generic fuzzer (libFuzzer, ASan, UBSan; clang-14) on tgpu, one
 # core, FUZZ_TIME seconds; corpus, crashes and coverage under build/fuzz
 FUZZ_TIME ?= 600
+FUZZ_TARGET ?= generic
 SEED ?= 1
 fuzz:
 	@scripts/setup clang-14 libclang-rt-14-dev llvm-14
-	@FUZZ_TIME=$(FUZZ_TIME) SEED=$(SEED) scripts/fuzz
+	@FUZZ_TARGET=$(FUZZ_TARGET) FUZZ_TIME=$(FUZZ_TIME) SEED=$(SEED) scripts/fuzz
 
 # The guest suite and the ioctl fuzzer (IOCTL_FUZZ_TIME, 1800 s) on a 6.12
 # kernel built from linux-source-6.12 with lockdep, KASAN, UBSAN and fault

@@ -16,7 +16,7 @@ help:
 	@echo "make check-fresh   'make check' in a new minimal bookworm root (FRESH_TARGET=run: 'make run')"
 	@echo "make check-sanitize   'make check' on a QEMU built with ASan and UBSan"
 	@echo "make check-debug-kernel   the guest suite and the ioctl fuzzer on a lockdep+KASAN+UBSAN kernel"
-	@echo "make fuzz    QEMU's generic fuzzer on tgpu for FUZZ_TIME seconds (600; SEED=1)"
+	@echo "make fuzz    QEMU's generic fuzzer on tgpu for FUZZ_TIME seconds (600; SEED=1; FUZZ_TARGET=executor: the SIMT executor alone)"
 	@echo "make soak    the funnel's layers in a loop with seeded faults for DURATION seconds (1800; SEED=1, SHARD=1/1)"
 	@echo "make bench   run the benchmarks (build/bench/results.json)"
 	@echo "make shell   an interactive guest shell (Ctrl-a c: QEMU monitor)"

@@ -571,6 +571,22 @@ static const char *const bitop_names[B_NOPS] = {
 	"	ldc.64	r2, c[rz + 0]\n" \
 	"	ldc.64	r4, c[rz + 8]\n"
 
+/*
+ * What an NVIDIA H100 (driver 580.159.04, nvcc 13.0, inline PTX, on
+ * 2026-12-08) returned for these operations on bit_inputs()' first
+ * BIT_N inputs: the FNV-1a 64 of each operation's results in input order,
+ * each result little-endian.  docs/hw/isa.md, "Checked against hardware".
+ */
+static const uint64_t h100_bitops[B_NOPS] = {
+	0x864906dae45fd25full, 0x17648361599b8ddfull, 0x83f12f04ba32a9feull,
+	0x7d391241dd1d9212ull, 0x1fe0c1608e1e260dull, 0x45ef3e5af9cfc162ull,
+	0x4f717993221c7175ull, 0x4dab82b9ffc67655ull, 0x646ab1d4deda3427ull,
+	0xf98ced7ccd79af35ull, 0xfb76b435a1860e97ull, 0xb2c0e1ea9838f58dull,
+	0xb8ea97215a50d34full, 0xdcb2ec6fb3cee5e9ull, 0xa6d7f2435d75d47dull,
+	0x329c1d307b9917dfull, 0xbc8826a62c0ee9f6ull, 0xb53055735a56ee08ull,
+	0x8fb4e6dc472565c2ull,
+};
+
 /* Each thread: a, b, c from BIT_IN, every operation into its BIT_OUT row. */
 static const char bitops_src[] =
 	ONE_THREAD_AN_INPUT
@@ -696,6 +712,21 @@ static void test_bitops(const char *build)
 	for (unsigned int op = 0; op < B_NOPS; op++)
 		is_int(bad[op], 0, "%s: %s: %u inputs as PTX defines it", build,
 		       bitop_names[op], BIT_N);
+	/* and as an H100 computed them: the FNV-1a of each operation's results */
+	for (unsigned int op = 0; op < B_NOPS; op++) {
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (unsigned int i = 0; i < BIT_N; i++) {
+			uint32_t v = rd32(BIT_OUT + 128 * i + 4 * op);
+
+			for (int k = 0; k < 4; k++) {
+				h ^= (v >> 8 * k) & 0xff;
+				h *= 0x100000001b3ull;
+			}
+		}
+		ok(h == h100_bitops[op], "%s: %s: the %u results are an H100's (FNV-1a 0x%016llx)",
+		   build, bitop_names[op], BIT_N, (unsigned long long)h);
+	}
 }
 
 /* Encodings the new instructions do not have: each decodes as illegal. */

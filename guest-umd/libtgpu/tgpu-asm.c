@@ -895,6 +895,10 @@ static int parse_insn(struct as *s)
 		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
 		break;
 	case TGPU_FMT_RA:
+	case TGPU_FMT_PAIR1:
+	case TGPU_FMT_CVT:
+	case TGPU_FMT_CVTZ:
+	case TGPU_FMT_MUFU:
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");
@@ -910,24 +914,6 @@ static int parse_insn(struct as *s)
 		err = err ?: need_comma(s, "b, a register or an immediate");
 		err = err ?: parse_b(s, &rb, &bimm, &imm32, &rb_at);
 		break;
-	case TGPU_FMT_F64:
-	case TGPU_FMT_PAIRS:
-		err = need_operand(s, "rd");
-		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
-		err = err ?: need_comma(s, "ra");
-		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
-		err = err ?: need_comma(s, "rb");
-		err = err ?: parse_reg(s, &rb, "rb", &rb_at);
-		break;
-	case TGPU_FMT_PAIR1:
-	case TGPU_FMT_CVT:
-	case TGPU_FMT_CVTZ:
-	case TGPU_FMT_MUFU:
-		err = need_operand(s, "rd");
-		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
-		err = err ?: need_comma(s, "ra");
-		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
-		break;
 	case TGPU_FMT_DSETP:
 		err = need_operand(s, "pd");
 		err = err ?: parse_pred(s, &rd, NULL, "pd");
@@ -941,12 +927,17 @@ static int parse_insn(struct as *s)
 	case TGPU_FMT_FSH:
 	case TGPU_FMT_F64FMA:
 	case TGPU_FMT_RABCR:
+	case TGPU_FMT_F64:
+	case TGPU_FMT_PAIRS:
+		/* registers only: rd, ra, rb, and rc but for F64 and PAIRS */
 		err = need_operand(s, "rd");
 		err = err ?: parse_reg(s, &rd, "rd", &rd_at);
 		err = err ?: need_comma(s, "ra");
 		err = err ?: parse_reg(s, &ra, "ra", &ra_at);
 		err = err ?: need_comma(s, "rb");
 		err = err ?: parse_reg(s, &rb, "rb", &rb_at);
+		if (d->fmt == TGPU_FMT_F64 || d->fmt == TGPU_FMT_PAIRS)
+			break;
 		err = err ?: need_comma(s, "rc");
 		err = err ?: parse_reg(s, &rc, "rc", &rc_at);
 		break;

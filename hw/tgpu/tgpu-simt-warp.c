@@ -746,26 +746,7 @@ void gr_setp(GrWarp *w, const GrInsn *in, uint32_t exec, const uint32_t *a,
             eq |= (uint32_t)(a[l] == b[l]) << l;
         }
     }
-    switch (in->sub) {
-    case TGPU_CMP_EQ:
-        m = eq;
-        break;
-    case TGPU_CMP_NE:
-        m = ~eq;
-        break;
-    case TGPU_CMP_LT:
-        m = lt;
-        break;
-    case TGPU_CMP_LE:
-        m = lt | eq;
-        break;
-    case TGPU_CMP_GT:
-        m = ~(lt | eq | un);
-        break;
-    default:
-        m = ~(lt | un);
-        break;
-    }
+    m = simt_cmp_mask(in->sub, lt, eq, un);
     if (in->rd < TGPU_PRED_PT) {
         w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
     }

@@ -335,43 +335,23 @@ void simt_f64(GrRun *r, GrWarp *w, const GrInsn *in, uint32_t exec)
 /* DSETP (as FSETP, ordered except NE), ISETP64, USETP64 on pairs */
 void simt_dsetp(GrWarp *w, const GrInsn *in, uint32_t exec)
 {
-    uint32_t m = 0;
+    uint32_t lt = 0, eq = 0, un = 0, m;
 
     for (int l = 0; l < W; l++) {
         uint64_t a = pair(w, in->ra, l), b = pair(w, in->rb, l);
         double x = simt_dbl(a), y = simt_dbl(b);
-        bool v;
 
-        if (in->op != TGPU_OP_DSETP) {
-            /* integers compare as doubles would not: as integers */
-            bool lt = in->op == TGPU_OP_ISETP64 ? (int64_t)a < (int64_t)b
-                                                 : a < b;
-
-            x = lt ? -1 : a == b ? 0 : 1;
-            y = 0;
+        if (in->op == TGPU_OP_DSETP) {
+            lt |= (uint32_t)(x < y) << l;
+            eq |= (uint32_t)(x == y) << l;
+            un |= (uint32_t)isunordered(x, y) << l;
+        } else {
+            lt |= (uint32_t)(in->op == TGPU_OP_ISETP64 ? (int64_t)a < (int64_t)b
+                                                        : a < b) << l;
+            eq |= (uint32_t)(a == b) << l;
         }
-        switch (in->sub) {
-        case TGPU_CMP_EQ:
-            v = x == y;
-            break;
-        case TGPU_CMP_NE:
-            v = !(x == y);
-            break;
-        case TGPU_CMP_LT:
-            v = x < y;
-            break;
-        case TGPU_CMP_LE:
-            v = x <= y;
-            break;
-        case TGPU_CMP_GT:
-            v = x > y;
-            break;
-        default:
-            v = x >= y;
-            break;
-        }
-        m |= (uint32_t)v << l;
     }
+    m = simt_cmp_mask(in->sub, lt, eq, un);
     if (in->rd < TGPU_PRED_PT) {
         w->p[in->rd] = (w->p[in->rd] & ~exec) | (m & exec);
     }

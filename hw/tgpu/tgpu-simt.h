@@ -222,6 +222,29 @@ static inline uint32_t simt_nan_first(uint32_t r, uint32_t x, uint32_t y,
     return simt_is_nan32(z) ? z | 0x400000u : r;
 }
 
+/*
+ * The lanes where comparison SUB (TGPU_CMP_*) holds, from the lanes
+ * where a < b (LT), a == b (EQ) and the two are unordered (UN, NaNs):
+ * ordered, except NE
+ */
+static inline uint32_t simt_cmp_mask(unsigned int sub, uint32_t lt,
+                                     uint32_t eq, uint32_t un)
+{
+    switch (sub) {
+    case TGPU_CMP_EQ:
+        return eq;
+    case TGPU_CMP_NE:
+        return ~eq;
+    case TGPU_CMP_LT:
+        return lt;
+    case TGPU_CMP_LE:
+        return lt | eq;
+    case TGPU_CMP_GT:
+        return ~(lt | eq | un);
+    }
+    return ~(lt | un);          /* GE */
+}
+
 /* ---- the interface ------------------------------------------------------- */
 
 /* N zeroed objects of SIZE bytes, SIMT_ALIGN aligned; free() frees them. */
